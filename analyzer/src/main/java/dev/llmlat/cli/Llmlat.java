@@ -1,0 +1,61 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.store.StoreException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+
+/** The {@code llmlat} command line. */
+@Command(
+    name = "llmlat",
+    mixinStandardHelpOptions = true,
+    versionProvider = Llmlat.Version.class,
+    description = {
+      "Where did each LLM request's time-to-first-token go?",
+      "One trace id across gateway, scheduler and GPU; spans in ClickHouse; every nanosecond attributed."
+    },
+    subcommands = {
+      DemoCommand.class,
+      SqlCommand.class,
+      MigrateCommand.class,
+      StoreCommand.class,
+      HelpCommand.class
+    })
+public final class Llmlat {
+  /** Exit code for bad input: wrong flags, unreadable or malformed files. */
+  public static final int EXIT_USAGE = 2;
+  /** Exit code for a failure while running: a store or service refused. */
+  public static final int EXIT_FAILURE = 1;
+
+  public static void main(String[] args) {
+    System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Runs the command line with the given streams; returns the exit code. */
+  public static int run(String[] args, PrintWriter out, PrintWriter err) {
+    CommandLine cli = new CommandLine(new Llmlat());
+    cli.setOut(out);
+    cli.setErr(err);
+    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      if (e instanceof StoreException) {
+        commandLine.getErr().println("llmlat: " + e.getMessage());
+        return EXIT_FAILURE;
+      }
+      if (e instanceof IllegalArgumentException) {
+        commandLine.getErr().println("llmlat " + commandLine.getCommandName() + ": " + e.getMessage());
+        return EXIT_USAGE;
+      }
+      throw e;
+    });
+    return cli.execute(args);
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Llmlat.class.getPackage().getImplementationVersion();
+      return new String[] {"llmlat " + (v == null ? "dev" : v)};
+    }
+  }
+}

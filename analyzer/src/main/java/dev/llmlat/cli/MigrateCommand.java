@@ -1,0 +1,35 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.schema.Migration;
+import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.ClickHouseStores;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "migrate",
+    mixinStandardHelpOptions = true,
+    description = "Applies the schema migrations (schemas/clickhouse) the store lacks and lists them.")
+final class MigrateCommand implements Callable<Integer> {
+  @Mixin StoreOptions store;
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    try (ClickHouseStore s = ClickHouseStores.open(store.config())) {
+      SchemaMigrator.Outcome outcome = SchemaMigrator.bundled().migrate(s);
+      for (Migration m : outcome.applied()) {
+        out.printf("applied %04d_%s%n", m.version(), m.name());
+      }
+      out.printf("%s: schema up to date (%d applied now, %d before)%n",
+          s.description(), outcome.applied().size(), outcome.alreadyApplied());
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,64 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.ClickHouseStores;
+import dev.llmlat.store.StoreConfig;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** The options that pick a store: the embedded default, or a server. */
+final class StoreOptions {
+  @Option(
+      names = "--clickhouse-url",
+      paramLabel = "URL",
+      defaultValue = "${env:LLMLAT_CLICKHOUSE_URL}",
+      description = "A ClickHouse server (http://host:8123[/db]) instead of the embedded store. Env: LLMLAT_CLICKHOUSE_URL.")
+  String url;
+
+  @Option(
+      names = "--clickhouse-user",
+      paramLabel = "USER",
+      defaultValue = "${env:LLMLAT_CLICKHOUSE_USER}",
+      description = "Server user (default: default). Env: LLMLAT_CLICKHOUSE_USER.")
+  String user;
+
+  @Option(
+      names = "--clickhouse-password",
+      paramLabel = "PASSWORD",
+      defaultValue = "${env:LLMLAT_CLICKHOUSE_PASSWORD}",
+      description = "Server password; prefer the env variable LLMLAT_CLICKHOUSE_PASSWORD (flags show in ps). Never printed.")
+  String password;
+
+  @Option(
+      names = "--data-dir",
+      paramLabel = "DIR",
+      defaultValue = "${env:LLMLAT_DATA_DIR}",
+      description = "Embedded store's data directory (default: $LLMLAT_HOME/data/clickhouse). Env: LLMLAT_DATA_DIR.")
+  Path dataDir;
+
+  StoreConfig config() {
+    if (url != null && !url.isBlank()) {
+      if (dataDir != null) {
+        throw new IllegalArgumentException("--data-dir is for the embedded store; it cannot be combined with --clickhouse-url");
+      }
+      return StoreConfig.server(url, user, password);
+    }
+    Path dir = dataDir != null ? dataDir : LlmlatHome.fromEnvironment().clickhouseData();
+    return StoreConfig.embedded(dir, EngineLibrary.locate());
+  }
+
+  /** Opens the store and brings its schema up to date. */
+  ClickHouseStore open() {
+    ClickHouseStore store = ClickHouseStores.open(config());
+    try {
+      SchemaMigrator.bundled().migrate(store);
+      return store;
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+}

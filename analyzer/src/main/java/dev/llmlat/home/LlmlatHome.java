@@ -1,0 +1,48 @@
+package dev.llmlat.home;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Where one installation keeps its state: embedded data, broker data, logs, PID files. Everything
+ * lives under one root ({@code $LLMLAT_HOME}, default {@code ~/.llmlat}) so two checkouts or test
+ * runs with different homes never collide.
+ */
+public record LlmlatHome(Path root) {
+  public static final String ENV = "LLMLAT_HOME";
+
+  public LlmlatHome {
+    root = root.toAbsolutePath().normalize();
+  }
+
+  public static LlmlatHome fromEnvironment() {
+    return from(System.getenv());
+  }
+
+  static LlmlatHome from(Map<String, String> env) {
+    String configured = env.get(ENV);
+    if (configured != null && !configured.isBlank()) {
+      return new LlmlatHome(Path.of(configured));
+    }
+    return new LlmlatHome(Path.of(System.getProperty("user.home"), ".llmlat"));
+  }
+
+  /** The embedded ClickHouse data directory. */
+  public Path clickhouseData() {
+    return root.resolve("data").resolve("clickhouse");
+  }
+
+  /** The Kafka broker's log directory. */
+  public Path kafkaData() {
+    return root.resolve("data").resolve("kafka");
+  }
+
+  public Path logs() {
+    return root.resolve("logs");
+  }
+
+  /** PID files and the addresses of running services. */
+  public Path run() {
+    return root.resolve("run");
+  }
+}

@@ -1,0 +1,32 @@
+package dev.llmlat.store;
+
+import java.util.List;
+
+/**
+ * A ClickHouse database: the embedded engine ({@link EmbeddedClickHouse}) or a server reached
+ * through the official driver ({@link JdbcClickHouse}). The same DDL and SQL run on both.
+ *
+ * <p>Implementations are safe for use by several threads. Close them to release the data
+ * directory (embedded) or the connection pool (server).
+ */
+public interface ClickHouseStore extends AutoCloseable {
+
+  /** Runs one statement that returns no rows (DDL, {@code INSERT ... VALUES}, {@code SET}). */
+  void execute(String sql);
+
+  /** Runs one query and returns all its rows as text, with column names and types. */
+  QueryResult query(String sql);
+
+  /**
+   * Inserts rows already encoded in ClickHouse's {@code RowBinary} format into {@code table}'s
+   * {@code columns} (in that order). A non-null {@code deduplicationToken} makes a retried insert
+   * of the same batch a no-op on tables that keep a deduplication window.
+   */
+  void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken);
+
+  /** Where this store lives, for messages: never contains credentials. */
+  String description();
+
+  @Override
+  void close();
+}

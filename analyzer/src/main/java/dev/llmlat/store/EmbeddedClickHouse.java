@@ -1,0 +1,186 @@
+package dev.llmlat.store;
+
+import dev.llmlat.store.internal.ChdbConnection;
+import dev.llmlat.store.internal.ChdbLibrary;
+import dev.llmlat.store.internal.TabSeparatedDecoder;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The ClickHouse engine in this process (chDB through {@code java.lang.foreign}), owning one data
+ * directory. Data persists across restarts. One process owns a data directory at a time: a
+ * second opener gets a message naming the owner's pid.
+ */
+public final class EmbeddedClickHouse implements ClickHouseStore {
+  private static final String LOCK_FILE = "llmlat.lock";
+  private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+  private final Path dataDir;
+  private final FileChannel lockChannel;
+  private final FileLock lock;
+  private final ChdbConnection connection;
+
+  private EmbeddedClickHouse(Path dataDir, FileChannel lockChannel, FileLock lock, ChdbConnection connection) {
+    this.dataDir = dataDir;
+    this.lockChannel = lockChannel;
+    this.lock = lock;
+    this.connection = connection;
+  }
+
+  /** Opens (creating if needed) the store in {@code dataDir} with the engine at {@code library}. */
+  public static EmbeddedClickHouse open(Path dataDir, Path library) {
+    ChdbLibrary lib = ChdbLibrary.load(library);
+    Path dir = dataDir.toAbsolutePath().normalize();
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new StoreException("cannot create the embedded store's data directory " + dir + ": " + e, e);
+    }
+    Path lockPath = dir.resolve(LOCK_FILE);
+    FileChannel channel = null;
+    FileLock lock = null;
+    try {
+      channel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      try {
+        lock = channel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null;
+      }
+      if (lock == null) {
+        String owner = new String(Files.readAllBytes(lockPath), StandardCharsets.UTF_8).strip();
+        channel.close();
+        throw new StoreException(
+            "the embedded store at "
+                + dir
+                + " is in use by another process"
+                + (owner.isEmpty() ? "" : " (pid " + owner + ")")
+                + ": stop it (llmlat services down) or use another --data-dir");
+      }
+      channel.truncate(0);
+      channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
+      channel.force(false);
+      ChdbConnection connection = ChdbConnection.open(lib, dir);
+      return new EmbeddedClickHouse(dir, channel, lock, connection);
+    } catch (IOException e) {
+      closeQuietly(channel);
+      throw new StoreException("cannot lock the embedded store's data directory " + dir + ": " + e, e);
+    } catch (RuntimeException e) {
+      if (lock != null) {
+        closeQuietly(channel);
+      }
+      throw e;
+    }
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  @Override
+  public void execute(String sql) {
+    run(sql.getBytes(StandardCharsets.UTF_8), "TabSeparated", sql);
+  }
+
+  @Override
+  public QueryResult query(String sql) {
+    return TabSeparatedDecoder.decode(
+        run(sql.getBytes(StandardCharsets.UTF_8), "TabSeparatedWithNamesAndTypes", sql).bytes());
+  }
+
+  @Override
+  public void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken) {
+    String head = InsertStatements.rowBinary(table, columns, deduplicationToken) + "\n";
+    ByteArrayOutputStream sql = new ByteArrayOutputStream(head.length() + rows.length);
+    sql.writeBytes(head.getBytes(StandardCharsets.UTF_8));
+    sql.writeBytes(rows);
+    run(sql.toByteArray(), "TabSeparated", head);
+  }
+
+  /**
+   * Runs raw SQL (which may carry inline data after {@code FORMAT x}) and returns the engine's
+   * output bytes in {@code format} unless the statement names its own; {@code settings} apply to
+   * this statement only. Used by the HTTP interface.
+   *
+   * @throws ChdbConnection.QueryFailure with ClickHouse's own message when the engine refuses it
+   */
+  public ChdbConnection.Result queryRaw(byte[] sql, String format, Map<String, String> settings)
+      throws ChdbConnection.QueryFailure {
+    if (settings.isEmpty()) {
+      return connection.query(sql, format);
+    }
+    synchronized (connection) {
+      for (Map.Entry<String, String> setting : settings.entrySet()) {
+        if (!SETTING_NAME.matcher(setting.getKey()).matches()) {
+          throw new ChdbConnection.QueryFailure("Code: 115. DB::Exception: Unknown setting '" + setting.getKey() + "'");
+        }
+        connection.query(
+            ("SET " + setting.getKey() + " = " + quote(setting.getValue())).getBytes(StandardCharsets.UTF_8),
+            "TabSeparated");
+      }
+      try {
+        return connection.query(sql, format);
+      } finally {
+        for (String name : settings.keySet()) {
+          connection.query(("SET " + name + " = DEFAULT").getBytes(StandardCharsets.UTF_8), "TabSeparated");
+        }
+      }
+    }
+  }
+
+  private ChdbConnection.Result run(byte[] sql, String format, String forMessage) {
+    try {
+      return connection.query(sql, format);
+    } catch (ChdbConnection.QueryFailure e) {
+      throw new StoreException(e.getMessage() + "\n  in: " + abbreviate(forMessage), e);
+    }
+  }
+
+  static String abbreviate(String sql) {
+    String oneLine = sql.strip().replaceAll("\\s+", " ");
+    return oneLine.length() <= 300 ? oneLine : oneLine.substring(0, 297) + "...";
+  }
+
+  private static String quote(String value) {
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  @Override
+  public String description() {
+    return "embedded ClickHouse (chDB) at " + dataDir;
+  }
+
+  @Override
+  public void close() {
+    try {
+      connection.close();
+    } finally {
+      try {
+        lock.release();
+      } catch (IOException ignored) {
+        // the channel's close below releases it too
+      }
+      closeQuietly(lockChannel);
+    }
+  }
+
+  private static void closeQuietly(FileChannel channel) {
+    if (channel != null) {
+      try {
+        channel.close();
+      } catch (IOException ignored) {
+        // nothing left to release
+      }
+    }
+  }
+}

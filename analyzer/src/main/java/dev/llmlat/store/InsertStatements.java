@@ -1,0 +1,37 @@
+package dev.llmlat.store;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** Builds the INSERT statements both stores send, so they stay identical. */
+final class InsertStatements {
+  private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_.]*");
+
+  private InsertStatements() {}
+
+  static String rowBinary(String table, List<String> columns, String deduplicationToken) {
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(identifier(table)).append(" (");
+    for (int i = 0; i < columns.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append('`').append(identifier(columns.get(i))).append('`');
+    }
+    sql.append(')');
+    if (deduplicationToken != null) {
+      sql.append(" SETTINGS insert_deduplication_token = '").append(token(deduplicationToken)).append('\'');
+    }
+    return sql.append(" FORMAT RowBinary").toString();
+  }
+
+  static String identifier(String name) {
+    if (!IDENTIFIER.matcher(name).matches()) {
+      throw new IllegalArgumentException("not a plain identifier: '" + name + "'");
+    }
+    return name;
+  }
+
+  static String token(String token) {
+    if (!token.matches("[A-Za-z0-9_.:\\-]+")) {
+      throw new IllegalArgumentException("deduplication token must be [A-Za-z0-9_.:-]+, got '" + token + "'");
+    }
+    return token;
+  }
+}

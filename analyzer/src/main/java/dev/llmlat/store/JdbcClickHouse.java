@@ -1,0 +1,159 @@
+package dev.llmlat.store;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.insert.InsertSettings;
+import com.clickhouse.client.api.query.QueryResponse;
+import com.clickhouse.client.api.query.QuerySettings;
+import com.clickhouse.data.ClickHouseFormat;
+import dev.llmlat.store.internal.TabSeparatedDecoder;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A ClickHouse server (23.8 or newer, or llmlat's own store process) through the official driver:
+ * statements go through JDBC ({@code clickhouse-jdbc}); queries and bulk inserts through its
+ * client-v2, with results read as {@code TabSeparatedWithNamesAndTypes} so every value renders
+ * exactly as on the embedded store.
+ */
+public final class JdbcClickHouse implements ClickHouseStore {
+  private static final long TIMEOUT_SECONDS = 300;
+
+  private final StoreConfig config;
+  private final Connection jdbc;
+  private final Client client;
+
+  private JdbcClickHouse(StoreConfig config, Connection jdbc, Client client) {
+    this.config = config;
+    this.jdbc = jdbc;
+    this.client = client;
+  }
+
+  /** Connects and checks the server answers; the message names the URL (never the password). */
+  public static JdbcClickHouse open(StoreConfig config) {
+    if (config.kind() != StoreConfig.Kind.SERVER) {
+      throw new IllegalArgumentException("not a server config: " + config);
+    }
+    URI uri = URI.create(config.url());
+    String database = uri.getPath() == null || uri.getPath().length() <= 1 ? "default" : uri.getPath().substring(1);
+    // Compression is off unless the URL asks for it: llmlat's own store process speaks the
+    // uncompressed HTTP interface, and spans are small next to a LAN's bandwidth.
+    boolean compress = uri.getQuery() != null && uri.getQuery().contains("compress=true");
+    String endpoint = uri.getScheme() + "://" + uri.getHost() + ":" + port(uri);
+    Client client =
+        new Client.Builder()
+            .addEndpoint(endpoint)
+            .setUsername(config.user())
+            .setPassword(config.password())
+            .setDefaultDatabase(database)
+            .compressServerResponse(compress)
+            .compressClientRequest(false)
+            .build();
+    Properties props = new Properties();
+    props.setProperty("user", config.user());
+    props.setProperty("password", config.password());
+    props.setProperty("compress", Boolean.toString(compress));
+    Connection jdbc;
+    try {
+      if (!client.ping(10_000)) {
+        client.close();
+        throw new StoreException("ClickHouse server " + endpoint + " does not answer /ping (is it running?)");
+      }
+      jdbc = DriverManager.getConnection("jdbc:clickhouse:" + endpoint + "/" + database, props);
+    } catch (SQLException e) {
+      client.close();
+      throw new StoreException("cannot connect to ClickHouse server " + endpoint + " as " + config.user() + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      client.close();
+      if (e instanceof StoreException) {
+        throw e;
+      }
+      throw new StoreException("cannot connect to ClickHouse server " + endpoint + ": " + e.getMessage(), e);
+    }
+    return new JdbcClickHouse(config, jdbc, client);
+  }
+
+  private static int port(URI uri) {
+    if (uri.getPort() > 0) {
+      return uri.getPort();
+    }
+    return "https".equals(uri.getScheme()) ? 8443 : 8123;
+  }
+
+  /** The JDBC connection, for callers that want plain JDBC. */
+  public Connection jdbc() {
+    return jdbc;
+  }
+
+  @Override
+  public void execute(String sql) {
+    synchronized (jdbc) {
+      try (Statement statement = jdbc.createStatement()) {
+        statement.execute(sql);
+      } catch (SQLException e) {
+        throw new StoreException(description() + " refused: " + e.getMessage() + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), e);
+      }
+    }
+  }
+
+  @Override
+  public QueryResult query(String sql) {
+    QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparatedWithNamesAndTypes);
+    try (QueryResponse response = client.query(sql, settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        InputStream in = response.getInputStream()) {
+      return TabSeparatedDecoder.decode(in.readAllBytes());
+    } catch (Exception e) {
+      throw failure(sql, e);
+    }
+  }
+
+  @Override
+  public void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken) {
+    InsertSettings settings = new InsertSettings();
+    if (deduplicationToken != null) {
+      settings.setDeduplicationToken(InsertStatements.token(deduplicationToken));
+    }
+    try {
+      client
+          .insert(InsertStatements.identifier(table), columns, new ByteArrayInputStream(rows), ClickHouseFormat.RowBinary, settings)
+          .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+          .close();
+    } catch (Exception e) {
+      throw failure("INSERT INTO " + table, e);
+    }
+  }
+
+  private StoreException failure(String sql, Exception e) {
+    Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    String why = cause instanceof TimeoutException ? "timed out after " + TIMEOUT_SECONDS + " s" : String.valueOf(cause.getMessage());
+    return new StoreException(description() + " refused: " + why + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), cause);
+  }
+
+  @Override
+  public String description() {
+    return "ClickHouse server " + config.url();
+  }
+
+  @Override
+  public void close() {
+    try {
+      jdbc.close();
+    } catch (SQLException ignored) {
+      // closing anyway
+    } finally {
+      client.close();
+    }
+  }
+}

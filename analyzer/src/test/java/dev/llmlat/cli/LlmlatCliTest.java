@@ -1,0 +1,91 @@
+package dev.llmlat.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LlmlatCliTest {
+  @TempDir Path dir;
+
+  record Run(int exit, String out, String err) {}
+
+  Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = Llmlat.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void sqlPrintsAnAlignedTable() {
+    Run r = run("sql", "--data-dir", dir.toString(),
+        "SELECT number AS n, repeat('x', number) AS xs FROM numbers(1, 10) WHERE n IN (1, 10) ORDER BY n");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).isEqualTo("""
+         n  xs
+        --  ----------
+         1  x
+        10  xxxxxxxxxx
+        (2 rows)
+        """);
+  }
+
+  @Test
+  void sqlPrintsTsvAndJson() {
+    String sql = "SELECT toUInt8(1) AS a, 'q\"t' AS b, toUInt64(18446744073709551615) AS big, true AS ok, NULL AS none";
+    Run tsv = run("sql", "--data-dir", dir.toString(), "--format", "tsv", sql);
+    assertThat(tsv.out()).isEqualTo("a\tb\tbig\tok\tnone\n1\tq\"t\t18446744073709551615\ttrue\t\\N\n");
+    Run json = run("sql", "--data-dir", dir.toString(), "--format", "json", sql);
+    assertThat(json.out().replaceAll("\\s+", ""))
+        .isEqualTo("[{\"a\":1,\"b\":\"q\\\"t\",\"big\":\"18446744073709551615\",\"ok\":true,\"none\":null}]");
+  }
+
+  @Test
+  void sqlOnTheEmbeddedDefaultSeesTheSchema() {
+    Run r = run("sql", "--data-dir", dir.toString(), "--format", "tsv", "SELECT count() FROM otel_traces");
+    assertThat(r.out()).isEqualTo("count()\n0\n");
+  }
+
+  @Test
+  void demoWritesSpansOfAllLayersAndPrintsThemBack() {
+    Run r = run("demo", "--data-dir", dir.toString(), "--requests", "3");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("wrote 23 spans of 3 requests into otel_traces")
+        .contains("POST /v1/chat/completions  Server")
+        .contains("llm_request")
+        .contains("-- GPU steps and the requests they served");
+    Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT ResourceAttributes['llmlat.layer'] AS layer, count() FROM otel_traces GROUP BY layer ORDER BY layer");
+    assertThat(layers.out()).isEqualTo("layer\tcount()\nengine\t12\ngateway\t6\ngpu\t5\n");
+  }
+
+  @Test
+  void badInputIsNamedWithExitCode2AndRefusalsWithExitCode1() {
+    Run flag = run("sql", "--bogus", "SELECT 1");
+    assertThat(flag.exit()).isEqualTo(2);
+    assertThat(flag.err()).contains("Unknown option: '--bogus'");
+    Run url = run("sql", "--clickhouse-url", "ftp://host", "SELECT 1");
+    assertThat(url.exit()).isEqualTo(2);
+    assertThat(url.err()).contains("ClickHouse URL 'ftp://host' must start with http://");
+    Run format = run("sql", "--data-dir", dir.toString(), "--format", "xml", "SELECT 1");
+    assertThat(format.exit()).isEqualTo(2);
+    assertThat(format.err()).contains("--format").contains("xml");
+    Run refused = run("sql", "--data-dir", dir.toString(), "SELECT * FROM nowhere");
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.err()).startsWith("llmlat: Code: 60.").contains("nowhere");
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String command : new String[] {"demo", "sql", "migrate", "store"}) {
+      Run r = run(command, "--help");
+      assertThat(r.exit()).as(command).isZero();
+      assertThat(r.out()).as(command).startsWith("Usage: llmlat " + command);
+    }
+    assertThat(run("--help").out()).contains("demo").contains("sql").contains("migrate");
+  }
+}
