@@ -24,12 +24,13 @@ class SchemaMigratorTest {
       SchemaMigrator migrator = SchemaMigrator.bundled();
       SchemaMigrator.Outcome first = migrator.migrate(store);
       assertThat(first.applied()).extracting(Migration::name)
-          .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution");
+          .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution", "ingest_deduplication");
       SchemaMigrator.Outcome second = migrator.migrate(store);
       assertThat(second.applied()).isEmpty();
-      assertThat(second.alreadyApplied()).isEqualTo(3);
+      assertThat(second.alreadyApplied()).isEqualTo(4);
       assertThat(store.query("SELECT Version, Name FROM llmlat_migrations FINAL ORDER BY Version").rows())
-          .containsExactly(List.of("1", "otel_traces"), List.of("2", "gpu_kernels"), List.of("3", "llm_request_attribution"));
+          .containsExactly(List.of("1", "otel_traces"), List.of("2", "gpu_kernels"), List.of("3", "llm_request_attribution"),
+              List.of("4", "ingest_deduplication"));
       assertThat(store.query("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name").column("name"))
           .containsExactly("gpu_kernels", "llm_request_attribution", "llmlat_migrations", "otel_traces",
               "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv");

@@ -111,7 +111,7 @@ class EmbeddedClickHouseTest {
       assertThat(owner.waitFor(20, TimeUnit.SECONDS)).isTrue();
     }
     try (EmbeddedClickHouse store = open(dir)) {
-      assertThat(store.query("SELECT count() FROM llmlat_migrations").single()).isEqualTo("3");
+      assertThat(store.query("SELECT count() FROM llmlat_migrations").single()).isEqualTo("4");
     }
   }
 

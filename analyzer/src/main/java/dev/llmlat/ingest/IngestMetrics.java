@@ -1,0 +1,25 @@
+package dev.llmlat.ingest;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The ingester's counters, readable from any thread. */
+public final class IngestMetrics {
+  final AtomicLong records = new AtomicLong();
+  final AtomicLong spans = new AtomicLong();
+  final AtomicLong kernels = new AtomicLong();
+  final AtomicLong deadLettered = new AtomicLong();
+  final AtomicLong batches = new AtomicLong();
+  final AtomicLong insertRetries = new AtomicLong();
+  final AtomicLong pendingSpans = new AtomicLong();
+  final AtomicLong replayedBatches = new AtomicLong();
+  volatile long lag = -1;
+
+  /** A consistent-enough copy for reports and tests. */
+  public record Snapshot(long records, long spans, long kernels, long deadLettered, long batches,
+      long insertRetries, long pendingSpans, long replayedBatches, long lag) {}
+
+  public Snapshot snapshot() {
+    return new Snapshot(records.get(), spans.get(), kernels.get(), deadLettered.get(), batches.get(),
+        insertRetries.get(), pendingSpans.get(), replayedBatches.get(), lag);
+  }
+}

@@ -1,0 +1,395 @@
+package dev.llmlat.ingest;
+
+import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.spans.OtlpRecordDecoder;
+import dev.llmlat.spans.SpanRouter;
+import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.StoreException;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes OTLP span batches from Kafka and writes them to the store: spans to {@code
+ * otel_traces}, per-kernel GPU spans to {@code gpu_kernels}, undecodable records to the
+ * dead-letter topic with the reason.
+ *
+ * <p>Offsets are committed only after the store acknowledged the insert. Retries do not
+ * duplicate rows: before inserting a partition's batch the ingester commits its intent (the
+ * batch's offset range, in the commit's metadata, at the unchanged position); the insert carries
+ * a deduplication token made of that range. After a crash between insert and commit, the next
+ * ingester reads the intent, re-forms exactly the same batch, and the store drops the repeat.
+ *
+ * <p>Lifecycle: {@link #start()} runs the loop on its own thread; {@link #close()} stops polling,
+ * writes and commits what it holds, and closes the clients.
+ */
+public final class SpanIngester implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SpanIngester.class);
+  static final String PENDING = "llmlat-pending:";
+
+  private final IngesterConfig config;
+  private final ClickHouseStore store;
+  private final IngestMetrics metrics = new IngestMetrics();
+  private final Map<TopicPartition, PartitionBatch> batches = new HashMap<>();
+  private final AtomicReference<Exception> deadLetterFailure = new AtomicReference<>();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private volatile boolean running;
+  private volatile Throwable failure;
+  private Thread thread;
+  private Runnable afterInsert = () -> { }; // test hook: a crash between insert and commit
+
+  private KafkaConsumer<byte[], byte[]> consumer;
+  private KafkaProducer<byte[], byte[]> producer;
+
+  public SpanIngester(IngesterConfig config, ClickHouseStore store) {
+    this.config = config;
+    this.store = store;
+  }
+
+  /** One partition's batch in the making. */
+  private static final class PartitionBatch {
+    final TopicPartition partition;
+    SpanRouter rows = new SpanRouter();
+    long first = -1;
+    long last = -1;
+    long firstAtNanos;
+    long replayEnd = -1; // the end of a batch whose insert may have happened before a crash
+
+    PartitionBatch(TopicPartition partition) {
+      this.partition = partition;
+    }
+
+    boolean isEmpty() {
+      return first < 0;
+    }
+
+    long end() {
+      return replayEnd >= 0 ? Math.max(replayEnd, last) : last;
+    }
+
+    void reset() {
+      rows = new SpanRouter();
+      first = -1;
+      last = -1;
+      replayEnd = -1;
+    }
+  }
+
+  void afterInsert(Runnable hook) {
+    this.afterInsert = hook;
+  }
+
+  public IngestMetrics metrics() {
+    return metrics;
+  }
+
+  /** The error that stopped the loop, if one did. */
+  public Throwable failure() {
+    return failure;
+  }
+
+  public boolean isRunning() {
+    return running && stopped.getCount() > 0;
+  }
+
+  public synchronized SpanIngester start() {
+    if (thread != null) {
+      throw new IllegalStateException("already started");
+    }
+    consumer = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    producer = new KafkaProducer<>(producerProperties(), new ByteArraySerializer(), new ByteArraySerializer());
+    running = true;
+    thread = new Thread(this::run, "llmlat-ingest");
+    thread.start();
+    return this;
+  }
+
+  /** Waits until the loop ends on its own (a failure) or {@code timeout} passes; true if it ended. */
+  public boolean awaitStop(Duration timeout) throws InterruptedException {
+    return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    try {
+      if (thread != null && !stopped.await(60, TimeUnit.SECONDS)) {
+        LOG.warn("ingester did not stop within 60 s; its uncommitted batch will be replayed");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private Map<String, Object> consumerProperties() {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ConsumerConfig.GROUP_ID_CONFIG, config.groupId());
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-ingest");
+    return p;
+  }
+
+  private Map<String, Object> producerProperties() {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-ingest-dlq");
+    return p;
+  }
+
+  private void run() {
+    long lastReport = System.nanoTime();
+    long spansAtLastReport = 0;
+    try {
+      consumer.subscribe(List.of(config.topic()), new Rebalance());
+      while (running) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+          accept(record);
+          if (batchFull()) {
+            flush(new ArrayList<>(batches.values()));
+          }
+        }
+        if (batchOld()) {
+          flush(new ArrayList<>(batches.values()));
+        }
+        long now = System.nanoTime();
+        if (!config.reportInterval().isZero() && now - lastReport >= config.reportInterval().toNanos()) {
+          long spans = metrics.spans.get();
+          report((spans - spansAtLastReport) / ((now - lastReport) / 1e9));
+          lastReport = now;
+          spansAtLastReport = spans;
+        }
+      }
+      flush(new ArrayList<>(batches.values()));
+      LOG.info("ingester stopped cleanly: {}", metrics.snapshot());
+    } catch (Throwable t) {
+      failure = t;
+      batches.clear();
+      LOG.error("ingester stopped without committing its current batch (it will be replayed): {}", t.toString());
+    } finally {
+      running = false;
+      closeClients();
+      stopped.countDown();
+    }
+  }
+
+  private void closeClients() {
+    try {
+      producer.close(Duration.ofSeconds(10));
+    } catch (RuntimeException e) {
+      LOG.warn("closing the dead-letter producer: {}", e.toString());
+    }
+    try {
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
+    } catch (RuntimeException e) {
+      LOG.warn("closing the consumer: {}", e.toString());
+    }
+  }
+
+  private void accept(ConsumerRecord<byte[], byte[]> record) {
+    TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    PartitionBatch batch = batches.computeIfAbsent(tp, PartitionBatch::new);
+    if (batch.replayEnd >= 0 && record.offset() > batch.replayEnd) {
+      flush(List.of(batch)); // the replayed batch ends where it ended before the crash
+    }
+    metrics.records.incrementAndGet();
+    try {
+      ExportTraceServiceRequest request = OtlpRecordDecoder.decode(record.value());
+      int before = batch.rows.spans() + batch.rows.kernels();
+      batch.rows.add(request);
+      metrics.pendingSpans.addAndGet(batch.rows.spans() + batch.rows.kernels() - before);
+    } catch (OtlpRecordDecoder.InvalidRecordException e) {
+      deadLetter(record, e.getMessage());
+    }
+    if (batch.first < 0) {
+      batch.first = record.offset();
+      batch.firstAtNanos = System.nanoTime();
+    }
+    batch.last = record.offset();
+    if (batch.replayEnd >= 0 && record.offset() == batch.replayEnd) {
+      flush(List.of(batch));
+    }
+  }
+
+  private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+    metrics.deadLettered.incrementAndGet();
+    LOG.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
+    RecordHeaders headers = new RecordHeaders();
+    record.headers().forEach(headers::add);
+    headers.add(SpanTopics.HEADER_REASON, reason.getBytes(StandardCharsets.UTF_8));
+    headers.add(SpanTopics.HEADER_TOPIC, record.topic().getBytes(StandardCharsets.UTF_8));
+    headers.add(SpanTopics.HEADER_PARTITION, Integer.toString(record.partition()).getBytes(StandardCharsets.UTF_8));
+    headers.add(SpanTopics.HEADER_OFFSET, Long.toString(record.offset()).getBytes(StandardCharsets.UTF_8));
+    producer.send(new ProducerRecord<>(config.deadLetterTopic(), null, record.key(), record.value(), headers),
+        (meta, e) -> {
+          if (e != null) {
+            deadLetterFailure.compareAndSet(null, e);
+          }
+        });
+  }
+
+  private boolean batchFull() {
+    long spans = 0;
+    long bytes = 0;
+    for (PartitionBatch b : batches.values()) {
+      spans += b.rows.spans() + b.rows.kernels();
+      bytes += b.rows.bytes();
+    }
+    return spans >= config.maxBatchSpans() || bytes >= config.maxBatchBytes();
+  }
+
+  private boolean batchOld() {
+    long now = System.nanoTime();
+    for (PartitionBatch b : batches.values()) {
+      if (!b.isEmpty() && now - b.firstAtNanos >= config.linger().toNanos()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Intent, dead letters, insert, commit: in that order, for every non-empty batch given. */
+  private void flush(Collection<PartitionBatch> candidates) {
+    List<PartitionBatch> ready = candidates.stream().filter(b -> !b.isEmpty()).toList();
+    if (ready.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> intents = new HashMap<>();
+    for (PartitionBatch b : ready) {
+      intents.put(b.partition, new OffsetAndMetadata(b.first, PENDING + b.end()));
+    }
+    consumer.commitSync(intents);
+    producer.flush();
+    Exception dlq = deadLetterFailure.getAndSet(null);
+    if (dlq != null) {
+      throw new IllegalStateException("could not write to the dead-letter topic " + config.deadLetterTopic() + ": " + dlq, dlq);
+    }
+    Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+    for (PartitionBatch b : ready) {
+      String token = "llmlat." + b.partition.topic() + "." + b.partition.partition() + "." + b.first + "-" + b.end();
+      int spans = b.rows.spans();
+      int kernels = b.rows.kernels();
+      insert(b.rows, token);
+      if (b.replayEnd >= 0) {
+        metrics.replayedBatches.incrementAndGet();
+      }
+      metrics.spans.addAndGet(spans);
+      metrics.kernels.addAndGet(kernels);
+      metrics.pendingSpans.addAndGet(-(spans + kernels));
+      metrics.batches.incrementAndGet();
+      done.put(b.partition, new OffsetAndMetadata(b.end() + 1, ""));
+    }
+    afterInsert.run();
+    consumer.commitSync(done);
+    ready.forEach(PartitionBatch::reset);
+  }
+
+  private void insert(SpanRouter rows, String token) {
+    long backoffMs = 200;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        rows.insertInto(store, token);
+        return;
+      } catch (StoreException e) {
+        if (!running && attempt >= 3) {
+          throw e;
+        }
+        metrics.insertRetries.incrementAndGet();
+        LOG.warn("insert into {} failed (attempt {}), retrying in {} ms: {}", store.description(), attempt, backoffMs,
+            e.getMessage().lines().findFirst().orElse(""));
+        try {
+          Thread.sleep(backoffMs);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        backoffMs = Math.min(backoffMs * 2, 10_000);
+      }
+    }
+  }
+
+  private void report(double spansPerSecond) {
+    for (Map.Entry<MetricName, ? extends Metric> m : consumer.metrics().entrySet()) {
+      if (m.getKey().name().equals("records-lag-max") && m.getKey().tags().size() == 1) {
+        Object v = m.getValue().metricValue();
+        if (v instanceof Double d && !d.isNaN()) {
+          metrics.lag = d.longValue();
+        }
+      }
+    }
+    IngestMetrics.Snapshot s = metrics.snapshot();
+    LOG.info(String.format("ingest: %,.0f spans/s; total %,d spans, %,d kernels, %,d dead-lettered, %,d batches;"
+            + " pending %,d spans; lag %s; store retries %,d",
+        spansPerSecond, s.spans(), s.kernels(), s.deadLettered(), s.batches(), s.pendingSpans(),
+        s.lag() < 0 ? "?" : String.format("%,d", s.lag()), s.insertRetries()));
+  }
+
+  private final class Rebalance implements ConsumerRebalanceListener {
+    @Override
+    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+      if (failure != null) {
+        return; // after a failure nothing more is written: the next owner replays the batch
+      }
+      List<PartitionBatch> revoked = new ArrayList<>();
+      for (TopicPartition tp : partitions) {
+        PartitionBatch b = batches.get(tp);
+        if (b != null) {
+          revoked.add(b);
+        }
+      }
+      flush(revoked);
+      partitions.forEach(batches::remove);
+    }
+
+    @Override
+    public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      partitions.forEach(batches::remove); // not ours any more: the new owner replays them
+    }
+
+    @Override
+    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      if (partitions.isEmpty()) {
+        return;
+      }
+      Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
+      for (TopicPartition tp : partitions) {
+        PartitionBatch b = batches.computeIfAbsent(tp, PartitionBatch::new);
+        OffsetAndMetadata c = committed.get(tp);
+        if (c != null && c.metadata() != null && c.metadata().startsWith(PENDING)) {
+          b.replayEnd = Long.parseLong(c.metadata().substring(PENDING.length()));
+          LOG.info("{}: replaying offsets {}..{}, which may have been stored before a crash", tp, c.offset(), b.replayEnd);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,236 @@
+package dev.llmlat.services;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A real single-node KRaft Kafka broker (kafka_2.13 from the build's jars) running as a child
+ * JVM with its own data directory, log file and PID file. {@link #start} returns once the broker
+ * answers the Admin API; {@link #stop} sends SIGTERM and waits for a clean shutdown.
+ */
+public final class KafkaBroker {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+  /** Where the broker keeps its state and which loopback ports it listens on. */
+  public record Config(Path dataDir, Path logFile, Path pidFile, int port, int controllerPort) {
+    public Config {
+      if (port < 0 || port > 65535 || controllerPort < 0 || controllerPort > 65535) {
+        throw new IllegalArgumentException("Kafka ports must be 0..65535, got " + port + " and " + controllerPort);
+      }
+    }
+
+    /** The layout under one llmlat home, with the given ports (0: any free ones). */
+    public static Config under(Path dataDir, Path logs, Path run, int port, int controllerPort) {
+      return new Config(dataDir, logs.resolve("kafka.log"), run.resolve("kafka.pid"), port, controllerPort);
+    }
+  }
+
+  private final Config config;
+  private final ProcessHandle process;
+  private final int port;
+
+  private KafkaBroker(Config config, ProcessHandle process, int port) {
+    this.config = config;
+    this.process = process;
+    this.port = port;
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** Formats the data directory if new, starts the broker and waits until it serves. */
+  public static KafkaBroker start(Config config) throws IOException {
+    int port = config.port() == 0 ? freePort() : config.port();
+    int controllerPort = config.controllerPort() == 0 ? freePort() : config.controllerPort();
+    for (int p : new int[] {port, controllerPort}) {
+      if (inUse(p)) {
+        throw new IllegalStateException("port " + p + " on 127.0.0.1 is in use: is a broker already running?"
+            + " (llmlat services status) Pick others with --kafka-port/--kafka-controller-port");
+      }
+    }
+    Path dataDir = config.dataDir().toAbsolutePath();
+    Path logDir = dataDir.resolve("log");
+    Files.createDirectories(logDir);
+    Files.createDirectories(config.logFile().getParent());
+    Files.createDirectories(config.pidFile().getParent());
+    Path properties = dataDir.resolve("server.properties");
+    Files.writeString(properties, serverProperties(logDir, port, controllerPort), StandardCharsets.UTF_8);
+    if (!Files.exists(logDir.resolve("meta.properties"))) {
+      format(properties, config.logFile());
+    }
+    List<String> command = java("kafka.Kafka", properties.toString());
+    Process process = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(config.logFile().toFile()))
+        .start();
+    KafkaBroker broker = new KafkaBroker(config, process.toHandle(), port);
+    try {
+      broker.awaitReady();
+      Files.writeString(config.pidFile(), process.pid() + "\n" + broker.bootstrapServers() + "\n");
+      return broker;
+    } catch (RuntimeException e) {
+      process.destroyForcibly();
+      throw e;
+    }
+  }
+
+  /** The broker a PID file describes, if that process still runs. */
+  public static java.util.Optional<KafkaBroker> running(Config config) {
+    try {
+      List<String> lines = Files.readAllLines(config.pidFile());
+      long pid = Long.parseLong(lines.get(0).strip());
+      int port = Integer.parseInt(lines.get(1).substring(lines.get(1).lastIndexOf(':') + 1).strip());
+      return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(p -> new KafkaBroker(config, p, port));
+    } catch (IOException | RuntimeException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
+  /** SIGTERM, then waits up to {@code timeout} for a clean shutdown before killing it. */
+  public void stop(Duration timeout) {
+    process.destroy();
+    try {
+      process.onExit().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      process.destroyForcibly();
+    }
+    try {
+      Files.deleteIfExists(config.pidFile());
+    } catch (IOException ignored) {
+      // a stale PID file is detected as not running
+    }
+  }
+
+  private void awaitReady() {
+    long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+    Exception last = null;
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("the Kafka broker exited during start-up; see " + config.logFile() + tail());
+      }
+      if (inUse(port)) {
+        try (Admin admin = Admin.create(Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000))) {
+          if (!admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).isEmpty()) {
+            return;
+          }
+        } catch (Exception e) {
+          last = e;
+        }
+      }
+      sleep(100);
+    }
+    throw new IllegalStateException("the Kafka broker did not become ready within " + READY_TIMEOUT.toSeconds()
+        + " s (" + last + "); see " + config.logFile() + tail());
+  }
+
+  private String tail() {
+    try {
+      List<String> lines = Files.readAllLines(config.logFile());
+      return "\n  " + String.join("\n  ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static void format(Path properties, Path logFile) throws IOException {
+    List<String> command = java("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
+        "-c", properties.toString(), "--standalone");
+    Process format = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
+    try {
+      if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
+        format.destroyForcibly();
+        throw new IllegalStateException("formatting the Kafka data directory failed; see " + logFile);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while formatting Kafka storage", e);
+    }
+  }
+
+  private static List<String> java(String mainClass, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(List.of("-Xmx256m", "-Xms64m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
+        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info",
+        "-Dorg.slf4j.simpleLogger.showDateTime=true",
+        "-cp", System.getProperty("java.class.path"), mainClass));
+    command.addAll(List.of(args));
+    return command;
+  }
+
+  static String serverProperties(Path logDir, int port, int controllerPort) {
+    Properties p = new Properties();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", "1");
+    p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("inter.broker.listener.name", "PLAINTEXT");
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("log.dirs", logDir.toString());
+    p.put("num.partitions", "1");
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "1");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    p.put("num.network.threads", "1");
+    p.put("num.io.threads", "2");
+    p.put("auto.create.topics.enable", "false");
+    p.put("log.retention.hours", "168");
+    StringBuilder text = new StringBuilder("# written by llmlat services; edits are overwritten\n");
+    p.stringPropertyNames().stream().sorted().forEach(k -> text.append(k).append('=').append(p.getProperty(k)).append('\n'));
+    return text.toString();
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  static boolean inUse(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.llmlat.spans;
+
+import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.RowBinaryWriter;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Encodes GPU kernel, memcpy and memset spans (resource {@code llmlat.layer=gpu}, span attribute
+ * {@code llmlat.gpu.kind}) as {@code RowBinary} rows of the compact {@code gpu_kernels} table.
+ * The attribute contract is in schemas/kafka/README.md.
+ */
+public final class GpuKernelRowEncoder {
+  public static final String TABLE = "gpu_kernels";
+  public static final String KIND = "llmlat.gpu.kind";
+
+  public static final List<String> COLUMNS =
+      List.of("Start", "DurationNs", "Kind", "Name", "Device", "Stream", "CorrelationId", "Bytes", "HostName",
+          "Pid", "Tid", "StepSpanId", "StepName", "TraceIds", "Source", "ClockRule", "ServiceName");
+
+  private final RowBinaryWriter out = new RowBinaryWriter(16 * 1024);
+  private int rows;
+
+  /** Whether a span of a resource in {@code layer} is a per-kernel span that belongs here. */
+  public static boolean isKernelSpan(String layer, Span span) {
+    if (!"gpu".equals(layer)) {
+      return false;
+    }
+    for (KeyValue kv : span.getAttributesList()) {
+      if (kv.getKey().equals(KIND)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public GpuKernelRowEncoder add(Span span, String serviceName, Map<String, String> resourceAttributes) {
+    String kind = "";
+    String stepSpanId = "";
+    String stepName = "";
+    String source = "";
+    String clockRule = "";
+    long device = 0;
+    long stream = 0;
+    long correlation = 0;
+    long bytes = 0;
+    long pid = parseLong(resourceAttributes.get("process.pid"));
+    long tid = 0;
+    List<String> traceIds = new ArrayList<>();
+    for (KeyValue kv : span.getAttributesList()) {
+      AnyValue v = kv.getValue();
+      switch (kv.getKey()) {
+        case KIND -> kind = v.getStringValue();
+        case "gpu.device.id" -> device = v.getIntValue();
+        case "gpu.stream.id" -> stream = v.getIntValue();
+        case "cuda.correlation_id" -> correlation = v.getIntValue();
+        case "llmlat.gpu.bytes" -> bytes = v.getIntValue();
+        case "process.pid" -> pid = v.getIntValue();
+        case "thread.id" -> tid = v.getIntValue();
+        case "llmlat.step.span_id" -> stepSpanId = v.getStringValue();
+        case "llmlat.step.name" -> stepName = v.getStringValue();
+        case "llmlat.trace_ids" -> v.getArrayValue().getValuesList().forEach(t -> traceIds.add(t.getStringValue()));
+        case "llmlat.gpu.source" -> source = v.getStringValue();
+        case "llmlat.clock.rule" -> clockRule = v.getStringValue();
+        default -> { }
+      }
+    }
+    long start = span.getStartTimeUnixNano();
+    long end = span.getEndTimeUnixNano();
+    out.int64(start)
+        .int64(end > start ? end - start : 0)
+        .string(kind)
+        .string(span.getName())
+        .uint16((int) device)
+        .uint32(stream)
+        .int64(correlation)
+        .int64(bytes)
+        .string(resourceAttributes.getOrDefault("host.name", ""))
+        .uint32(pid)
+        .uint32(tid)
+        .string(stepSpanId)
+        .string(stepName)
+        .arrayLength(traceIds.size());
+    traceIds.forEach(out::string);
+    out.string(source).string(clockRule).string(serviceName);
+    rows++;
+    return this;
+  }
+
+  private static long parseLong(String s) {
+    try {
+      return s == null ? 0 : Long.parseLong(s);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  public int rows() {
+    return rows;
+  }
+
+  public int bytes() {
+    return out.size();
+  }
+
+  /** Writes the rows added so far into {@code store}, then starts a new batch. */
+  public void insertInto(ClickHouseStore store, String deduplicationToken) {
+    if (rows == 0) {
+      return;
+    }
+    store.insertRowBinary(TABLE, COLUMNS, out.toByteArray(), deduplicationToken);
+    out.reset();
+    rows = 0;
+  }
+}

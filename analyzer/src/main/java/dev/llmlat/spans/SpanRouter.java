@@ -1,0 +1,56 @@
+package dev.llmlat.spans;
+
+import dev.llmlat.store.ClickHouseStore;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.util.Map;
+
+/**
+ * Sends each span of an OTLP request to its table: per-kernel GPU spans to {@code gpu_kernels},
+ * everything else to {@code otel_traces}. Holds the rows until {@link #insertInto}.
+ */
+public final class SpanRouter {
+  private final OtelTracesRowEncoder traces = new OtelTracesRowEncoder();
+  private final GpuKernelRowEncoder kernels = new GpuKernelRowEncoder();
+
+  public SpanRouter add(ExportTraceServiceRequest request) {
+    for (ResourceSpans resourceSpans : request.getResourceSpansList()) {
+      Map<String, String> resource = AttributeValues.toMap(resourceSpans.getResource().getAttributesList());
+      String service = resource.getOrDefault("service.name", "");
+      String layer = resource.getOrDefault("llmlat.layer", "");
+      for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {
+        for (Span span : scopeSpans.getSpansList()) {
+          if (GpuKernelRowEncoder.isKernelSpan(layer, span)) {
+            kernels.add(span, service, resource);
+          } else {
+            traces.add(span, scopeSpans.getScope(), service, resource);
+          }
+        }
+      }
+    }
+    return this;
+  }
+
+  public int spans() {
+    return traces.rows();
+  }
+
+  public int kernels() {
+    return kernels.rows();
+  }
+
+  public int bytes() {
+    return traces.bytes() + kernels.bytes();
+  }
+
+  /**
+   * Inserts both tables' rows; the token (if any) is suffixed per table so a retry of the same
+   * batch is deduplicated in each.
+   */
+  public void insertInto(ClickHouseStore store, String deduplicationToken) {
+    traces.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".spans");
+    kernels.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".kernels");
+  }
+}
