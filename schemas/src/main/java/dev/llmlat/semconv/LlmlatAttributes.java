@@ -1,0 +1,54 @@
+package dev.llmlat.semconv;
+
+/**
+ * The attribute names every llmlat layer writes and the ingester and analyzer read. The prose
+ * contract is schemas/kafka/README.md; names follow the OpenTelemetry GenAI conventions where
+ * they exist, vLLM's {@code gen_ai.latency.*} for the engine-level breakdown, and {@code llmlat.*}
+ * for the rest.
+ */
+public final class LlmlatAttributes {
+  private LlmlatAttributes() {}
+
+  // Resource
+  /** Which layer emitted the span: {@code gateway | engine | gpu | ebpf}. */
+  public static final String LAYER = "llmlat.layer";
+  public static final String LAYER_GATEWAY = "gateway";
+  public static final String LAYER_ENGINE = "engine";
+  public static final String LAYER_GPU = "gpu";
+  public static final String LAYER_EBPF = "ebpf";
+
+  // Steps (engine `step` spans and GPU step spans)
+  public static final String STEP_KIND = "llmlat.step.kind"; // prefill | decode | mixed
+  public static final String STEP_BATCH_SIZE = "llmlat.step.batch_size";
+  public static final String STEP_PREFILL_TOKENS = "llmlat.step.prefill_tokens";
+  public static final String STEP_DECODE_TOKENS = "llmlat.step.decode_tokens";
+  /** The engine step span id (16 hex) a GPU span belongs to. */
+  public static final String STEP_SPAN_ID = "llmlat.step.span_id";
+  public static final String STEP_NAME = "llmlat.step.name";
+  /** String array: the request trace ids (32 hex) a step served. */
+  public static final String TRACE_IDS = "llmlat.trace_ids";
+  public static final String NVTX_TEXT = "llmlat.nvtx.text";
+
+  // GPU
+  /** On per-kernel spans only: {@code kernel | memcpy | memset}; routes them to gpu_kernels. */
+  public static final String GPU_KIND = "llmlat.gpu.kind";
+  public static final String GPU_DEVICE = "gpu.device.id";
+  public static final String GPU_STREAM = "gpu.stream.id";
+  public static final String CUDA_CORRELATION_ID = "cuda.correlation_id";
+  public static final String GPU_BYTES = "llmlat.gpu.bytes";
+  public static final String GPU_BUSY_NS = "llmlat.gpu.busy_ns";
+  public static final String GPU_KERNELS = "llmlat.gpu.kernels";
+  public static final String GPU_FIRST_KERNEL_START = "llmlat.gpu.first_kernel_start_unix_nano";
+  public static final String GPU_LAST_KERNEL_END = "llmlat.gpu.last_kernel_end_unix_nano";
+  /** {@code nsys | kineto | cudaevent | ebpf | engine}. */
+  public static final String GPU_SOURCE = "llmlat.gpu.source";
+  /** How the span's timestamps became Unix ns, e.g. {@code nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start}. */
+  public static final String CLOCK_RULE = "llmlat.clock.rule";
+  public static final String THREAD_ID = "thread.id";
+
+  // Gateway
+  /** Event on the gateway server span: the first content chunk was written to the client. */
+  public static final String EVENT_FIRST_CHUNK = "gen_ai.first_chunk";
+  public static final String GATEWAY_FIRST_CHUNK_NS = "llmlat.gateway.first_chunk_unix_nano";
+  public static final String GATEWAY_CHUNKS = "llmlat.gateway.chunks";
+}
