@@ -19,6 +19,9 @@ import picocli.CommandLine.HelpCommand;
       DemoCommand.class,
       SqlCommand.class,
       MigrateCommand.class,
+      ServicesCommand.class,
+      IngestCommand.class,
+      BenchCommand.class,
       StoreCommand.class,
       HelpCommand.class
     })
@@ -40,6 +43,10 @@ public final class Llmlat {
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       if (e instanceof StoreException) {
         commandLine.getErr().println("llmlat: " + e.getMessage());
+        return EXIT_FAILURE;
+      }
+      if (e instanceof IllegalStateException || e instanceof java.io.IOException) {
+        commandLine.getErr().println("llmlat " + commandLine.getCommandName() + ": " + e.getMessage());
         return EXIT_FAILURE;
       }
       if (e instanceof IllegalArgumentException) {

@@ -3,6 +3,7 @@ package dev.llmlat.cli;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.ClickHouseStores;
 import dev.llmlat.store.StoreConfig;
@@ -36,7 +37,7 @@ final class StoreOptions {
       names = "--data-dir",
       paramLabel = "DIR",
       defaultValue = "${env:LLMLAT_DATA_DIR}",
-      description = "Embedded store's data directory (default: $LLMLAT_HOME/data/clickhouse). Env: LLMLAT_DATA_DIR.")
+      description = "Embedded store's data directory (default: $LLMLAT_HOME/data/clickhouse, reached through the store process while `llmlat services` run). Env: LLMLAT_DATA_DIR.")
   Path dataDir;
 
   StoreConfig config() {
@@ -46,8 +47,16 @@ final class StoreOptions {
       }
       return StoreConfig.server(url, user, password);
     }
-    Path dir = dataDir != null ? dataDir : LlmlatHome.fromEnvironment().clickhouseData();
-    return StoreConfig.embedded(dir, EngineLibrary.locate());
+    if (dataDir == null) {
+      // When the services run, their store process owns the data directory: go through it.
+      LlmlatHome home = LlmlatHome.fromEnvironment();
+      java.util.Optional<String> running = new LocalServices(home).storeUrl();
+      if (running.isPresent()) {
+        return StoreConfig.server(running.get(), null, null);
+      }
+      return StoreConfig.embedded(home.clickhouseData(), EngineLibrary.locate());
+    }
+    return StoreConfig.embedded(dataDir, EngineLibrary.locate());
   }
 
   /** Opens the store and brings its schema up to date. */

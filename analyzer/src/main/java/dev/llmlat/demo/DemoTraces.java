@@ -78,13 +78,14 @@ public final class DemoTraces {
           .addAttributes(integer("llmlat.decode.tokens", 64)));
 
       // GPU: one step per prefill; consecutive pairs of requests share a decode step.
-      gpu.addSpans(span(bytes(16), bytes(8), ByteString.EMPTY, "step", Span.SpanKind.SPAN_KIND_INTERNAL, engineStart + queue + MS, firstToken - MS)
+      // A GPU step lives in the trace of the first request it served, linked to all of them.
+      gpu.addSpans(span(traceId, bytes(8), ByteString.EMPTY, "step", Span.SpanKind.SPAN_KIND_INTERNAL, engineStart + queue + MS, firstToken - MS)
           .addAttributes(integer("llmlat.step.batch_size", 1))
           .addAttributes(integer("llmlat.step.prefill_tokens", promptTokens))
           .addAttributes(integer("llmlat.gpu.kernels", 96 + promptTokens / 32))
           .addLinks(Span.Link.newBuilder().setTraceId(traceId).setSpanId(prefillSpan)));
       if (openStep == null) {
-        openStep = span(bytes(16), bytes(8), ByteString.EMPTY, "step", Span.SpanKind.SPAN_KIND_INTERNAL, firstToken, firstToken + 6 * MS)
+        openStep = span(traceId, bytes(8), ByteString.EMPTY, "step", Span.SpanKind.SPAN_KIND_INTERNAL, firstToken, firstToken + 6 * MS)
             .addAttributes(integer("llmlat.step.decode_tokens", 1));
         openStep.addLinks(Span.Link.newBuilder().setTraceId(traceId).setSpanId(engineSpan));
       } else {

@@ -15,7 +15,14 @@ public record LlmlatHome(Path root) {
     root = root.toAbsolutePath().normalize();
   }
 
+  /** System property that overrides {@value #ENV} (tests, and the children a service starts). */
+  public static final String PROPERTY = "llmlat.home";
+
   public static LlmlatHome fromEnvironment() {
+    String property = System.getProperty(PROPERTY);
+    if (property != null && !property.isBlank()) {
+      return new LlmlatHome(Path.of(property));
+    }
     return from(System.getenv());
   }
 

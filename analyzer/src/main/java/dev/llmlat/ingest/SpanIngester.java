@@ -15,8 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -43,7 +46,7 @@ import org.slf4j.LoggerFactory;
  * <p>Offsets are committed only after the store acknowledged the insert. Retries do not
  * duplicate rows: before inserting a partition's batch the ingester commits its intent (the
  * batch's offset range, in the commit's metadata, at the unchanged position); the insert carries
- * a deduplication token made of that range. After a crash between insert and commit, the next
+ * a deduplication token made of the topic's id and that range. After a crash between insert and commit, the next
  * ingester reads the intent, re-forms exactly the same batch, and the store drops the repeat.
  *
  * <p>Lifecycle: {@link #start()} runs the loop on its own thread; {@link #close()} stops polling,
@@ -64,6 +67,7 @@ public final class SpanIngester implements AutoCloseable {
   private Thread thread;
   private Runnable afterInsert = () -> { }; // test hook: a crash between insert and commit
 
+  private String topicId;
   private KafkaConsumer<byte[], byte[]> consumer;
   private KafkaProducer<byte[], byte[]> producer;
 
@@ -122,6 +126,7 @@ public final class SpanIngester implements AutoCloseable {
     if (thread != null) {
       throw new IllegalStateException("already started");
     }
+    topicId = topicId();
     consumer = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
     producer = new KafkaProducer<>(producerProperties(), new ByteArraySerializer(), new ByteArraySerializer());
     running = true;
@@ -144,6 +149,26 @@ public final class SpanIngester implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * The topic's id: offsets restart at 0 when a topic is re-created (or the broker is new), so
+   * deduplication tokens name the topic incarnation, not just its name.
+   */
+  private String topicId() {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+      return admin.describeTopics(List.of(config.topic())).allTopicNames().get(30, TimeUnit.SECONDS)
+          .get(config.topic()).topicId().toString();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read topic " + config.topic() + " at " + config.bootstrapServers() + ": "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("Kafka at " + config.bootstrapServers() + " did not answer within 30 s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 
@@ -296,7 +321,7 @@ public final class SpanIngester implements AutoCloseable {
     }
     Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
     for (PartitionBatch b : ready) {
-      String token = "llmlat." + b.partition.topic() + "." + b.partition.partition() + "." + b.first + "-" + b.end();
+      String token = "llmlat." + topicId + "." + b.partition.partition() + "." + b.first + "-" + b.end();
       int spans = b.rows.spans();
       int kernels = b.rows.kernels();
       insert(b.rows, token);

@@ -8,9 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -24,6 +24,10 @@ import org.apache.kafka.common.Uuid;
  */
 public final class KafkaBroker {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+  // Small and quiet: one node on a developer's machine (PLATFORM.md: ~180 MB RSS).
+  private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-Xms64m", "-XX:+UseSerialGC",
+      "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info", "-Dorg.slf4j.simpleLogger.showDateTime=true");
 
   /** Where the broker keeps its state and which loopback ports it listens on. */
   public record Config(Path dataDir, Path logFile, Path pidFile, int port, int controllerPort) {
@@ -77,15 +81,11 @@ public final class KafkaBroker {
     if (!Files.exists(logDir.resolve("meta.properties"))) {
       format(properties, config.logFile());
     }
-    List<String> command = java("kafka.Kafka", properties.toString());
-    Process process = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(config.logFile().toFile()))
-        .start();
+    Process process = ChildJvm.start(JVM_OPTIONS, "kafka.Kafka", List.of(properties.toString()), config.logFile());
     KafkaBroker broker = new KafkaBroker(config, process.toHandle(), port);
     try {
       broker.awaitReady();
-      Files.writeString(config.pidFile(), process.pid() + "\n" + broker.bootstrapServers() + "\n");
+      new PidFile(process.pid(), broker.bootstrapServers()).write(config.pidFile());
       return broker;
     } catch (RuntimeException e) {
       process.destroyForcibly();
@@ -94,15 +94,9 @@ public final class KafkaBroker {
   }
 
   /** The broker a PID file describes, if that process still runs. */
-  public static java.util.Optional<KafkaBroker> running(Config config) {
-    try {
-      List<String> lines = Files.readAllLines(config.pidFile());
-      long pid = Long.parseLong(lines.get(0).strip());
-      int port = Integer.parseInt(lines.get(1).substring(lines.get(1).lastIndexOf(':') + 1).strip());
-      return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(p -> new KafkaBroker(config, p, port));
-    } catch (IOException | RuntimeException e) {
-      return java.util.Optional.empty();
-    }
+  public static Optional<KafkaBroker> running(Config config) {
+    return PidFile.read(config.pidFile()).flatMap(pf -> pf.process().map(p ->
+        new KafkaBroker(config, p, Integer.parseInt(pf.address().substring(pf.address().lastIndexOf(':') + 1)))));
   }
 
   /** SIGTERM, then waits up to {@code timeout} for a clean shutdown before killing it. */
@@ -146,19 +140,12 @@ public final class KafkaBroker {
   }
 
   private String tail() {
-    try {
-      List<String> lines = Files.readAllLines(config.logFile());
-      return "\n  " + String.join("\n  ", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
-    } catch (IOException e) {
-      return "";
-    }
+    return ChildJvm.tail(config.logFile(), 8);
   }
 
   private static void format(Path properties, Path logFile) throws IOException {
-    List<String> command = java("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(),
-        "-c", properties.toString(), "--standalone");
-    Process format = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).start();
+    Process format = ChildJvm.start(JVM_OPTIONS, "kafka.tools.StorageTool",
+        List.of("format", "-t", Uuid.randomUuid().toString(), "-c", properties.toString(), "--standalone"), logFile);
     try {
       if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
         format.destroyForcibly();
@@ -168,18 +155,6 @@ public final class KafkaBroker {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while formatting Kafka storage", e);
     }
-  }
-
-  private static List<String> java(String mainClass, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of("-Xmx256m", "-Xms64m", "-XX:+UseSerialGC", "-Djava.awt.headless=true",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info",
-        "-Dorg.slf4j.simpleLogger.showDateTime=true",
-        "-cp", System.getProperty("java.class.path"), mainClass));
-    command.addAll(List.of(args));
-    return command;
   }
 
   static String serverProperties(Path logDir, int port, int controllerPort) {

@@ -2,6 +2,7 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.llmlat.home.LlmlatHome;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -51,16 +52,26 @@ class LlmlatCliTest {
   }
 
   @Test
-  void demoWritesSpansOfAllLayersAndPrintsThemBack() {
-    Run r = run("demo", "--data-dir", dir.toString(), "--requests", "3");
+  void demoPushesSpansOfAllLayersThroughKafkaAndPrintsWhatLanded() {
+    System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
+    Run r;
+    try {
+      r = run("demo", "--data-dir", dir.toString(), "--requests", "3");
+    } finally {
+      System.clearProperty(LlmlatHome.PROPERTY);
+    }
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).contains("wrote 23 spans of 3 requests into otel_traces")
+    assertThat(r.out()).contains("kafka: 127.0.0.1:").contains("(started for this run)")
+        .contains("published 23 spans of 3 requests as 3 OTLP records (key = trace id) to otlp_spans")
+        .contains("ingested them into otel_traces")
         .contains("POST /v1/chat/completions  Server")
         .contains("llm_request")
         .contains("-- GPU steps and the requests they served");
     Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
         "SELECT ResourceAttributes['llmlat.layer'] AS layer, count() FROM otel_traces GROUP BY layer ORDER BY layer");
     assertThat(layers.out()).isEqualTo("layer\tcount()\nengine\t12\ngateway\t6\ngpu\t5\n");
+    // the broker started for the run is gone, and so is its scratch directory
+    assertThat(dir.resolve("home").resolve("tmp")).isEmptyDirectory();
   }
 
   @Test
@@ -81,7 +92,7 @@ class LlmlatCliTest {
 
   @Test
   void everyCommandHasHelp() {
-    for (String command : new String[] {"demo", "sql", "migrate", "store"}) {
+    for (String command : new String[] {"demo", "sql", "migrate", "store", "services", "ingest", "bench"}) {
       Run r = run(command, "--help");
       assertThat(r.exit()).as(command).isZero();
       assertThat(r.out()).as(command).startsWith("Usage: llmlat " + command);

@@ -1,0 +1,65 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.ingest.IngesterConfig;
+import dev.llmlat.ingest.SpanIngester;
+import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.store.ClickHouseStore;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "ingest",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Consumes OTLP spans from Kafka (topic otlp_spans) into the store until SIGTERM: spans to otel_traces,",
+      "GPU kernel spans to gpu_kernels, undecodable records to otlp_spans_dlq. Offsets are committed only after",
+      "the store acknowledged; a batch retried after a crash is not stored twice. Logs progress every few seconds."
+    })
+final class IngestCommand implements Callable<Integer> {
+  @Mixin StoreOptions store;
+  @Mixin KafkaOptions kafka;
+
+  @Option(names = "--topic", defaultValue = SpanTopics.SPANS, description = "Span topic. Default: ${DEFAULT-VALUE}.")
+  String topic;
+
+  @Option(names = "--group", defaultValue = "llmlat-ingest", description = "Consumer group. Default: ${DEFAULT-VALUE}.")
+  String group;
+
+  @Option(names = "--max-batch-spans", defaultValue = "50000", description = "Spans per insert at most. Default: ${DEFAULT-VALUE}.")
+  int maxBatchSpans;
+
+  @Option(names = "--linger-ms", defaultValue = "500", description = "Longest a span waits for its batch. Default: ${DEFAULT-VALUE}.")
+  long lingerMs;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    IngesterConfig config = IngesterConfig.builder(kafka.required()).topic(topic).groupId(group)
+        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).build();
+    PrintWriter out = spec.commandLine().getOut();
+    try (ClickHouseStore s = store.open()) {
+      SpanIngester ingester = new SpanIngester(config, s);
+      Thread hook = new Thread(ingester::close, "ingest-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      ingester.start();
+      out.println("ingesting " + config.topic() + " from " + config.bootstrapServers() + " into " + s.description()
+          + " (group " + config.groupId() + "); stop with SIGTERM");
+      out.flush();
+      while (!ingester.awaitStop(Duration.ofSeconds(1))) {
+        // runs until SIGTERM (the hook closes it) or a failure
+      }
+      if (ingester.failure() != null) {
+        spec.commandLine().getErr().println("llmlat ingest: stopped: " + ingester.failure());
+        return Llmlat.EXIT_FAILURE;
+      }
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,111 @@
+package dev.llmlat.kafka;
+
+import dev.llmlat.spans.OtelTracesRowEncoder;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Publishes OTLP span batches to the span topic the way the Collector's kafka exporter does with
+ * {@code partition_traces_by_id: true}: one record per trace, keyed by the trace id in hex, value
+ * an {@code ExportTraceServiceRequest}. {@link #flush()} waits until the broker acknowledged all.
+ */
+public final class SpanPublisher implements AutoCloseable {
+  private final KafkaProducer<String, byte[]> producer;
+  private final String topic;
+  private final List<Future<RecordMetadata>> inFlight = new ArrayList<>();
+  private long records;
+
+  public SpanPublisher(String bootstrapServers, String topic) {
+    Map<String, Object> p = new HashMap<>();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-publisher");
+    this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+    this.topic = topic;
+  }
+
+  /** Splits {@code request} per trace and sends one record for each; returns the records sent. */
+  public int publish(ExportTraceServiceRequest request) {
+    Map<String, ExportTraceServiceRequest> perTrace = splitByTrace(request);
+    perTrace.forEach((traceId, value) -> inFlight.add(producer.send(new ProducerRecord<>(topic, traceId, value.toByteArray()))));
+    records += perTrace.size();
+    if (inFlight.size() > 10_000) {
+      flush();
+    }
+    return perTrace.size();
+  }
+
+  public long records() {
+    return records;
+  }
+
+  /** Waits for every record sent so far to be acknowledged; throws naming the failure. */
+  public void flush() {
+    producer.flush();
+    try {
+      for (Future<RecordMetadata> f : inFlight) {
+        f.get(30, TimeUnit.SECONDS);
+      }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("Kafka refused a span record on " + topic + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("Kafka did not acknowledge span records on " + topic + " within 30 s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing spans", e);
+    } finally {
+      inFlight.clear();
+    }
+  }
+
+  /** One request per trace id (hex), keeping resource and scope of each span. */
+  public static Map<String, ExportTraceServiceRequest> splitByTrace(ExportTraceServiceRequest request) {
+    Map<String, ExportTraceServiceRequest.Builder> builders = new LinkedHashMap<>();
+    for (ResourceSpans rs : request.getResourceSpansList()) {
+      for (ScopeSpans ss : rs.getScopeSpansList()) {
+        Map<String, List<Span>> byTrace = new LinkedHashMap<>();
+        for (Span span : ss.getSpansList()) {
+          byTrace.computeIfAbsent(OtelTracesRowEncoder.hex(span.getTraceId()), k -> new ArrayList<>()).add(span);
+        }
+        byTrace.forEach((traceId, spans) -> builders.computeIfAbsent(traceId, k -> ExportTraceServiceRequest.newBuilder())
+            .addResourceSpans(ResourceSpans.newBuilder().setResource(rs.getResource()).setSchemaUrl(rs.getSchemaUrl())
+                .addScopeSpans(ScopeSpans.newBuilder().setScope(ss.getScope()).setSchemaUrl(ss.getSchemaUrl())
+                    .addAllSpans(spans))));
+      }
+    }
+    Map<String, ExportTraceServiceRequest> result = new LinkedHashMap<>();
+    builders.forEach((k, b) -> result.put(k, b.build()));
+    return result;
+  }
+
+  @Override
+  public void close() {
+    try {
+      flush();
+    } finally {
+      producer.close(Duration.ofSeconds(10));
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package dev.llmlat.services;
+
+import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.kafka.SpanTopics;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+
+/**
+ * The services of one llmlat home, each a process of its own with a PID file and a log: the Kafka
+ * broker, the store (the embedded engine behind ClickHouse's HTTP interface) and the ingester.
+ */
+public final class LocalServices {
+  public static final String KAFKA = "kafka";
+  public static final String STORE = "store";
+  public static final String INGEST = "ingest";
+  private static final String MAIN = "dev.llmlat.cli.Llmlat";
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+  /** What to start: ports, partitions, and an external cluster instead of our broker. */
+  public record Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka) {
+    public Options {
+      if (partitions < 1 || partitions > 1000) {
+        throw new IllegalArgumentException("--partitions must be 1..1000, got " + partitions);
+      }
+    }
+  }
+
+  /** One line of {@code services status}. */
+  public record Status(String service, String state, long pid, String address, Path log) {}
+
+  private final LlmlatHome home;
+
+  public LocalServices(LlmlatHome home) {
+    this.home = home;
+  }
+
+  public Path pidFile(String service) {
+    return home.run().resolve(service + ".pid");
+  }
+
+  public Path log(String service) {
+    return home.logs().resolve(service + ".log");
+  }
+
+  /** The running store's URL, if its process runs. */
+  public Optional<String> storeUrl() {
+    return PidFile.read(pidFile(STORE)).map(PidFile::address);
+  }
+
+  /** The running broker's bootstrap address, if its process runs. */
+  public Optional<String> kafkaBootstrap() {
+    return PidFile.read(pidFile(KAFKA)).map(PidFile::address);
+  }
+
+  private KafkaBroker.Config brokerConfig(Options options) {
+    return KafkaBroker.Config.under(home.kafkaData(), home.logs(), home.run(), options.kafkaPort(), options.kafkaControllerPort());
+  }
+
+  /** Starts whatever is not running yet; returns what runs afterwards. */
+  public List<Status> up(Options options) throws IOException, InterruptedException {
+    String bootstrap = options.externalKafka();
+    if (bootstrap == null) {
+      Optional<String> running = kafkaBootstrap();
+      bootstrap = running.isPresent() ? running.get() : KafkaBroker.start(brokerConfig(options)).bootstrapServers();
+    }
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+      SpanTopics.ensure(admin, SpanTopics.SPANS, options.partitions());
+    }
+    String storeUrl = storeUrl().orElse(null);
+    if (storeUrl == null) {
+      storeUrl = startStore(options.storePort());
+    }
+    if (PidFile.read(pidFile(INGEST)).isEmpty()) {
+      Process ingest = ChildJvm.start(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC"), MAIN,
+          List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl), log(INGEST));
+      new PidFile(ingest.pid(), bootstrap + " -> " + storeUrl).write(pidFile(INGEST));
+      Thread.sleep(300);
+      if (!ingest.isAlive()) {
+        throw new IllegalStateException("the ingester exited at start; see " + log(INGEST) + ChildJvm.tail(log(INGEST), 8));
+      }
+    }
+    return status();
+  }
+
+  private String startStore(int port) throws IOException, InterruptedException {
+    if (KafkaBroker.inUse(port)) {
+      throw new IllegalStateException("port " + port + " on 127.0.0.1 is in use; pick another with --store-port");
+    }
+    Process store = ChildJvm.start(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC"), MAIN,
+        List.of("store", "serve", "--port", Integer.toString(port), "--data-dir", home.clickhouseData().toString()), log(STORE));
+    String url = "http://127.0.0.1:" + port;
+    HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!store.isAlive()) {
+        throw new IllegalStateException("the store exited at start; see " + log(STORE) + ChildJvm.tail(log(STORE), 8));
+      }
+      try {
+        HttpResponse<String> ping = http.send(HttpRequest.newBuilder(URI.create(url + "/ping")).build(), HttpResponse.BodyHandlers.ofString());
+        if (ping.statusCode() == 200) {
+          new PidFile(store.pid(), url).write(pidFile(STORE));
+          return url;
+        }
+      } catch (IOException notYet) {
+        // still starting
+      }
+      Thread.sleep(100);
+    }
+    store.destroyForcibly();
+    throw new IllegalStateException("the store did not answer " + url + "/ping within 60 s; see " + log(STORE));
+  }
+
+  /** Stops the ingester (it writes and commits what it holds), then the store, then the broker. */
+  public List<String> down() throws IOException {
+    List<String> stopped = new ArrayList<>();
+    for (String service : List.of(INGEST, STORE, KAFKA)) {
+      Optional<PidFile> pf = PidFile.read(pidFile(service));
+      if (pf.isPresent()) {
+        ProcessHandle p = pf.get().process().orElse(null);
+        if (p != null) {
+          p.destroy();
+          try {
+            p.onExit().get(STOP_TIMEOUT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+          } catch (Exception e) {
+            p.destroyForcibly();
+          }
+          stopped.add(service + " (pid " + pf.get().pid() + ")");
+        }
+      }
+      Files.deleteIfExists(pidFile(service));
+    }
+    return stopped;
+  }
+
+  public List<Status> status() {
+    List<Status> result = new ArrayList<>();
+    for (String service : List.of(KAFKA, STORE, INGEST)) {
+      Optional<PidFile> pf = PidFile.read(pidFile(service));
+      result.add(pf.map(p -> new Status(service, "running", p.pid(), p.address(), log(service)))
+          .orElse(new Status(service, Files.exists(pidFile(service)) ? "dead (stale pid file)" : "stopped", 0, "", log(service))));
+    }
+    return result;
+  }
+}

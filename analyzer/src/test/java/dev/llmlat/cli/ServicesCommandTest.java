@@ -1,0 +1,83 @@
+package dev.llmlat.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.llmlat.home.LlmlatHome;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `services up|status|down` for real: three child JVMs under a scratch home, the demo through them. */
+class ServicesCommandTest {
+  @TempDir Path home;
+
+  record Run(int exit, String out, String err) {}
+
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = Llmlat.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @BeforeEach
+  void useScratchHome() {
+    System.setProperty(LlmlatHome.PROPERTY, home.toString());
+  }
+
+  @AfterEach
+  void stopEverything() {
+    run("services", "down");
+    System.clearProperty(LlmlatHome.PROPERTY);
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
+  void upRunsBrokerStoreAndIngesterThatTheDemoAndSqlUse() throws IOException {
+    int storePort = freePort();
+    Run up = run("services", "up", "--kafka-port", Integer.toString(freePort()), "--kafka-controller-port",
+        Integer.toString(freePort()), "--store-port", Integer.toString(storePort), "--partitions", "2");
+    assertThat(up.exit()).as(up.err()).isZero();
+    assertThat(up.out()).containsPattern("kafka\\s+running\\s+\\d+\\s+127.0.0.1:")
+        .containsPattern("store\\s+running\\s+\\d+\\s+http://127.0.0.1:" + storePort)
+        .containsPattern("ingest\\s+running");
+    Run again = run("services", "up", "--store-port", Integer.toString(storePort));
+    assertThat(again.out()).isEqualTo(run("services", "status").out()); // reused, nothing new started
+
+    Run demo = run("demo", "--requests", "2");
+    assertThat(demo.exit()).as(demo.err()).isZero();
+    assertThat(demo.out()).contains("store: ClickHouse server http://127.0.0.1:" + storePort)
+        .contains("the ingester service ingested them");
+    Run sql = run("sql", "--format", "tsv", "SELECT count() FROM otel_traces");
+    assertThat(sql.out()).isEqualTo("count()\n15\n");
+
+    Run down = run("services", "down");
+    assertThat(down.out()).startsWith("stopped ingest (pid ").contains("store (pid ").contains("kafka (pid ");
+    assertThat(run("services", "status").out()).containsPattern("kafka\\s+stopped").containsPattern("ingest\\s+stopped");
+    assertThat(Files.list(home.resolve("run")).toList()).isEmpty();
+    // the data outlived the store process: the embedded store opens it directly now
+    assertThat(run("sql", "--format", "tsv", "SELECT count() FROM otel_traces").out()).isEqualTo("count()\n15\n");
+  }
+
+  @Test
+  void aBusyStorePortIsNamed() throws IOException {
+    try (ServerSocket busy = new ServerSocket(0)) {
+      Run up = run("services", "up", "--kafka-port", Integer.toString(freePort()), "--kafka-controller-port",
+          Integer.toString(freePort()), "--store-port", Integer.toString(busy.getLocalPort()));
+      assertThat(up.exit()).isEqualTo(1);
+      assertThat(up.err()).contains("port " + busy.getLocalPort() + " on 127.0.0.1 is in use");
+    }
+  }
+}
