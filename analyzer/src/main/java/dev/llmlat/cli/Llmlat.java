@@ -22,6 +22,9 @@ import picocli.CommandLine.HelpCommand;
       ServicesCommand.class,
       IngestCommand.class,
       BenchCommand.class,
+      AnalyzeCommand.class,
+      ExplainCommand.class,
+      ReportCommand.class,
       StoreCommand.class,
       HelpCommand.class
     })

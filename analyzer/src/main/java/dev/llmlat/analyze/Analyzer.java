@@ -1,0 +1,92 @@
+package dev.llmlat.analyze;
+
+import dev.llmlat.store.ClickHouseStore;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Aligns the layers' clocks and attributes requests' TTFT and inter-token gaps, reading spans from
+ * the store and writing {@code llm_request_attribution}.
+ */
+public final class Analyzer {
+  public static final String VERSION = "llmlat-analyzer 0.1";
+  private static final long STEP_WINDOW_NS = 60_000_000_000L;
+  private static final int CHUNK = 20_000;
+
+  private final ClickHouseStore store;
+  private final TraceReader reader;
+
+  public Analyzer(ClickHouseStore store) {
+    this.store = store;
+    this.reader = new TraceReader(store);
+  }
+
+  /** What one run did. */
+  public record Summary(int requests, int written, long fromNs, long toNs) {}
+
+  /**
+   * Attributes the requests that arrived in [fromNs, toNs]; with {@code onlyNew}, only those
+   * without a row in {@code llm_request_attribution} yet. Re-running is idempotent.
+   */
+  public Summary analyze(long fromNs, long toNs, boolean onlyNew) {
+    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces WHERE SpanName = 'llm_request'"
+        + " AND Timestamp >= fromUnixTimestamp64Nano(" + fromNs + ") AND Timestamp <= fromUnixTimestamp64Nano(" + toNs + ")"
+        + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
+        + " GROUP BY TraceId ORDER BY 2";
+    List<List<String>> rows = store.query(sql).rows();
+    int written = 0;
+    for (int i = 0; i < rows.size(); i += CHUNK) {
+      List<List<String>> chunk = rows.subList(i, Math.min(rows.size(), i + CHUNK));
+      List<String> ids = chunk.stream().map(r -> r.get(0)).toList();
+      long first = Long.parseLong(chunk.get(0).get(1));
+      long last = Long.parseLong(chunk.get(chunk.size() - 1).get(1));
+      List<Attribution> result = attribute(reader.read(ids, first - STEP_WINDOW_NS, last + STEP_WINDOW_NS));
+      AttributionWriter.write(store, result, VERSION);
+      written += result.size();
+    }
+    return new Summary(rows.size(), written, fromNs, toNs);
+  }
+
+  /** One request, aligned and attributed; clock skew is estimated from the pairs around it. */
+  public Attribution explain(String traceId) {
+    String id = TraceReader.checkTraceId(traceId);
+    List<SpanRecord> trace = reader.read(List.of(id), 1, 0);
+    SpanRecord request = trace.stream().filter(s -> LayerNames.REQUEST.equals(s.name())).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no request (llm_request span) with trace id " + id + " in the store"));
+    long t = request.startNs();
+    List<SpanRecord> spans = new ArrayList<>(reader.read(List.of(id), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS));
+    // client/server pairs nearby, for the hosts' clock offsets
+    spans.addAll(reader.where("(SpanKind = 'Client' OR SpanName = 'llm_request') AND TraceId != '" + id + "'"
+        + " AND Timestamp >= fromUnixTimestamp64Nano(" + (t - 10 * STEP_WINDOW_NS) + ")"
+        + " AND Timestamp <= fromUnixTimestamp64Nano(" + (t + 10 * STEP_WINDOW_NS) + ") LIMIT 20000"));
+    return attribute(spans).stream().filter(a -> a.traceId().equals(id)).findFirst().orElseThrow();
+  }
+
+  /** Aligns and attributes every request among {@code spans}. */
+  public static List<Attribution> attribute(Collection<SpanRecord> spans) {
+    List<SpanRecord> all = new ArrayList<>(spans);
+    Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(all);
+    List<SpanRecord> aligned = new ArrayList<>(all.size());
+    for (SpanRecord s : all) {
+      ClockCorrection c = corrections.get(s.clockDomain());
+      aligned.add(c == null ? s : s.shifted(c.offsetAt(s.startNs())));
+    }
+    RequestView.Index index = new RequestView.Index(aligned);
+    List<Attribution> out = new ArrayList<>();
+    Map<String, List<ClockCorrection>> perHost = new HashMap<>();
+    for (SpanRecord request : index.requests()) {
+      RequestView v = index.view(request);
+      List<ClockCorrection> used = perHost.computeIfAbsent(request.clockDomain(), h -> {
+        List<ClockCorrection> list = new ArrayList<>();
+        corrections.values().stream().filter(c -> c.pairs() > 0).forEach(list::add);
+        return list;
+      });
+      long firstToken = TtftAttributor.firstToken(v, new ArrayList<>());
+      out.add(TtftAttributor.attribute(v, index, used, ItlAnalyzer.gaps(v, index, firstToken)));
+    }
+    return out;
+  }
+}

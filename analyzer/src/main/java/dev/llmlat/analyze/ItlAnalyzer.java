@@ -1,0 +1,115 @@
+package dev.llmlat.analyze;
+
+import dev.llmlat.semconv.LlmlatAttributes;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A request's inter-token latencies from its decode span's token times, and a named cause for
+ * every gap that stands out from the request's own median (by 50% and at least 1 ms): a
+ * preemption, another request's prefill running on the same engine, the batch growing, or a slow
+ * step.
+ */
+final class ItlAnalyzer {
+  static final double MARGIN = 1.5;
+  static final long MIN_EXCESS_NS = 1_000_000;
+
+  private ItlAnalyzer() {}
+
+  /** Token times: the first token, then every decode token. */
+  static long[] tokenTimes(RequestView v, long firstToken) {
+    SpanRecord d = v.decode();
+    if (d == null) {
+      return new long[] {firstToken};
+    }
+    List<String> deltas = d.arrayAttr(LayerNames.DECODE_DELTAS);
+    long[] times = new long[deltas.size() + 1];
+    times[0] = firstToken;
+    long t = d.startNs();
+    for (int i = 0; i < deltas.size(); i++) {
+      t += Long.parseLong(deltas.get(i));
+      times[i + 1] = t;
+    }
+    return times;
+  }
+
+  static List<Attribution.Gap> gaps(RequestView v, RequestView.Index index, long firstToken) {
+    long[] times = tokenTimes(v, firstToken);
+    List<Attribution.Gap> gaps = new ArrayList<>();
+    if (times.length < 2) {
+      return gaps;
+    }
+    long[] g = new long[times.length - 1];
+    for (int i = 1; i < times.length; i++) {
+      g[i - 1] = times[i] - times[i - 1];
+    }
+    long[] sorted = g.clone();
+    Arrays.sort(sorted);
+    long median = sorted[sorted.length / 2];
+    for (int i = 1; i < times.length; i++) {
+      long gap = g[i - 1];
+      String cause = "";
+      if (gap > median * MARGIN && gap - median >= MIN_EXCESS_NS) {
+        cause = cause(v, index, times[i - 1], times[i]);
+      }
+      gaps.add(new Attribution.Gap(i, times[i - 1], gap, cause));
+    }
+    return gaps;
+  }
+
+  private static String cause(RequestView v, RequestView.Index index, long from, long to) {
+    SpanRecord e = v.engine();
+    for (SpanRecord.Event ev : e.events()) {
+      if (LayerNames.EVENT_PREEMPTED.equals(ev.name()) && ev.timeNs() > from && ev.timeNs() <= to) {
+        return "preempted";
+      }
+    }
+    SpanRecord stall = null;
+    long stallTokens = -1;
+    SpanRecord before = null;
+    SpanRecord producing = null;
+    for (SpanRecord s : index.engineSteps) {
+      if (!s.service().equals(e.service()) || !s.clockDomain().equals(e.clockDomain())) {
+        continue;
+      }
+      if (s.endNs() <= from) {
+        before = s;
+      }
+      if (s.startNs() < to && s.endNs() > from) {
+        List<String> served = s.arrayAttr(LlmlatAttributes.TRACE_IDS);
+        long prefill = s.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0);
+        if (prefill > 0 && prefill > stallTokens && served.stream().anyMatch(t -> !t.equals(v.traceId()))) {
+          stall = s;
+          stallTokens = prefill;
+        }
+        if (served.contains(v.traceId())) {
+          producing = s;
+        }
+      }
+    }
+    if (stall != null) {
+      String other = stall.arrayAttr(LlmlatAttributes.TRACE_IDS).stream().filter(t -> !t.equals(v.traceId())).findFirst().orElse("?");
+      return "stalled by prefill of request " + other + " (" + stallTokens + " tokens)";
+    }
+    if (producing == null) {
+      // engines without step spans: GPU steps name their requests too
+      for (SpanRecord g : index.gpuSteps) {
+        if (g.startNs() < to && g.endNs() > from) {
+          List<String> served = g.arrayAttr(LlmlatAttributes.TRACE_IDS);
+          if ("prefill".equals(g.attr(LlmlatAttributes.STEP_KIND)) && !served.contains(v.traceId()) && !served.isEmpty()) {
+            return "stalled by prefill of request " + served.get(0);
+          }
+        }
+      }
+    }
+    if (producing != null && before != null) {
+      long now = producing.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 0);
+      long then = before.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 0);
+      if (now > then && then > 0) {
+        return "batch grew to " + now;
+      }
+    }
+    return String.format("slow step (%.1f ms)", (to - from) / 1e6);
+  }
+}

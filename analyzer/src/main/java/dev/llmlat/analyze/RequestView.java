@@ -1,0 +1,124 @@
+package dev.llmlat.analyze;
+
+import dev.llmlat.semconv.LlmlatAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One request's spans across the layers, found by trace id, parentage and step links. */
+record RequestView(
+    String traceId,
+    SpanRecord engine,
+    SpanRecord gatewayServer,
+    SpanRecord gatewayClient,
+    List<SpanRecord> queues,
+    List<SpanRecord> prefills,
+    SpanRecord decode,
+    Map<String, SpanRecord> engineSteps,
+    Map<String, SpanRecord> gpuSteps) {
+
+  /** Index of the loaded spans: by trace, by id, and the step spans. */
+  static final class Index {
+    final Map<String, List<SpanRecord>> byTrace = new HashMap<>();
+    final Map<String, SpanRecord> byId = new HashMap<>();
+    final List<SpanRecord> engineSteps = new ArrayList<>();
+    final Map<String, SpanRecord> engineStepsById = new HashMap<>();
+    final Map<String, SpanRecord> gpuStepsByEngineStep = new HashMap<>();
+    final List<SpanRecord> gpuSteps = new ArrayList<>();
+
+    Index(List<SpanRecord> spans) {
+      for (SpanRecord s : spans) {
+        byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
+        byId.put(s.traceId() + s.spanId(), s);
+        if (LayerNames.STEP.equals(s.name())) {
+          if (LayerNames.GPU.equals(s.layer())) {
+            gpuSteps.add(s);
+            String engineStep = s.attr(LlmlatAttributes.STEP_SPAN_ID);
+            if (!engineStep.isEmpty()) {
+              gpuStepsByEngineStep.put(engineStep, s);
+            }
+          } else {
+            engineSteps.add(s);
+            engineStepsById.put(s.spanId(), s);
+          }
+        }
+      }
+      engineSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
+      gpuSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
+    }
+
+    /** Every engine request span loaded. */
+    List<SpanRecord> requests() {
+      List<SpanRecord> out = new ArrayList<>();
+      for (List<SpanRecord> trace : byTrace.values()) {
+        for (SpanRecord s : trace) {
+          if (LayerNames.REQUEST.equals(s.name())) {
+            out.add(s);
+          }
+        }
+      }
+      out.sort(Comparator.comparingLong(SpanRecord::startNs));
+      return out;
+    }
+
+    RequestView view(SpanRecord engine) {
+      List<SpanRecord> trace = byTrace.getOrDefault(engine.traceId(), List.of());
+      SpanRecord client = engine.parentSpanId().isEmpty() ? null : byId.get(engine.traceId() + engine.parentSpanId());
+      SpanRecord server = null;
+      if (client != null && "Client".equals(client.kind())) {
+        SpanRecord up = client;
+        while (up != null && !up.parentSpanId().isEmpty()) {
+          up = byId.get(up.traceId() + up.parentSpanId());
+          if (up != null && "Server".equals(up.kind()) && !LayerNames.ENGINE.equals(up.layer())) {
+            server = up;
+            break;
+          }
+        }
+      } else {
+        client = null;
+      }
+      if (server == null) {
+        // The upstream call's span is missing (not exported, or sampled out): the trace's gateway
+        // server span still starts the TTFT, and the unknown stretch stays unattributed.
+        for (SpanRecord s : trace) {
+          if (LayerNames.GATEWAY.equals(s.layer()) && "Server".equals(s.kind()) && s.startNs() <= engine.startNs()) {
+            server = s;
+            break;
+          }
+        }
+      }
+      List<SpanRecord> queues = new ArrayList<>();
+      List<SpanRecord> prefills = new ArrayList<>();
+      SpanRecord decode = null;
+      for (SpanRecord s : trace) {
+        if (!s.parentSpanId().equals(engine.spanId())) {
+          continue;
+        }
+        switch (s.name()) {
+          case LayerNames.QUEUE -> queues.add(s);
+          case LayerNames.PREFILL -> prefills.add(s);
+          case LayerNames.DECODE -> decode = s;
+          default -> { }
+        }
+      }
+      queues.sort(Comparator.comparingLong(SpanRecord::startNs));
+      prefills.sort(Comparator.comparingLong(SpanRecord::startNs));
+      Map<String, SpanRecord> steps = new HashMap<>();
+      Map<String, SpanRecord> gpu = new HashMap<>();
+      for (SpanRecord p : prefills) {
+        String stepId = p.attr(LlmlatAttributes.STEP_SPAN_ID);
+        SpanRecord step = engineStepsById.get(stepId);
+        if (step != null) {
+          steps.put(stepId, step);
+        }
+        SpanRecord g = gpuStepsByEngineStep.get(stepId);
+        if (g != null) {
+          gpu.put(stepId, g);
+        }
+      }
+      return new RequestView(engine.traceId(), engine, server, client, queues, prefills, decode, steps, gpu);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+package dev.llmlat.analyze;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** One span as the analyzer sees it: ids, names, layer, host, Unix-ns times, attributes, events, links. */
+public record SpanRecord(
+    String traceId,
+    String spanId,
+    String parentSpanId,
+    String name,
+    String kind,
+    String service,
+    String layer,
+    String host,
+    long startNs,
+    long endNs,
+    Map<String, String> attributes,
+    List<Event> events,
+    List<Link> links) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  public record Event(long timeNs, String name, Map<String, String> attributes) {}
+
+  public record Link(String traceId, String spanId) {}
+
+  public long durationNs() {
+    return endNs - startNs;
+  }
+
+  /** The host whose clock stamped this span ({@code host.name}, else the service). */
+  public String clockDomain() {
+    return host.isEmpty() ? service : host;
+  }
+
+  public String attr(String key) {
+    return attributes.getOrDefault(key, "");
+  }
+
+  public long longAttr(String key, long otherwise) {
+    String v = attributes.get(key);
+    if (v == null || v.isEmpty()) {
+      return otherwise;
+    }
+    try {
+      return Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      try {
+        return (long) Double.parseDouble(v);
+      } catch (NumberFormatException e2) {
+        return otherwise;
+      }
+    }
+  }
+
+  public double doubleAttr(String key, double otherwise) {
+    String v = attributes.get(key);
+    try {
+      return v == null || v.isEmpty() ? otherwise : Double.parseDouble(v);
+    } catch (NumberFormatException e) {
+      return otherwise;
+    }
+  }
+
+  /** A JSON-array attribute (OTLP arrays are stored as JSON text) as strings. */
+  public List<String> arrayAttr(String key) {
+    String v = attributes.get(key);
+    List<String> out = new ArrayList<>();
+    if (v == null || v.isEmpty()) {
+      return out;
+    }
+    try {
+      JsonNode node = JSON.readTree(v);
+      if (node.isArray()) {
+        node.forEach(n -> out.add(n.asText()));
+      }
+    } catch (Exception e) {
+      // not an array: none
+    }
+    return out;
+  }
+
+  public Event event(String eventName) {
+    for (Event e : events) {
+      if (e.name().equals(eventName)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /** The same span with its times moved by {@code offsetNs} (clock correction). */
+  public SpanRecord shifted(long offsetNs) {
+    if (offsetNs == 0) {
+      return this;
+    }
+    List<Event> moved = new ArrayList<>(events.size());
+    for (Event e : events) {
+      moved.add(new Event(e.timeNs() + offsetNs, e.name(), e.attributes()));
+    }
+    return new SpanRecord(traceId, spanId, parentSpanId, name, kind, service, layer, host,
+        startNs + offsetNs, endNs + offsetNs, attributes, moved, links);
+  }
+}

@@ -1,0 +1,60 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.analyze.AttributionReport;
+import dev.llmlat.store.ClickHouseStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
+    description = {
+      "TTFT components across requests: p50/p90/p99 of each, the SLO violation rate with a Wilson 95% interval,",
+      "and the top causes. Reads llm_request_attribution (run llmlat analyze first)."
+    })
+final class ReportCommand implements Callable<Integer> {
+  @Mixin StoreOptions store;
+
+  @Option(names = "--since", paramLabel = "DURATION", description = "Only requests that arrived this long ago or later (e.g. 15m).")
+  String since;
+
+  @Option(names = "--slo-ttft", paramLabel = "MS", defaultValue = "500", description = "TTFT objective in ms. Default: ${DEFAULT-VALUE}.")
+  double sloMs;
+
+  @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page (no external assets).")
+  Path html;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws IOException {
+    if (sloMs <= 0) {
+      throw new IllegalArgumentException("--slo-ttft must be positive, got " + sloMs);
+    }
+    long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
+    AttributionReport report;
+    try (ClickHouseStore s = store.open()) {
+      report = AttributionReport.load(s, from, Math.round(sloMs * 1e6));
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    report.printText(out);
+    if (html != null) {
+      Path tmp = html.toAbsolutePath().resolveSibling(html.getFileName() + ".tmp");
+      Files.writeString(tmp, report.html(), StandardCharsets.UTF_8);
+      Files.move(tmp, html.toAbsolutePath(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      out.println("wrote " + html.toAbsolutePath());
+    }
+    out.flush();
+    return 0;
+  }
+}
