@@ -1,0 +1,133 @@
+package dev.llmlat.gpu.bench;
+
+import dev.llmlat.gpu.ExportFormat;
+import dev.llmlat.gpu.GpuImporter;
+import dev.llmlat.gpu.ImportOptions;
+import dev.llmlat.gpu.ImportReport;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Locale;
+
+/**
+ * Measures the Nsight importer against a raw scan of the same kernel table. Builds a large export
+ * by replicating the kernel (and runtime, NVTX) rows of a real one into a temporary sqlite, shifted
+ * in time and correlation id per copy, then times (1) {@code SELECT start, end, deviceId, streamId,
+ * correlationId, shortName FROM CUPTI_ACTIVITY_KIND_KERNEL} read through sqlite-jdbc and (2) a full
+ * import into a counting sink, in the same JVM.
+ *
+ * <p>Usage: {@code ImportBenchmark <export.sqlite> [copies=100]}
+ */
+public final class ImportBenchmark {
+  private ImportBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    Path source = Paths.get(args.length > 0 ? args[0] : "../shared/traces/h200-tinylm/nsys/nsys_b.sqlite");
+    int copies = args.length > 1 ? Integer.parseInt(args[1]) : 100;
+    Path big = Files.createTempFile("llmlat-bench-", ".sqlite");
+    Files.delete(big);
+    try {
+      long kernels = build(source, big, copies);
+      System.out.printf(Locale.ROOT, "built %s: %d kernels (%d copies of %s), %.1f MB%n", big, kernels, copies,
+          source.getFileName(), Files.size(big) / 1e6);
+      for (int round = 1; round <= 2; round++) { // round 1 warms the JIT and the page cache
+        long t0 = System.nanoTime();
+        long scanned = rawScan(big);
+        double rawSeconds = (System.nanoTime() - t0) / 1e9;
+        long[] spans = new long[1];
+        t0 = System.nanoTime();
+        ImportReport report = GpuImporter.importFile(big, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(),
+            batch -> spans[0] += batch.getResourceSpans(0).getScopeSpans(0).getSpansCount());
+        double importSeconds = (System.nanoTime() - t0) / 1e9;
+        double rawRate = scanned / rawSeconds;
+        double importRate = report.kernels() / importSeconds;
+        System.out.printf(Locale.ROOT, "round %d: raw scan %d kernels in %.2f s = %.0f kernels/s; import %d kernels"
+                + " (%d spans, %d steps) in %.2f s = %.0f kernels/s; ratio %.0f%%%n", round, scanned, rawSeconds,
+            rawRate, report.kernels(), spans[0], report.stepsMatched(), importSeconds, importRate,
+            100 * importRate / rawRate);
+      }
+    } finally {
+      Files.deleteIfExists(big);
+    }
+  }
+
+  private static long rawScan(Path db) throws Exception {
+    long n = 0;
+    long sink = 0;
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement st = c.createStatement()) {
+      st.setFetchSize(4096);
+      try (ResultSet rs = st.executeQuery(
+          "SELECT start, end, deviceId, streamId, correlationId, shortName FROM CUPTI_ACTIVITY_KIND_KERNEL")) {
+        while (rs.next()) {
+          sink += rs.getLong(1) + rs.getLong(2) + rs.getLong(3) + rs.getLong(4) + rs.getLong(5) + rs.getLong(6);
+          n++;
+        }
+      }
+    }
+    if (sink == 42) {
+      System.out.println(); // keeps the reads from being optimized away
+    }
+    return n;
+  }
+
+  /** Copies the source's tables, then appends {@code copies - 1} shifted copies of the activity rows. */
+  private static long build(Path source, Path target, int copies) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + target); Statement st = c.createStatement()) {
+      st.execute("PRAGMA journal_mode=OFF");
+      st.execute("PRAGMA synchronous=OFF");
+      st.execute("ATTACH DATABASE '" + source.toAbsolutePath() + "' AS src");
+      for (String t : new String[] {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+          "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "StringIds",
+          "TARGET_INFO_SESSION_START_TIME"}) {
+        st.execute("CREATE TABLE main." + t + " AS SELECT * FROM src." + t);
+      }
+      long span;
+      long corr;
+      try (ResultSet rs = st.executeQuery("SELECT max(end) - min(start) + 1000000 FROM src.CUPTI_ACTIVITY_KIND_RUNTIME")) {
+        span = rs.getLong(1);
+      }
+      try (ResultSet rs = st.executeQuery("SELECT max(correlationId) + 1 FROM src.CUPTI_ACTIVITY_KIND_RUNTIME")) {
+        corr = rs.getLong(1);
+      }
+      c.setAutoCommit(false);
+      for (int i = 1; i < copies; i++) {
+        long dt = span * i;
+        long dc = corr * i;
+        for (String t : new String[] {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+            "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME"}) {
+          st.execute(shifted(c, t, dt, dc));
+        }
+        st.execute(shifted(c, "NVTX_EVENTS", dt, 0));
+      }
+      c.commit();
+      try (ResultSet rs = st.executeQuery("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")) {
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  private static String shifted(Connection c, String table, long dt, long dc) throws Exception {
+    StringBuilder cols = new StringBuilder();
+    StringBuilder vals = new StringBuilder();
+    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("PRAGMA main.table_info(" + table + ")")) {
+      while (rs.next()) {
+        String col = rs.getString("name");
+        if (cols.length() > 0) {
+          cols.append(", ");
+          vals.append(", ");
+        }
+        cols.append('"').append(col).append('"');
+        vals.append(switch (col) {
+          case "start", "end" -> "\"" + col + "\" + " + dt;
+          case "correlationId" -> "\"" + col + "\" + " + dc;
+          default -> "\"" + col + "\"";
+        });
+      }
+    }
+    return "INSERT INTO main." + table + " (" + cols + ") SELECT " + vals + " FROM src." + table;
+  }
+}

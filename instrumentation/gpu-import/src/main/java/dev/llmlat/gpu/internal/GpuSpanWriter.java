@@ -1,0 +1,253 @@
+package dev.llmlat.gpu.internal;
+
+import com.google.protobuf.ByteString;
+import dev.llmlat.gpu.ExportFormat;
+import dev.llmlat.gpu.ImportOptions;
+import dev.llmlat.gpu.ImportReport;
+import dev.llmlat.gpu.RangeMatch;
+import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.gpu.UnattributedReason;
+import dev.llmlat.semconv.LlmlatAttributes;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Turns matched ranges and GPU activities into step and kernel spans per the contract in
+ * schemas/kafka/README.md. Kernel spans stream out as they come; a step span goes out at
+ * {@link #finish()}, once all its activities are known (busy time, first and last activity).
+ */
+public final class GpuSpanWriter {
+  public static final int KERNEL = 0;
+  public static final int MEMCPY = 1;
+  public static final int MEMSET = 2;
+  private static final String[] KIND_NAMES = {"kernel", "memcpy", "memset"};
+  private static final ByteString NO_SPAN = ByteString.copyFrom(new byte[8]);
+  private static final long ID_STEP = 1;
+  private static final long ID_ACTIVITY = 2;
+  private static final long ID_LONE_TRACE = 3;
+
+  private final Path file;
+  private final ExportFormat format;
+  private final SpanBatcher out;
+  private final Ids ids;
+  private final String clockRule;
+  private final boolean sortedActivities;
+  private final KeyValue sourceAttr;
+  private final KeyValue clockAttr;
+  private final KeyValue[] kindAttrs = new KeyValue[3];
+  private final Map<Long, KeyValue> deviceAttrs = new HashMap<>();
+  private final Map<Long, KeyValue> streamAttrs = new HashMap<>();
+  private final Map<Long, KeyValue> pidAttrs = new HashMap<>();
+  private final Map<Long, KeyValue> tidAttrs = new HashMap<>();
+  private final List<Step> steps = new ArrayList<>();
+  private final Set<String> requests = new HashSet<>();
+  private final long[] counts = new long[3];
+  private final Map<UnattributedReason, Long> unattributed = new EnumMap<>(UnattributedReason.class);
+  private long ranges;
+  private long activitySeq;
+  private long bracketSteps;
+
+  private static final class Step {
+    final RangeMatch match;
+    final String text;
+    final long rangeStart;
+    final long rangeEnd;
+    final ByteString spanId;
+    final ByteString traceId;
+    final KeyValue[] shared;
+    final IntervalUnion busy;
+    long kernels;
+
+    Step(RangeMatch match, String text, long rangeStart, long rangeEnd, ByteString spanId, ByteString traceId,
+        KeyValue[] shared, IntervalUnion busy) {
+      this.match = match;
+      this.text = text;
+      this.rangeStart = rangeStart;
+      this.rangeEnd = rangeEnd;
+      this.spanId = spanId;
+      this.traceId = traceId;
+      this.shared = shared;
+      this.busy = busy;
+    }
+  }
+
+  /**
+   * @param identity what makes ids of this export unique (file name, clock anchor)
+   * @param sortedActivities whether {@link #activity} is called in start order (constant memory per step)
+   */
+  public GpuSpanWriter(Path file, ExportFormat format, ImportOptions options, SpanSink sink, String clockRule,
+      String identity, boolean sortedActivities) {
+    this.file = file;
+    this.format = format;
+    this.out = new SpanBatcher(options.serviceName(), options.hostName(), options.batchSize(), sink);
+    this.ids = new Ids(identity);
+    this.clockRule = clockRule;
+    this.sortedActivities = sortedActivities;
+    this.sourceAttr = Attrs.string(LlmlatAttributes.GPU_SOURCE, format.source());
+    this.clockAttr = Attrs.string(LlmlatAttributes.CLOCK_RULE, clockRule);
+    for (int k = 0; k < 3; k++) {
+      kindAttrs[k] = Attrs.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]);
+    }
+  }
+
+  /** Counts a CPU range of the export, matched or not. */
+  public void countRange() {
+    ranges++;
+  }
+
+  /** Registers a matched range; returns the step index activities refer to. */
+  public int addStep(RangeMatch match, String text, long rangeStartNs, long rangeEndNs) {
+    int index = steps.size();
+    ByteString spanId = ids.spanId(ID_STEP, index);
+    ByteString traceId = Ids.fromHex(match.traceIds().get(0));
+    List<KeyValue> shared = new ArrayList<>(3);
+    shared.add(Attrs.string(LlmlatAttributes.STEP_SPAN_ID, Ids.hex(spanId)));
+    if (match.kind() != null) {
+      shared.add(Attrs.string(LlmlatAttributes.STEP_NAME, match.kind()));
+    }
+    shared.add(Attrs.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
+    steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, shared.toArray(new KeyValue[0]),
+        sortedActivities ? IntervalUnion.streaming() : IntervalUnion.buffered()));
+    requests.addAll(match.traceIds());
+    return index;
+  }
+
+  public int stepCount() {
+    return steps.size();
+  }
+
+  /**
+   * Emits one kernel/memcpy/memset span.
+   *
+   * @param step the step index from {@link #addStep}, or -1 when unattributed
+   * @param reason why it is unattributed (ignored when {@code step >= 0})
+   * @param bytes memcpy/memset size, negative when not applicable
+   * @param pid launching process, negative when unknown
+   * @param tid launching thread, negative when unknown
+   */
+  public void activity(int kind, long startNs, long endNs, String name, long device, long stream,
+      long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
+    counts[kind]++;
+    long seq = activitySeq++;
+    Span.Builder s = Span.newBuilder()
+        .setSpanId(ids.spanId(ID_ACTIVITY, seq))
+        .setName(name == null ? KIND_NAMES[kind] : name)
+        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+        .setStartTimeUnixNano(startNs)
+        .setEndTimeUnixNano(Math.max(startNs, endNs))
+        .addAttributes(kindAttrs[kind])
+        .addAttributes(cached(deviceAttrs, LlmlatAttributes.GPU_DEVICE, device))
+        .addAttributes(cached(streamAttrs, LlmlatAttributes.GPU_STREAM, stream))
+        .addAttributes(Attrs.integer(LlmlatAttributes.CUDA_CORRELATION_ID, correlation));
+    if (bytes >= 0 && kind != KERNEL) {
+      s.addAttributes(Attrs.integer(LlmlatAttributes.GPU_BYTES, bytes));
+    }
+    if (pid >= 0) {
+      s.addAttributes(cached(pidAttrs, "process.pid", pid));
+    }
+    if (tid >= 0) {
+      s.addAttributes(cached(tidAttrs, LlmlatAttributes.THREAD_ID, tid));
+    }
+    if (step >= 0) {
+      Step st = steps.get(step);
+      s.setTraceId(st.traceId).setParentSpanId(st.spanId);
+      for (KeyValue kv : st.shared) {
+        s.addAttributes(kv);
+      }
+      st.busy.add(startNs, Math.max(startNs, endNs));
+      if (kind == KERNEL) {
+        st.kernels++;
+      }
+    } else {
+      s.setTraceId(ids.traceId(ID_LONE_TRACE, seq));
+      unattributed.merge(reason, 1L, Long::sum);
+    }
+    s.addAttributes(sourceAttr).addAttributes(clockAttr);
+    out.add(s.build());
+  }
+
+  private static KeyValue cached(Map<Long, KeyValue> cache, String key, long value) {
+    KeyValue kv = cache.get(value);
+    if (kv == null) {
+      kv = Attrs.integer(key, value);
+      if (cache.size() < 4096) {
+        cache.put(value, kv);
+      }
+    }
+    return kv;
+  }
+
+  /**
+   * Emits a step known only by its bracket (cudaEvent pairs): no activities, so no busy time or
+   * kernel count is claimed.
+   */
+  public void bracketStep(RangeMatch match, long startNs, long endNs) {
+    int index = steps.size() + (int) bracketSteps++;
+    Span.Builder s = Span.newBuilder()
+        .setTraceId(Ids.fromHex(match.traceIds().get(0)))
+        .setSpanId(ids.spanId(ID_STEP, index))
+        .setName("step")
+        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+        .setStartTimeUnixNano(startNs)
+        .setEndTimeUnixNano(Math.max(startNs, endNs));
+    for (String t : match.traceIds()) {
+      s.addLinks(Span.Link.newBuilder().setTraceId(Ids.fromHex(t)).setSpanId(NO_SPAN));
+    }
+    if (match.kind() != null) {
+      s.addAttributes(Attrs.string(LlmlatAttributes.STEP_KIND, match.kind()));
+    }
+    s.addAttributes(Attrs.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
+    if (match.stepSpanId() != null) {
+      s.addAttributes(Attrs.string(LlmlatAttributes.STEP_SPAN_ID, match.stepSpanId()));
+    }
+    s.addAttributes(sourceAttr).addAttributes(clockAttr);
+    requests.addAll(match.traceIds());
+    out.add(s.build());
+  }
+
+  /** Emits the step spans, flushes, and reports. */
+  public ImportReport finish() {
+    for (Step st : steps) {
+      boolean any = st.busy.count() > 0;
+      Span.Builder s = Span.newBuilder()
+          .setTraceId(st.traceId)
+          .setSpanId(st.spanId)
+          .setName("step")
+          .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+          .setStartTimeUnixNano(any ? st.busy.min() : st.rangeStart)
+          .setEndTimeUnixNano(any ? st.busy.max() : Math.max(st.rangeStart, st.rangeEnd));
+      for (String t : st.match.traceIds()) {
+        s.addLinks(Span.Link.newBuilder().setTraceId(Ids.fromHex(t)).setSpanId(NO_SPAN));
+      }
+      if (st.match.kind() != null) {
+        s.addAttributes(Attrs.string(LlmlatAttributes.STEP_KIND, st.match.kind()));
+      }
+      s.addAttributes(Attrs.strings(LlmlatAttributes.TRACE_IDS, st.match.traceIds()));
+      if (st.match.stepSpanId() != null) {
+        s.addAttributes(Attrs.string(LlmlatAttributes.STEP_SPAN_ID, st.match.stepSpanId()));
+      }
+      if (st.text != null) {
+        s.addAttributes(Attrs.string(LlmlatAttributes.NVTX_TEXT, st.text));
+      }
+      s.addAttributes(Attrs.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
+          .addAttributes(Attrs.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
+      if (any) {
+        s.addAttributes(Attrs.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
+            .addAttributes(Attrs.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
+      }
+      s.addAttributes(sourceAttr).addAttributes(clockAttr);
+      out.add(s.build());
+    }
+    out.flush();
+    return new ImportReport(file, format, counts[KERNEL], counts[MEMCPY], counts[MEMSET], ranges,
+        steps.size() + bracketSteps, requests.size(), unattributed, clockRule, out.spans(), out.batches());
+  }
+}

@@ -1,0 +1,287 @@
+package dev.llmlat.gpu.internal;
+
+import dev.llmlat.gpu.InvalidExportException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * An Nsight Systems sqlite export, opened read-only, with its schema checked up front: which
+ * activity tables and columns exist (exports differ by version and by what was traced), the
+ * session's wall-clock anchor, the string table.
+ */
+public final class NsysExport implements AutoCloseable {
+  public static final String KERNEL = "CUPTI_ACTIVITY_KIND_KERNEL";
+  public static final String MEMCPY = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  public static final String MEMSET = "CUPTI_ACTIVITY_KIND_MEMSET";
+  public static final String RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  public static final String NVTX = "NVTX_EVENTS";
+  static final String RULE_SESSION = "nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start";
+  static final String RULE_RELATIVE = "nsys:start (no TARGET_INFO_SESSION_START_TIME; session-relative ns)";
+  private static final String[] ACTIVITY_COLUMNS = {"start", "end", "deviceId", "streamId", "correlationId"};
+  private static final String[] COPY_KINDS = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
+      "DtoD", "HtoH", "PtoP"};
+
+  private final Path file;
+  private final Connection db;
+  private final Map<String, Set<String>> columns = new HashMap<>();
+  private final Long sessionStartNs;
+  private Map<Long, String> strings;
+
+  private NsysExport(Path file, Connection db) throws InvalidExportException {
+    this.file = file;
+    this.db = db;
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("SELECT name FROM sqlite_master WHERE type IN ('table','view')")) {
+      while (rs.next()) {
+        columns.put(rs.getString(1), null);
+      }
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "not a readable sqlite database", e);
+    }
+    List<String> activity = new ArrayList<>();
+    for (String t : List.of(KERNEL, MEMCPY, MEMSET)) {
+      if (columns.containsKey(t)) {
+        Set<String> cols = loadColumns(t);
+        for (String c : ACTIVITY_COLUMNS) {
+          if (!cols.contains(c)) {
+            throw new InvalidExportException(file, t + " lacks column '" + c + "'");
+          }
+        }
+        activity.add(t);
+      }
+    }
+    if (activity.isEmpty()) {
+      throw new InvalidExportException(file, "not an Nsight Systems export with CUDA activity: no "
+          + KERNEL + ", " + MEMCPY + " or " + MEMSET + " table (tables: " + columns.size() + ")");
+    }
+    for (String t : List.of(RUNTIME, NVTX, "StringIds")) {
+      if (columns.containsKey(t)) {
+        loadColumns(t);
+      }
+    }
+    if (has(RUNTIME) && !hasColumns(RUNTIME, "correlationId", "globalTid", "start")) {
+      throw new InvalidExportException(file, RUNTIME + " lacks correlationId/globalTid/start");
+    }
+    this.sessionStartNs = readSessionStart();
+  }
+
+  public static NsysExport open(Path file) throws InvalidExportException {
+    if (!Files.isRegularFile(file)) {
+      throw new InvalidExportException(file, "no such file");
+    }
+    try {
+      if (Files.size(file) == 0) {
+        throw new InvalidExportException(file, "empty file");
+      }
+    } catch (java.io.IOException e) {
+      throw new InvalidExportException(file, "unreadable", e);
+    }
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true); // never touch the user's export
+    // The start-ordered activity stream and the launch join sort in sqlite's temp store; keep it
+    // in memory with a larger page cache (measured: disk temp files made the import I/O-bound).
+    config.setTempStore(SQLiteConfig.TempStore.MEMORY);
+    config.setCacheSize(-262144); // KiB: 256 MiB at most
+    Connection c;
+    try {
+      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), config.toProperties());
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "cannot open as sqlite", e);
+    }
+    try {
+      return new NsysExport(file, c);
+    } catch (InvalidExportException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // Already failing; the first error is the one to report.
+    }
+  }
+
+  private Set<String> loadColumns(String table) throws InvalidExportException {
+    Set<String> cols = new HashSet<>();
+    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("PRAGMA table_info(" + table + ")")) {
+      while (rs.next()) {
+        cols.add(rs.getString("name"));
+      }
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "cannot read the columns of " + table, e);
+    }
+    columns.put(table, cols);
+    return cols;
+  }
+
+  private Long readSessionStart() throws InvalidExportException {
+    if (!columns.containsKey("TARGET_INFO_SESSION_START_TIME")) {
+      return null;
+    }
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1")) {
+      return rs.next() ? rs.getLong(1) : null;
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "unreadable TARGET_INFO_SESSION_START_TIME", e);
+    }
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  public boolean has(String table) {
+    return columns.containsKey(table);
+  }
+
+  public boolean hasColumns(String table, String... names) {
+    Set<String> cols = columns.get(table);
+    if (cols == null) {
+      return false;
+    }
+    for (String n : names) {
+      if (!cols.contains(n)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Added to every export timestamp to get Unix ns (0 when the export has no session start). */
+  public long epochOffsetNs() {
+    return sessionStartNs == null ? 0 : sessionStartNs;
+  }
+
+  public String clockRule() {
+    return sessionStartNs == null ? RULE_RELATIVE : RULE_SESSION;
+  }
+
+  public Connection db() {
+    return db;
+  }
+
+  /** StringIds, read once: kernel names and NVTX text refer to it by id. */
+  public String string(long id) throws SQLException {
+    if (strings == null) {
+      strings = new HashMap<>();
+      if (has("StringIds")) {
+        try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds")) {
+          while (rs.next()) {
+            strings.put(rs.getLong(1), rs.getString(2));
+          }
+        }
+      }
+    }
+    return strings.get(id);
+  }
+
+  public static String memcpyName(int copyKind) {
+    return "Memcpy " + (copyKind >= 0 && copyKind < COPY_KINDS.length ? COPY_KINDS[copyKind] : "kind " + copyKind);
+  }
+
+  /** Rough row count of the activity tables (max rowid), for progress only. */
+  public long activityRowsEstimate() throws SQLException {
+    long total = 0;
+    for (String t : List.of(KERNEL, MEMCPY, MEMSET)) {
+      if (has(t)) {
+        try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT max(rowid) FROM " + t)) {
+          total += rs.next() ? rs.getLong(1) : 0;
+        }
+      }
+    }
+    return total;
+  }
+
+  /**
+   * Kernels, memcpys and memsets in one start-ordered stream. Columns: kind (0 kernel, 1 memcpy,
+   * 2 memset), start, end, deviceId, streamId, correlationId, globalPid (or NULL), name id (kernels),
+   * bytes, copyKind, and — when {@code withLaunch} — the launching call's globalTid and start, found
+   * by correlation id within the same process (NULL when there is none).
+   */
+  public PreparedStatement activities(boolean withLaunch) throws SQLException {
+    List<String> parts = new ArrayList<>();
+    if (has(KERNEL)) {
+      String name = hasColumns(KERNEL, "shortName") ? (hasColumns(KERNEL, "demangledName")
+          ? "COALESCE(shortName, demangledName)" : "shortName")
+          : hasColumns(KERNEL, "demangledName") ? "demangledName" : "NULL";
+      parts.add("SELECT 0 AS kind, start, end, deviceId, streamId, correlationId, " + pid(KERNEL)
+          + " AS pid, " + name + " AS nameId, -1 AS bytes, -1 AS copyKind FROM " + KERNEL);
+    }
+    if (has(MEMCPY)) {
+      parts.add("SELECT 1, start, end, deviceId, streamId, correlationId, " + pid(MEMCPY) + ", NULL, "
+          + col(MEMCPY, "bytes", "-1") + ", " + col(MEMCPY, "copyKind", "-1") + " FROM " + MEMCPY);
+    }
+    if (has(MEMSET)) {
+      parts.add("SELECT 2, start, end, deviceId, streamId, correlationId, " + pid(MEMSET) + ", NULL, "
+          + col(MEMSET, "bytes", "-1") + ", -1 FROM " + MEMSET);
+    }
+    String union = String.join(" UNION ALL ", parts);
+    String sql;
+    if (withLaunch && has(RUNTIME)) {
+      // A launch may appear twice under one correlation id (runtime call and the driver call it
+      // made): take the earliest, i.e. the outermost call the application made.
+      sql = "SELECT a.kind, a.start, a.end, a.deviceId, a.streamId, a.correlationId, a.pid, a.nameId, a.bytes,"
+          + " a.copyKind, r.t, r.s FROM (" + union + ") a LEFT JOIN (SELECT correlationId AS c,"
+          + " globalTid >> 24 AS p, globalTid AS t, min(start) AS s FROM " + RUNTIME
+          + " GROUP BY correlationId, globalTid >> 24) r ON r.c = a.correlationId AND r.p = (a.pid >> 24)"
+          + " ORDER BY a.start";
+    } else {
+      sql = "SELECT kind, start, end, deviceId, streamId, correlationId, pid, nameId, bytes, copyKind, NULL, NULL"
+          + " FROM (" + union + ") ORDER BY start";
+    }
+    return db.prepareStatement(sql);
+  }
+
+  private String pid(String table) {
+    return hasColumns(table, "globalPid") ? "globalPid" : "NULL";
+  }
+
+  private String col(String table, String column, String fallback) {
+    return hasColumns(table, column) ? column : fallback;
+  }
+
+  /** NVTX push/pop and start/end ranges (event types 59, 60): start, end, globalTid, text. */
+  public PreparedStatement ranges() throws SQLException {
+    String text = hasColumns(NVTX, "textId") && has("StringIds")
+        ? "COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId))" : "n.text";
+    String tid = hasColumns(NVTX, "globalTid") ? "n.globalTid" : "0";
+    return db.prepareStatement("SELECT n.start, n.end, " + tid + ", " + text + " FROM " + NVTX
+        + " n WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL ORDER BY n.start");
+  }
+
+  /** Process id and thread id of an Nsight {@code globalTid}. */
+  public static long pidOf(long globalTid) {
+    return (globalTid >> 24) & 0xFFFFFF;
+  }
+
+  public static long tidOf(long globalTid) {
+    return globalTid & 0xFFFFFF;
+  }
+
+  public static String describe(SQLException e) {
+    String m = e.getMessage() == null ? e.toString() : e.getMessage();
+    return m.toLowerCase(Locale.ROOT).contains("not a database") ? "not an sqlite database (" + m + ")" : m;
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(db);
+  }
+}

@@ -1,0 +1,117 @@
+package dev.llmlat.gpu.internal;
+
+import dev.llmlat.gpu.ExportFormat;
+import dev.llmlat.gpu.GpuSummary;
+import dev.llmlat.gpu.ImportProgress;
+import dev.llmlat.gpu.InvalidExportException;
+import dev.llmlat.semconv.LlmlatAttributes;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/** Reads each format's GPU activities into a {@link Timeline}. */
+public final class Summaries {
+  private Summaries() {}
+
+  public static GpuSummary summarize(Path file, ExportFormat format, ImportProgress progress) throws IOException {
+    switch (format) {
+      case NSYS_SQLITE:
+        return nsys(file, progress);
+      case KINETO_JSON: {
+        long size = Files.size(file);
+        Timeline t = new Timeline(false);
+        KinetoTrace.scan(file, progress, 0, size, e -> {
+          int kind = e.gpuKind();
+          if (kind >= 0 && e.hasTs) {
+            t.add(kind, e.tsNs, e.tsNs + e.durNs, e.device >= 0 ? e.device : e.pid,
+                e.stream >= 0 ? e.stream : e.tid, e.name);
+          }
+        });
+        progress.update(size, size);
+        return t.summary(file, format);
+      }
+      case CUDA_EVENT_JSONL: {
+        long size = Files.size(file);
+        Timeline t = new Timeline(false);
+        // Only step brackets are known: each counts as one computation interval, not as a kernel.
+        CudaEventLog.scan(file, progress, 0, size,
+            s -> t.add(GpuSpanWriter.KERNEL, s.startNs(), s.endNs(), 0, 0, null));
+        GpuSummary raw = t.summary(file, format);
+        return new GpuSummary(file, format, raw.totalNs(), raw.busyNs(), raw.computationNs(), 0, 0, raw.idleNs(),
+            0, 0, 0, java.util.List.of(), java.util.List.of());
+      }
+      case OTLP_JSON: {
+        long size = Files.size(file);
+        Timeline t = new Timeline(false);
+        OtlpJson.scan(file, progress, 0, size, req -> req.getResourceSpansList().forEach(rs -> rs
+            .getScopeSpansList().forEach(ss -> ss.getSpansList().forEach(span -> otlpSpan(t, span)))));
+        progress.update(size, size);
+        return t.summary(file, format);
+      }
+      default:
+        throw new IllegalArgumentException(format.toString());
+    }
+  }
+
+  /** Our own kernel spans (attribute {@code llmlat.gpu.kind}) count; other spans are not GPU activity. */
+  private static void otlpSpan(Timeline t, Span span) {
+    int kind = -1;
+    long device = 0;
+    long stream = 0;
+    for (KeyValue kv : span.getAttributesList()) {
+      AnyValue v = kv.getValue();
+      switch (kv.getKey()) {
+        case LlmlatAttributes.GPU_KIND:
+          kind = "memcpy".equals(v.getStringValue()) ? GpuSpanWriter.MEMCPY
+              : "memset".equals(v.getStringValue()) ? GpuSpanWriter.MEMSET : GpuSpanWriter.KERNEL;
+          break;
+        case LlmlatAttributes.GPU_DEVICE:
+          device = v.getIntValue();
+          break;
+        case LlmlatAttributes.GPU_STREAM:
+          stream = v.getIntValue();
+          break;
+        default:
+          break;
+      }
+    }
+    if (kind >= 0) {
+      t.add(kind, span.getStartTimeUnixNano(), span.getEndTimeUnixNano(), device, stream, span.getName());
+    }
+  }
+
+  private static GpuSummary nsys(Path file, ImportProgress progress) throws InvalidExportException {
+    try (NsysExport export = NsysExport.open(file)) {
+      long offset = export.epochOffsetNs();
+      long total = Math.max(1, export.activityRowsEstimate());
+      Timeline t = new Timeline(true);
+      long done = 0;
+      try (PreparedStatement ps = export.activities(false)) {
+        ps.setFetchSize(4096);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            int kind = rs.getInt(1);
+            long nameId = rs.getLong(8);
+            boolean hasName = !rs.wasNull();
+            String name = kind == GpuSpanWriter.KERNEL ? (hasName ? export.string(nameId) : null)
+                : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(rs.getInt(10)) : "Memset";
+            t.add(kind, rs.getLong(2) + offset, rs.getLong(3) + offset, rs.getLong(4), rs.getLong(5), name);
+            if (++done % 4096 == 0) {
+              progress.update(Math.min(done, total), Math.max(done, total));
+            }
+          }
+        }
+      }
+      progress.update(done, done);
+      return t.summary(file, ExportFormat.NSYS_SQLITE);
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "unreadable Nsight export: " + NsysExport.describe(e), e);
+    }
+  }
+}

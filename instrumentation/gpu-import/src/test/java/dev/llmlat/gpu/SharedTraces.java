@@ -1,0 +1,111 @@
+package dev.llmlat.gpu;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
+
+/** Finds ../shared/traces (system property llmlat.sharedTraces, else walking up from the module). */
+final class SharedTraces {
+  static final ObjectMapper JSON = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+  private static Path root;
+
+  private SharedTraces() {}
+
+  static synchronized Path root() {
+    if (root == null) {
+      String p = System.getProperty("llmlat.sharedTraces");
+      if (p != null) {
+        root = Paths.get(p);
+      } else {
+        String start = System.getProperty("llmlat.moduleDir", System.getProperty("user.dir"));
+        for (Path d = Paths.get(start).toAbsolutePath(); d != null; d = d.getParent()) {
+          Path candidate = d.resolve("shared").resolve("traces");
+          if (Files.isDirectory(candidate)) {
+            root = candidate;
+            break;
+          }
+        }
+      }
+      if (root == null || !Files.isDirectory(root)) {
+        throw new IllegalStateException("shared traces not found; set -Dllmlat.sharedTraces");
+      }
+    }
+    return root;
+  }
+
+  static Path file(String relative) {
+    return root().resolve(relative);
+  }
+
+  static JsonNode tree(Path file) throws IOException {
+    try (InputStream raw = Files.newInputStream(file);
+        InputStream in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw) {
+      return JSON.readTree(in);
+    }
+  }
+
+  static List<JsonNode> lines(Path file) throws IOException {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      if (!line.isBlank()) {
+        out.add(JSON.readTree(line));
+      }
+    }
+    return out;
+  }
+
+  /** Collects every batch and flattens the spans. */
+  static final class Collector implements SpanSink {
+    final List<ExportTraceServiceRequest> batches = new ArrayList<>();
+    final List<Span> spans = new ArrayList<>();
+
+    @Override
+    public void accept(ExportTraceServiceRequest batch) {
+      batches.add(batch);
+      batch.getResourceSpansList().forEach(rs -> rs.getScopeSpansList().forEach(ss -> spans.addAll(ss.getSpansList())));
+    }
+  }
+
+  static String attr(Span s, String key) {
+    return s.getAttributesList().stream().filter(kv -> kv.getKey().equals(key)).findFirst()
+        .map(kv -> kv.getValue().hasArrayValue() ? kv.getValue().getArrayValue().getValuesList().stream()
+            .map(v -> v.getStringValue()).reduce((a, b) -> a + "," + b).orElse("")
+            : kv.getValue().getValueCase() == io.opentelemetry.proto.common.v1.AnyValue.ValueCase.INT_VALUE
+                ? Long.toString(kv.getValue().getIntValue()) : kv.getValue().getStringValue())
+        .orElse(null);
+  }
+
+  /** Union length of [start, end) pairs, the plain way. */
+  static long union(List<long[]> intervals) {
+    List<long[]> sorted = new ArrayList<>(intervals);
+    sorted.sort((a, b) -> Long.compare(a[0], b[0]));
+    long total = 0;
+    long s = Long.MIN_VALUE;
+    long e = Long.MIN_VALUE;
+    for (long[] iv : sorted) {
+      if (iv[0] > e) {
+        if (e > s) {
+          total += e - s;
+        }
+        s = iv[0];
+        e = iv[1];
+      } else {
+        e = Math.max(e, iv[1]);
+      }
+    }
+    if (e > s) {
+      total += e - s;
+    }
+    return total;
+  }
+}
