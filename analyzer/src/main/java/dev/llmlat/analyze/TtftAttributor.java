@@ -55,7 +55,7 @@ final class TtftAttributor {
       labels.add(new Labeled("gateway_in", v.gatewayServer().name(), t0, v.gatewayClient().startNs(), P_EDGE));
       labels.add(new Labeled("network_in", v.gatewayClient().name(), v.gatewayClient().startNs(), e.startNs(), P_EDGE));
     }
-    long firstScheduled = firstScheduled(v, e);
+    long firstScheduled = firstScheduled(v, e, index, firstToken);
     labels.add(new Labeled("queue", "queue", e.startNs(), firstScheduled, P_QUEUE));
     for (SpanRecord q : v.queues()) {
       labels.add(new Labeled("queue", q.name(), q.startNs(), Math.min(q.endNs(), firstToken), P_QUEUE));
@@ -166,7 +166,7 @@ final class TtftAttributor {
     return e.endNs();
   }
 
-  static long firstScheduled(RequestView v, SpanRecord e) {
+  static long firstScheduled(RequestView v, SpanRecord e, RequestView.Index index, long firstToken) {
     if (!v.prefills().isEmpty()) {
       return v.prefills().get(0).startNs();
     }
@@ -174,7 +174,16 @@ final class TtftAttributor {
       return v.queues().get(0).endNs();
     }
     double queue = e.doubleAttr("gen_ai.latency.time_in_queue", -1);
-    return queue >= 0 ? e.startNs() + Math.round(queue * 1e9) : e.startNs();
+    if (queue >= 0) {
+      return e.startNs() + Math.round(queue * 1e9);
+    }
+    // An engine without the SDK: it waited until the GPU started the first step that served it.
+    for (SpanRecord g : index.gpuSteps) {
+      if (g.startNs() >= e.startNs() && g.startNs() < firstToken && g.arrayAttr(LlmlatAttributes.TRACE_IDS).contains(v.traceId())) {
+        return g.startNs();
+      }
+    }
+    return e.startNs();
   }
 
   static long gatewayFirstChunk(SpanRecord server) {

@@ -25,6 +25,8 @@ import picocli.CommandLine.HelpCommand;
       AnalyzeCommand.class,
       ExplainCommand.class,
       ReportCommand.class,
+      ImportCommand.class,
+      GpuSummaryCommand.class,
       StoreCommand.class,
       HelpCommand.class
     })

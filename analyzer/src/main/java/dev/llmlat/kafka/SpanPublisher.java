@@ -34,7 +34,19 @@ public final class SpanPublisher implements AutoCloseable {
   private long records;
 
   public SpanPublisher(String bootstrapServers, String topic) {
+    this(bootstrapServers, topic, null);
+  }
+
+  /**
+   * With a {@code transactionalId}, everything published between {@link #begin()} and {@link
+   * #commit()} becomes visible to read-committed consumers (the ingester) at once, or not at all
+   * after {@link #abort()}: an import that fails half-way leaves nothing behind.
+   */
+  public SpanPublisher(String bootstrapServers, String topic, String transactionalId) {
     Map<String, Object> p = new HashMap<>();
+    if (transactionalId != null) {
+      p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    }
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -44,6 +56,24 @@ public final class SpanPublisher implements AutoCloseable {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-publisher");
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     this.topic = topic;
+    if (transactionalId != null) {
+      producer.initTransactions();
+    }
+  }
+
+  public void begin() {
+    producer.beginTransaction();
+  }
+
+  /** Flushes and commits the transaction begun with {@link #begin()}. */
+  public void commit() {
+    flush();
+    producer.commitTransaction();
+  }
+
+  public void abort() {
+    inFlight.clear();
+    producer.abortTransaction();
   }
 
   /** Splits {@code request} per trace and sends one record for each; returns the records sent. */

@@ -111,10 +111,15 @@ public final class OtelTracesRowEncoder {
 
   /** Writes the rows added so far into {@code store}, then starts a new batch. */
   public void insertInto(ClickHouseStore store, String deduplicationToken) {
+    insertInto(store, deduplicationToken, TABLE);
+  }
+
+  /** The same into {@code table}, a table of the same structure. */
+  public void insertInto(ClickHouseStore store, String deduplicationToken, String table) {
     if (rows == 0) {
       return;
     }
-    store.insertRowBinary(TABLE, COLUMNS, out.toByteArray(), deduplicationToken);
+    store.insertRowBinary(table, COLUMNS, out.toByteArray(), deduplicationToken);
     out.reset();
     rows = 0;
   }

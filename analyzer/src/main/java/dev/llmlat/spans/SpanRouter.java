@@ -50,7 +50,12 @@ public final class SpanRouter {
    * batch is deduplicated in each.
    */
   public void insertInto(ClickHouseStore store, String deduplicationToken) {
-    traces.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".spans");
-    kernels.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".kernels");
+    insertInto(store, deduplicationToken, OtelTracesRowEncoder.TABLE, GpuKernelRowEncoder.TABLE);
+  }
+
+  /** The same, into tables of the same structure under other names (an import's staging tables). */
+  public void insertInto(ClickHouseStore store, String deduplicationToken, String tracesTable, String kernelsTable) {
+    traces.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".spans", tracesTable);
+    kernels.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".kernels", kernelsTable);
   }
 }

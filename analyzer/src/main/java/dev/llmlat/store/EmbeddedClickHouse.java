@@ -3,7 +3,6 @@ package dev.llmlat.store;
 import dev.llmlat.store.internal.ChdbConnection;
 import dev.llmlat.store.internal.ChdbLibrary;
 import dev.llmlat.store.internal.TabSeparatedDecoder;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -100,11 +99,67 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
 
   @Override
   public void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken) {
-    String head = InsertStatements.rowBinary(table, columns, deduplicationToken) + "\n";
-    ByteArrayOutputStream sql = new ByteArrayOutputStream(head.length() + rows.length);
-    sql.writeBytes(head.getBytes(StandardCharsets.UTF_8));
-    sql.writeBytes(rows);
-    run(sql.toByteArray(), "TabSeparated", head);
+    String sql = InsertStatements.rowBinary(table, columns, deduplicationToken);
+    insertFromFile(sql, rows, forMessage -> run(forMessage.getBytes(StandardCharsets.UTF_8), "TabSeparated", forMessage));
+  }
+
+  /** The statement that reads {@code file} instead of inline data: FROM INFILE goes before SETTINGS and FORMAT. */
+  static String fromInfile(String insert, Path file) {
+    String upper = insert.toUpperCase(java.util.Locale.ROOT);
+    int at = upper.lastIndexOf(" SETTINGS ");
+    if (at < 0) {
+      at = upper.lastIndexOf(" FORMAT ");
+    }
+    if (at < 0) {
+      throw new IllegalArgumentException("not an INSERT ... FORMAT statement: " + abbreviate(insert));
+    }
+    return insert.substring(0, at) + " FROM INFILE " + quote(file.toString()) + insert.substring(at);
+  }
+
+  /**
+   * Inline data after {@code FORMAT x} is not byte-exact in the engine (some binary rows are
+   * misread), so binary data travels through a file the engine reads with FROM INFILE.
+   */
+  private <T> T insertFromFile(String insert, byte[] data, java.util.function.Function<String, T> runner) {
+    Path file = null;
+    try {
+      Path dir = Files.createDirectories(dataDir.resolve("tmp-inserts"));
+      file = Files.createTempFile(dir, "insert-", ".bin");
+      Files.write(file, data);
+      return runner.apply(fromInfile(insert, file));
+    } catch (IOException e) {
+      throw new StoreException("cannot stage insert data under " + dataDir + ": " + e, e);
+    } finally {
+      if (file != null) {
+        try {
+          Files.deleteIfExists(file);
+        } catch (IOException ignored) {
+          // a leftover staging file is harmless
+        }
+      }
+    }
+  }
+
+  /**
+   * Like {@link #queryRaw(byte[], String, Map)} for an INSERT whose data comes separately (the
+   * HTTP interface's {@code ?query=INSERT ...} with the data as the body).
+   */
+  public ChdbConnection.Result insertRaw(String insert, byte[] data, String format, Map<String, String> settings)
+      throws ChdbConnection.QueryFailure {
+    try {
+      return insertFromFile(insert, data, sql -> {
+        try {
+          return queryRaw(sql.getBytes(StandardCharsets.UTF_8), format, settings);
+        } catch (ChdbConnection.QueryFailure e) {
+          throw new IllegalStateException(e);
+        }
+      });
+    } catch (IllegalStateException e) {
+      if (e.getCause() instanceof ChdbConnection.QueryFailure f) {
+        throw f;
+      }
+      throw e;
+    }
   }
 
   /**

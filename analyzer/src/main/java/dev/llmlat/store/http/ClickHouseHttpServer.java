@@ -115,7 +115,8 @@ public final class ClickHouseHttpServer implements AutoCloseable {
         error(exchange, 400, 81, "Database " + database + " does not exist: llmlat's store serves 'default' only");
         return;
       }
-      byte[] sql = statement(params.get("query"), body);
+      String queryParam = params.get("query");
+      byte[] sql = queryParam != null ? queryParam.getBytes(StandardCharsets.UTF_8) : body;
       if (sql.length == 0) {
         error(exchange, 400, 62, "Empty query");
         return;
@@ -131,7 +132,9 @@ public final class ClickHouseHttpServer implements AutoCloseable {
       queries.incrementAndGet();
       ChdbConnection.Result result;
       try {
-        result = store.queryRaw(sql, format, settings);
+        result = queryParam != null && body.length > 0
+            ? store.insertRaw(queryParam, body, format, settings) // ClickHouse's rule: with ?query=, the body is the data
+            : store.queryRaw(sql, format, settings);
       } catch (ChdbConnection.QueryFailure e) {
         errors.incrementAndGet();
         error(exchange, 500, e.code(), e.getMessage());
@@ -155,22 +158,6 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       // the client went away mid-reply: nothing to answer
     }
-  }
-
-  private static byte[] statement(String queryParam, byte[] body) {
-    if (queryParam == null) {
-      return body;
-    }
-    byte[] head = queryParam.getBytes(StandardCharsets.UTF_8);
-    if (body.length == 0) {
-      return head;
-    }
-    // ClickHouse's rule: with ?query=, the body is the statement's inline data.
-    byte[] sql = new byte[head.length + 1 + body.length];
-    System.arraycopy(head, 0, sql, 0, head.length);
-    sql[head.length] = '\n';
-    System.arraycopy(body, 0, sql, head.length + 1, body.length);
-    return sql;
   }
 
   /** A URL parameter, else its X-ClickHouse-* header (as the official clients send it), else a default. */

@@ -1,0 +1,58 @@
+package dev.llmlat.imports;
+
+import dev.llmlat.kafka.SpanPublisher;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import java.util.UUID;
+
+/** Publishes an import to the span topic in one Kafka transaction (the ingester reads committed only). */
+public final class KafkaImportTarget implements ImportTarget {
+  private final SpanPublisher publisher;
+  private final String bootstrap;
+  private final String topic;
+  private boolean open;
+
+  public KafkaImportTarget(String bootstrap, String topic) {
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+    this.publisher = new SpanPublisher(bootstrap, topic, "llmlat-import-" + UUID.randomUUID());
+    publisher.begin();
+    open = true;
+  }
+
+  @Override
+  public void accept(ExportTraceServiceRequest batch) {
+    publisher.publish(batch);
+  }
+
+  @Override
+  public void commit() {
+    publisher.commit();
+    open = false;
+  }
+
+  @Override
+  public void abort() {
+    if (open) {
+      publisher.abort();
+      open = false;
+    }
+  }
+
+  public long records() {
+    return publisher.records();
+  }
+
+  @Override
+  public String description() {
+    return "Kafka " + bootstrap + " topic " + topic;
+  }
+
+  @Override
+  public void close() {
+    try {
+      abort();
+    } finally {
+      publisher.close();
+    }
+  }
+}

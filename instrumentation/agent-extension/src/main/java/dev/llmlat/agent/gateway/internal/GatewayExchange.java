@@ -1,0 +1,196 @@
+package dev.llmlat.agent.gateway.internal;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.instrumentation.api.instrumenter.LocalRootSpan;
+import dev.llmlat.semconv.LlmlatAttributes;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One OpenAI-style request through the gateway, as the server stack's hooks see it: request body
+ * bytes as the application reads them, response bytes as it writes them, and the moments they are
+ * handed to the network. Writes {@code gen_ai.*} attributes, the first-chunk event and the chunk
+ * count on the gateway's SERVER span (the local root span). Server-stack neutral; synchronized
+ * because some stacks read and write on different threads (never concurrently for one request).
+ */
+public final class GatewayExchange implements OpenAiRequestScanner.Listener {
+  static final AttributeKey<String> OPERATION = AttributeKey.stringKey("gen_ai.operation.name");
+  static final AttributeKey<String> MODEL = AttributeKey.stringKey("gen_ai.request.model");
+  static final AttributeKey<Boolean> STREAM = AttributeKey.booleanKey("gen_ai.request.stream");
+  static final AttributeKey<Long> MAX_TOKENS = AttributeKey.longKey("gen_ai.request.max_tokens");
+  static final AttributeKey<Long> FIRST_CHUNK_NS =
+      AttributeKey.longKey(LlmlatAttributes.GATEWAY_FIRST_CHUNK_NS);
+  static final AttributeKey<Long> CHUNKS = AttributeKey.longKey(LlmlatAttributes.GATEWAY_CHUNKS);
+
+  private enum ResponseMode {
+    UNKNOWN,
+    NOT_STREAMED,
+    EVENT_STREAM,
+    CHUNKED
+  }
+
+  private final OpenAiEndpoint endpoint;
+  private final OpenAiRequestScanner scanner = new OpenAiRequestScanner(this);
+  private final SseEventCounter events = new SseEventCounter();
+  private Span span;
+  private String model;
+  private Boolean stream;
+  private Long maxTokens;
+  private ResponseMode mode = ResponseMode.UNKNOWN;
+  private int pendingEvents;
+  private boolean pendingBytes;
+  private long chunks;
+  private volatile boolean firstChunkRecorded;
+
+  public GatewayExchange(OpenAiEndpoint endpoint) {
+    this.endpoint = endpoint;
+    span();
+  }
+
+  /**
+   * The SERVER span, found in the current context the first time a hook runs inside it (a hook
+   * running outside the server span's scope, e.g. on an I/O thread, simply waits for the next).
+   */
+  private Span span() {
+    if (span == null) {
+      Span current = LocalRootSpan.current();
+      if (current.getSpanContext().isValid()) {
+        span = current;
+        current.setAttribute(OPERATION, endpoint.operationName());
+        applyRequestAttributes();
+      }
+    }
+    return span;
+  }
+
+  private void applyRequestAttributes() {
+    if (span == null) {
+      return;
+    }
+    if (model != null) {
+      span.setAttribute(MODEL, model);
+    }
+    if (stream != null) {
+      span.setAttribute(STREAM, stream);
+    }
+    if (maxTokens != null) {
+      span.setAttribute(MAX_TOKENS, maxTokens);
+    }
+  }
+
+  public synchronized void onRequestBytes(byte[] bytes, int offset, int length) {
+    if (length > 0 && !scanner.isDone()) {
+      span();
+      scanner.accept(bytes, offset, length);
+    }
+  }
+
+  public synchronized void onRequestBytes(ByteBuffer buffer) {
+    if (buffer.hasRemaining() && !scanner.isDone()) {
+      span();
+      scanner.accept(buffer);
+    }
+  }
+
+  @Override
+  public void onModel(String model) {
+    this.model = model;
+    applyRequestAttributes();
+  }
+
+  @Override
+  public void onStream(boolean stream) {
+    this.stream = stream;
+    applyRequestAttributes();
+  }
+
+  @Override
+  public void onMaxTokens(long maxTokens) {
+    this.maxTokens = maxTokens;
+    applyRequestAttributes();
+  }
+
+  /** True once the response was classified; the hooks skip further header look-ups. */
+  public synchronized boolean responseClassified() {
+    return mode != ResponseMode.UNKNOWN;
+  }
+
+  /**
+   * Classifies the response when its headers are known: an event stream, a chunked body of
+   * unknown length (streamed), or a plain body (no first-chunk data is recorded for it).
+   */
+  public synchronized void onResponseHeaders(String contentType, boolean lengthUnknown) {
+    if (mode != ResponseMode.UNKNOWN) {
+      return;
+    }
+    if (contentType != null && contentType.regionMatches(true, 0, "text/event-stream", 0, 17)) {
+      mode = ResponseMode.EVENT_STREAM;
+    } else if (lengthUnknown) {
+      mode = ResponseMode.CHUNKED;
+    } else {
+      mode = ResponseMode.NOT_STREAMED;
+    }
+  }
+
+  public synchronized void onResponseBytes(byte[] bytes, int offset, int length) {
+    if (length <= 0) {
+      return;
+    }
+    if (mode == ResponseMode.EVENT_STREAM) {
+      pendingEvents += events.accept(bytes, offset, length);
+    } else if (mode == ResponseMode.CHUNKED) {
+      pendingBytes = true;
+    }
+  }
+
+  public synchronized void onResponseBytes(ByteBuffer buffer) {
+    if (!buffer.hasRemaining()) {
+      return;
+    }
+    if (mode == ResponseMode.EVENT_STREAM) {
+      pendingEvents += events.accept(buffer);
+    } else if (mode == ResponseMode.CHUNKED) {
+      pendingBytes = true;
+    }
+  }
+
+  /**
+   * The time to pass to {@link #onResponseSent(long)}, read just before the bytes go to the network
+   * (read after, it could trail the client's own receipt); 0 once the first chunk is recorded.
+   */
+  public long sendingAt() {
+    return firstChunkRecorded ? 0 : epochNanos();
+  }
+
+  /**
+   * The bytes written so far were handed to the network (a flush, a send, a close) at {@code
+   * sendingAt} ({@link #sendingAt()}): content among them counts as chunks; the first one is the
+   * first token the client saw.
+   */
+  public synchronized void onResponseSent(long sendingAt) {
+    int sent = mode == ResponseMode.EVENT_STREAM ? pendingEvents : pendingBytes ? 1 : 0;
+    pendingEvents = 0;
+    pendingBytes = false;
+    if (sent == 0 || span() == null) {
+      chunks += sent;
+      return;
+    }
+    if (chunks == 0) {
+      long now = sendingAt != 0 ? sendingAt : epochNanos();
+      firstChunkRecorded = true;
+      span.addEvent(LlmlatAttributes.EVENT_FIRST_CHUNK, Attributes.empty(), now, TimeUnit.NANOSECONDS);
+      span.setAttribute(FIRST_CHUNK_NS, now);
+    }
+    chunks += sent;
+    // Set on every chunk (cheap): some stacks end the span before the response stream is closed.
+    span.setAttribute(CHUNKS, chunks);
+  }
+
+  private static long epochNanos() {
+    Instant now = Instant.now();
+    return TimeUnit.SECONDS.toNanos(now.getEpochSecond()) + now.getNano();
+  }
+}

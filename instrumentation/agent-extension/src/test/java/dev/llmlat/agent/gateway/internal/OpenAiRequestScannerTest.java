@@ -1,0 +1,81 @@
+package dev.llmlat.agent.gateway.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class OpenAiRequestScannerTest {
+
+  /** Records what the scanner reports. */
+  static final class Seen implements OpenAiRequestScanner.Listener {
+    final List<String> events = new ArrayList<>();
+
+    @Override
+    public void onModel(String model) {
+      events.add("model=" + model);
+    }
+
+    @Override
+    public void onStream(boolean stream) {
+      events.add("stream=" + stream);
+    }
+
+    @Override
+    public void onMaxTokens(long maxTokens) {
+      events.add("max_tokens=" + maxTokens);
+    }
+  }
+
+  private static List<String> scanInPieces(String json, int piece) {
+    Seen seen = new Seen();
+    OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen);
+    byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < bytes.length; i += piece) {
+      scanner.accept(bytes, i, Math.min(piece, bytes.length - i));
+    }
+    return seen.events;
+  }
+
+  @Test
+  void readsTopLevelFieldsAtAnySplitAndIgnoresNestedOnes() {
+    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"say \\\"model\\\": {x}\","
+        + "\"model\":\"nested-not-this\",\"max_tokens\":1}],"
+        + "\"model\" : \"tinylm-1b\", \"stream\": true,\n \"max_tokens\": 64, \"temperature\": 0.7}";
+    for (int piece : new int[] {1, 2, 3, 7, 1000}) {
+      assertThat(scanInPieces(body, piece))
+          .as("split every %d bytes", piece)
+          .containsExactly("model=tinylm-1b", "stream=true", "max_tokens=64");
+    }
+  }
+
+  @Test
+  void acceptsMaxCompletionTokensAndFalseStreamAndByteBuffers() {
+    Seen seen = new Seen();
+    OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen);
+    scanner.accept(ByteBuffer.wrap(
+        "{\"stream\":false,\"max_completion_tokens\":12,\"prompt\":\"hi\",\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8)));
+    assertThat(seen.events).containsExactly("stream=false", "max_tokens=12", "model=m");
+    assertThat(scanner.isDone()).isTrue();
+  }
+
+  @Test
+  void neverReportsPromptTextEvenUnderWantedLookingValues() {
+    String body = "{\"prompt\":\"model stream max_tokens\",\"stream\":\"yes\",\"max_tokens\":null,"
+        + "\"model\":{\"name\":\"x\"}}";
+    assertThat(scanInPieces(body, 5)).isEmpty();
+  }
+
+  @Test
+  void stopsOnNonObjectBodies() {
+    Seen seen = new Seen();
+    OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen);
+    byte[] bytes = "[{\"model\":\"x\"}]".getBytes(StandardCharsets.UTF_8);
+    scanner.accept(bytes, 0, bytes.length);
+    assertThat(seen.events).isEmpty();
+    assertThat(scanner.isDone()).isTrue();
+  }
+}

@@ -1,0 +1,36 @@
+package dev.llmlat.agent.gateway.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class SseEventCounterTest {
+
+  private static int countInPieces(String stream, int piece) {
+    SseEventCounter counter = new SseEventCounter();
+    byte[] bytes = stream.getBytes(StandardCharsets.UTF_8);
+    int events = 0;
+    for (int i = 0; i < bytes.length; i += piece) {
+      events += counter.accept(bytes, i, Math.min(piece, bytes.length - i));
+    }
+    return events;
+  }
+
+  @Test
+  void countsContentEventsButNotDoneCommentsOrMetadata() {
+    String stream = ": keep-alive\n\n"
+        + "event: message\nid: 1\ndata: {\"choices\":[{\"delta\":{\"content\":\"He\"}}]}\n\n"
+        + "data: {\"a\":1}\r\ndata: {\"continued\":true}\r\n\r\n"
+        + "data:{\"b\":2}\n\n"
+        + "data: [DONE]\n\n";
+    for (int piece : new int[] {1, 3, 1000}) {
+      assertThat(countInPieces(stream, piece)).as("split every %d bytes", piece).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aDataLineThatOnlyStartsLikeDoneIsContent() {
+    assertThat(countInPieces("data: [DONE]x\n\ndata: [DON\n\ndatum: 1\n\n", 2)).isEqualTo(2);
+  }
+}
