@@ -73,7 +73,10 @@ public final class AttributionReport {
       dominant.put(r.get(0), Long.parseLong(r.get(1)));
     }
     Map<String, Long> stalls = new LinkedHashMap<>();
-    for (List<String> r : store.query("SELECT replaceRegexpOne(TopStallCause, 'request [0-9a-f]{32} ', '') AS c, count() AS n"
+    // causes grouped by kind: "stalled by another request's prefill", "slow step", "batch grew", "preempted"
+    for (List<String> r : store.query("SELECT multiIf(startsWith(TopStallCause, 'stalled by prefill'), 'stalled by another request''s prefill',"
+        + " startsWith(TopStallCause, 'slow step'), 'slow step', startsWith(TopStallCause, 'batch grew'), 'batch grew',"
+        + " TopStallCause) AS c, count() AS n"
         + where + " AND TopStallCause != '' GROUP BY c ORDER BY n DESC LIMIT 8").rows()) {
       stalls.put(r.get(0), Long.parseLong(r.get(1)));
     }

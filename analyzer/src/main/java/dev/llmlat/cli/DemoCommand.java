@@ -1,6 +1,9 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.analyze.Analyzer;
+import dev.llmlat.analyze.AttributionReport;
 import dev.llmlat.demo.DemoTraces;
+import dev.llmlat.demo.EndToEndDemo;
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
@@ -34,9 +37,12 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "The main job on embedded defaults. Generates multi-layer request traces (gateway, engine, GPU), publishes",
-      "them as OTLP records to Kafka, lets the ingester write them to the store and prints what landed.",
-      "Uses the running services (llmlat services up); otherwise starts a broker for this run and ingests in-process."
+      "The main job on embedded defaults: every layer for real on this machine. An instrumented engine (continuous",
+      "batching, H200 step-time model, GPU step spans) behind a gateway running under the real OpenTelemetry agent",
+      "with llmlat's extension; streamed requests through the gateway; spans through Kafka and the ingester into",
+      "the store; then alignment and attribution, a report, and the slowest request's waterfall.",
+      "Uses the running services (llmlat services up); otherwise starts a broker for this run and ingests in-process.",
+      "--synthetic writes generated traces instead (no engine, no agent)."
     })
 final class DemoCommand implements Callable<Integer> {
   private static final Duration LANDING_TIMEOUT = Duration.ofSeconds(90);
@@ -44,8 +50,18 @@ final class DemoCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--requests", defaultValue = "4", description = "Requests to generate. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--requests", defaultValue = "16", description = "Requests to send. Default: ${DEFAULT-VALUE}.")
   int requests;
+
+  @Option(names = "--rate", defaultValue = "3", description = "Requests per second (Poisson arrivals). Default: ${DEFAULT-VALUE}.")
+  double rate;
+
+  @Option(names = "--time-scale", defaultValue = "0.25",
+      description = "Engine step time as a fraction of the H200's measured step time. Default: ${DEFAULT-VALUE}.")
+  double timeScale;
+
+  @Option(names = "--synthetic", description = "Generated traces instead of the engine and gateway (fast, no agent).")
+  boolean synthetic;
 
   @Option(names = "--seed", defaultValue = "42", description = "Random seed of the generated traces. Default: ${DEFAULT-VALUE}.")
   long seed;
@@ -54,9 +70,10 @@ final class DemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException, InterruptedException {
-    if (requests < 1 || requests > 10_000) {
-      throw new IllegalArgumentException("--requests must be between 1 and 10000, got " + requests);
+    if (requests < 1 || requests > 1000) {
+      throw new IllegalArgumentException("--requests must be between 1 and 1000, got " + requests);
     }
+    EndToEndDemo.Config endToEnd = new EndToEndDemo.Config(requests, rate, seed, timeScale);
     PrintWriter out = spec.commandLine().getOut();
     LlmlatHome home = LlmlatHome.fromEnvironment();
     LocalServices services = new LocalServices(home);
@@ -79,6 +96,10 @@ final class DemoCommand implements Callable<Integer> {
       }
       out.println("store: " + s.description() + " (ClickHouse " + s.query("SELECT version()").single() + ")");
       out.println("kafka: " + bootstrap + (ownBroker != null ? " (started for this run)" : ""));
+      if (!synthetic) {
+        runEndToEnd(s, bootstrap, servicesIngest, home, endToEnd, out);
+        return 0;
+      }
       List<DemoTraces.Request> generated = new ArrayList<>();
       // Distinct trace ids on every run; the seed fixes the shape of the requests.
       ExportTraceServiceRequest batch =
@@ -120,6 +141,62 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     return 0;
+  }
+
+  private static void runEndToEnd(ClickHouseStore s, String bootstrap, boolean servicesIngest, LlmlatHome home,
+      EndToEndDemo.Config config, PrintWriter out) throws IOException, InterruptedException {
+    SpanIngester ingester = servicesIngest ? null
+        : new SpanIngester(IngesterConfig.builder(bootstrap).linger(Duration.ofMillis(200)).reportInterval(Duration.ZERO).build(), s).start();
+    long start = System.currentTimeMillis() * 1_000_000L;
+    List<EndToEndDemo.ClientRequest> sent;
+    try {
+      sent = EndToEndDemo.run(bootstrap, s, home.logs(), config, out);
+    } finally {
+      if (ingester != null) {
+        ingester.close();
+      }
+    }
+    out.println();
+    out.println("-- spans that landed, per layer");
+    StringBuilder ids = new StringBuilder();
+    for (EndToEndDemo.ClientRequest r : sent) {
+      ids.append(ids.length() == 0 ? "'" : ",'").append(r.traceId()).append('\'');
+    }
+    ResultPrinter.print(s.query("SELECT ResourceAttributes['llmlat.layer'] AS layer, ServiceName AS service, count() AS spans,"
+        + " uniqExact(TraceId) AS traces FROM otel_traces WHERE TraceId IN (" + ids + ") GROUP BY layer, service ORDER BY layer"),
+        ResultPrinter.Format.table, out);
+    Analyzer.Summary summary = new Analyzer(s).analyze(start - 60_000_000_000L, Long.MAX_VALUE / 2, true);
+    out.printf("%nanalyzed: %d requests attributed%n%n", summary.written());
+    out.println("-- TTFT as the client saw it vs. as attributed (gateway server span start -> first chunk written)");
+    List<List<String>> rows = new ArrayList<>();
+    Map<String, List<String>> attributed = new java.util.HashMap<>();
+    for (List<String> r : s.query("SELECT TraceId, TtftNs, QueueNs, PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs, UnattributedNs"
+        + " FROM llm_request_attribution FINAL WHERE TraceId IN (" + ids + ")").rows()) {
+      attributed.put(r.get(0), r);
+    }
+    for (EndToEndDemo.ClientRequest r : sent) {
+      List<String> a = attributed.get(r.traceId());
+      rows.add(List.of(r.traceId(), Integer.toString(r.promptWords()), String.format("%.1f", (r.firstChunkNs() - r.sentNs()) / 1e6),
+          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(1)) / 1e6),
+          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(2)) / 1e6),
+          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(3)) / 1e6),
+          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(4)) / 1e6)));
+    }
+    ResultPrinter.print(new dev.llmlat.store.QueryResult(List.of(col("trace_id", "String"), col("prompt_words", "UInt32"),
+        col("client_ttft_ms", "Float64"), col("ttft_ms", "Float64"), col("queue_ms", "Float64"), col("prefill_ms", "Float64"),
+        col("unattributed_ms", "Float64")), rows), ResultPrinter.Format.table, out);
+    out.println();
+    AttributionReport report = AttributionReport.load(s, start - 60_000_000_000L, 500_000_000L);
+    report.printText(out);
+    if (!report.slowest().isEmpty()) {
+      out.println();
+      out.println("-- the slowest request: llmlat explain " + report.slowest().get(0).traceId());
+      Waterfall.print(new Analyzer(s).explain(report.slowest().get(0).traceId()), out);
+    }
+  }
+
+  private static dev.llmlat.store.QueryResult.Column col(String name, String type) {
+    return new dev.llmlat.store.QueryResult.Column(name, type);
   }
 
   private static void printLanded(ClickHouseStore s, List<DemoTraces.Request> generated, String ids, PrintWriter out) {

@@ -56,7 +56,7 @@ class LlmlatCliTest {
     System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
     Run r;
     try {
-      r = run("demo", "--data-dir", dir.toString(), "--requests", "3");
+      r = run("demo", "--synthetic", "--data-dir", dir.toString(), "--requests", "3");
     } finally {
       System.clearProperty(LlmlatHome.PROPERTY);
     }
@@ -72,6 +72,35 @@ class LlmlatCliTest {
     assertThat(layers.out()).isEqualTo("layer\tcount()\nengine\t12\ngateway\t6\ngpu\t5\n");
     // the broker started for the run is gone, and so is its scratch directory
     assertThat(dir.resolve("home").resolve("tmp")).isEmptyDirectory();
+  }
+
+  /** The main job for real: engine, gateway under the real agent + extension, Kafka, ingester, store, analyzer. */
+  @Test
+  void demoRunsEveryLayerAndEndsWithTheBreakdown() {
+    System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
+    Run r;
+    try {
+      r = run("demo", "--data-dir", dir.toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1");
+    } finally {
+      System.clearProperty(LlmlatHome.PROPERTY);
+    }
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("under the OpenTelemetry agent").contains("analyzed: 6 requests attributed")
+        .contains("requests: 6").contains("-- the slowest request: llmlat explain ");
+    // every layer landed, for every request (a GPU step lives in its first request's trace and names all it served)
+    Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT ResourceAttributes['llmlat.layer'] AS layer, uniqExact(TraceId) AS requests FROM otel_traces"
+            + " WHERE layer IN ('gateway', 'engine') GROUP BY layer ORDER BY layer");
+    assertThat(layers.out()).isEqualTo("layer\trequests\nengine\t6\ngateway\t6\n");
+    Run gpu = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT uniqExact(t) AS requests FROM otel_traces ARRAY JOIN JSONExtract(SpanAttributes['llmlat.trace_ids'], 'Array(String)') AS t"
+            + " WHERE ResourceAttributes['llmlat.layer'] = 'gpu'");
+    assertThat(gpu.out()).isEqualTo("requests\n6\n");
+    Run sums = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT count() AS n, countIf(GatewayInNs + NetworkInNs + QueueNs + PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs"
+            + " + FirstSampleNs + NetworkOutNs + GatewayOutNs + UnattributedNs = TtftNs AND TtftStartLayer = 'gateway'"
+            + " AND PrefillGpuNs > 0) AS exact FROM llm_request_attribution FINAL");
+    assertThat(sums.out()).isEqualTo("n\texact\n6\t6\n");
   }
 
   @Test
