@@ -65,8 +65,10 @@ public final class Analyzer {
     return attribute(spans).stream().filter(a -> a.traceId().equals(id)).findFirst().orElseThrow();
   }
 
-  /** Aligns and attributes every request among {@code spans}. */
-  public static List<Attribution> attribute(Collection<SpanRecord> spans) {
+  /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
+  public record Aligned(List<SpanRecord> spans, Map<String, ClockCorrection> corrections) {}
+
+  public static Aligned alignClocks(Collection<SpanRecord> spans) {
     List<SpanRecord> all = new ArrayList<>(spans);
     Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(all);
     List<SpanRecord> aligned = new ArrayList<>(all.size());
@@ -74,6 +76,14 @@ public final class Analyzer {
       ClockCorrection c = corrections.get(s.clockDomain());
       aligned.add(c == null ? s : s.shifted(c.offsetAt(s.startNs())));
     }
+    return new Aligned(aligned, corrections);
+  }
+
+  /** Aligns and attributes every request among {@code spans}. */
+  public static List<Attribution> attribute(Collection<SpanRecord> spans) {
+    Aligned alignment = alignClocks(spans);
+    Map<String, ClockCorrection> corrections = alignment.corrections();
+    List<SpanRecord> aligned = alignment.spans();
     RequestView.Index index = new RequestView.Index(aligned);
     List<Attribution> out = new ArrayList<>();
     Map<String, List<ClockCorrection>> perHost = new HashMap<>();

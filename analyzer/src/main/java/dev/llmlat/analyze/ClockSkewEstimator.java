@@ -22,9 +22,16 @@ import java.util.Map;
 public final class ClockSkewEstimator {
   private static final int MIN_PAIRS_FOR_DRIFT = 8;
   private static final double MIN_SECONDS_FOR_DRIFT = 2.0;
+  /**
+   * Below this many pairs the evidence is thin: an offset is applied only when it exceeds its
+   * uncertainty by more than max(1 ms, 1% of the exchange's duration), as when a server span sits
+   * wholly outside its client. Smaller violations are jitter more often than skew.
+   */
+  private static final int STRONG_EVIDENCE_PAIRS = 8;
+  private static final long MIN_EXCESS_NS = 1_000_000;
 
   /** One exchange across two clock domains: server-minus-client offset, delay, time. */
-  record Pair(String clientHost, String serverHost, double offsetNs, long delayNs, long timeNs) {}
+  record Pair(String clientHost, String serverHost, double offsetNs, long delayNs, long timeNs, long clientDurationNs) {}
 
   private ClockSkewEstimator() {}
 
@@ -44,16 +51,25 @@ public final class ClockSkewEstimator {
         continue;
       }
       SpanRecord client = bySpanId.get(server.traceId() + server.parentSpanId());
-      if (client == null || !"Client".equals(client.kind()) || client.clockDomain().equals(server.clockDomain())) {
-        continue;
+      if (client == null || !"Client".equals(client.kind()) || client.clockDomain().equals(server.clockDomain())
+          || client.durationNs() <= 0 || server.durationNs() <= 0) {
+        continue; // same clock, or an exchange without both ends timed: no evidence
       }
       long t1 = client.startNs();
       long t2 = server.startNs();
       long t3 = server.endNs();
       long t4 = client.endNs();
       Pair p = new Pair(client.clockDomain(), server.clockDomain(), ((t2 - t1) + (double) (t3 - t4)) / 2.0,
-          Math.max(0, (t4 - t1) - (t3 - t2)), t1 / 2 + t4 / 2);
+          Math.max(0, (t4 - t1) - (t3 - t2)), t1 / 2 + t4 / 2, t4 - t1);
       edges.computeIfAbsent(p.clientHost(), k -> new HashMap<>()).computeIfAbsent(p.serverHost(), k -> new ArrayList<>()).add(p);
+    }
+    if (roots.isEmpty()) {
+      // no gateway layer: the hosts of the traces' root spans are the reference
+      for (SpanRecord s : spans) {
+        if (s.parentSpanId().isEmpty() && !roots.contains(s.clockDomain())) {
+          roots.add(s.clockDomain());
+        }
+      }
     }
     Map<String, ClockCorrection> result = new LinkedHashMap<>();
     Deque<String> queue = new ArrayDeque<>();
@@ -61,6 +77,19 @@ public final class ClockSkewEstimator {
       result.put(root, ClockCorrection.none(root));
       queue.add(root);
     }
+    walk(queue, edges, result);
+    // hosts the roots don't reach: each such component takes its first client host as reference
+    for (String client : new ArrayList<>(edges.keySet())) {
+      if (!result.containsKey(client)) {
+        result.put(client, ClockCorrection.none(client));
+        queue.add(client);
+        walk(queue, edges, result);
+      }
+    }
+    return result;
+  }
+
+  private static void walk(Deque<String> queue, Map<String, Map<String, List<Pair>>> edges, Map<String, ClockCorrection> result) {
     while (!queue.isEmpty()) {
       String client = queue.poll();
       ClockCorrection base = result.get(client);
@@ -72,7 +101,6 @@ public final class ClockSkewEstimator {
         queue.add(e.getKey());
       }
     }
-    return result;
   }
 
   /** The server host's correction: minus its offset against the client host, plus the client's own. */
@@ -104,12 +132,16 @@ public final class ClockSkewEstimator {
     }
     long uncertainty = Math.max(minDelay / 2, Math.round(median(residuals)));
     long offset = -Math.round(intercept); // add to server timestamps to put them on the client's clock
-    boolean significant = Math.abs(intercept) > uncertainty || Math.abs(slope) * span > uncertainty;
+    double excess = Math.max(Math.abs(intercept), Math.abs(slope) * span) - uncertainty;
+    long typicalDuration = (long) median(best.stream().mapToDouble(Pair::clientDurationNs).toArray());
+    double needed = pairs.size() >= STRONG_EVIDENCE_PAIRS ? 0 : Math.max(MIN_EXCESS_NS, typicalDuration / 100.0);
+    boolean significant = excess > needed;
     long baseOffset = base.offsetAt(reference);
     return new ClockCorrection(serverHost, clientHost, offset + baseOffset, -slope + base.driftNsPerSecond(), reference,
         uncertainty + base.uncertaintyNs(), pairs.size(), significant,
         significant ? "estimated from " + pairs.size() + " client/server pairs"
-            : "offset " + (-Math.round(intercept)) + " ns is within its uncertainty ±" + uncertainty + " ns: not applied");
+            : "offset " + (-Math.round(intercept)) + " ns is within its uncertainty ±" + uncertainty + " ns"
+                + (pairs.size() < STRONG_EVIDENCE_PAIRS ? " (plus the margin for " + pairs.size() + " pair(s))" : "") + ": not applied");
   }
 
   static double theilSenSlope(double[] x, double[] y) {
