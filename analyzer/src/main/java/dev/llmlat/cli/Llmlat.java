@@ -27,6 +27,7 @@ import picocli.CommandLine.HelpCommand;
       ReportCommand.class,
       ImportCommand.class,
       GpuSummaryCommand.class,
+      EbpfCommand.class,
       StoreCommand.class,
       HelpCommand.class
     })
@@ -51,11 +52,11 @@ public final class Llmlat {
         return EXIT_FAILURE;
       }
       if (e instanceof IllegalStateException || e instanceof java.io.IOException) {
-        commandLine.getErr().println("llmlat " + commandLine.getCommandName() + ": " + e.getMessage());
+        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         return EXIT_FAILURE;
       }
       if (e instanceof IllegalArgumentException) {
-        commandLine.getErr().println("llmlat " + commandLine.getCommandName() + ": " + e.getMessage());
+        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         return EXIT_USAGE;
       }
       throw e;
