@@ -182,6 +182,28 @@ class H200EndToEndTest {
     assertThat(queueLargest).isGreaterThanOrEqualTo(13);
   }
 
+  /** Every query in the cookbook users copy from runs on this capture and returns rows. */
+  @Test
+  void everyCookbookQueryRunsOnTheCapture() throws IOException {
+    Path cookbook = Path.of(System.getProperty("user.dir")).resolveSibling("schemas").resolve("clickhouse").resolve("cookbook.sql");
+    String text = Files.readString(cookbook);
+    int queries = 0;
+    for (String chunk : text.split("(?m)^-- name: ")) {
+      if (chunk.isBlank() || chunk.startsWith("--")) {
+        continue;
+      }
+      String name = chunk.lines().findFirst().orElseThrow().strip();
+      String sql = chunk.substring(chunk.indexOf('\n') + 1).strip();
+      sql = sql.endsWith(";") ? sql.substring(0, sql.length() - 1) : sql;
+      List<List<String>> rows = store.query(sql).rows();
+      if (!name.equals("stalls_caused_by_long_prompts")) { // this capture's engine names no prefill sizes
+        assertThat(rows).as(name).isNotEmpty();
+      }
+      queries++;
+    }
+    assertThat(queries).isEqualTo(8);
+  }
+
   @Test
   void prefillIsTheRequestsOwnGpuStepAndItsLaunchGaps() throws IOException {
     Map<String, long[]> prefillSteps = new HashMap<>();

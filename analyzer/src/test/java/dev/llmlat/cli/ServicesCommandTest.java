@@ -56,19 +56,20 @@ class ServicesCommandTest {
     Run again = run("services", "up", "--store-port", Integer.toString(storePort));
     assertThat(again.out()).isEqualTo(run("services", "status").out()); // reused, nothing new started
 
-    Run demo = run("demo", "--requests", "2");
+    Run demo = run("demo", "--requests", "2", "--time-scale", "0.1");
     assertThat(demo.exit()).as(demo.err()).isZero();
     assertThat(demo.out()).contains("store: ClickHouse server http://127.0.0.1:" + storePort)
-        .contains("the ingester service ingested them");
-    Run sql = run("sql", "--format", "tsv", "SELECT count() FROM otel_traces");
-    assertThat(sql.out()).isEqualTo("count()\n15\n");
+        .contains("analyzed: 2 requests attributed");
+    String requests = "SELECT count() FROM otel_traces WHERE SpanName = 'llm_request'";
+    Run sql = run("sql", "--format", "tsv", requests);
+    assertThat(sql.out()).isEqualTo("count()\n2\n");
 
     Run down = run("services", "down");
     assertThat(down.out()).startsWith("stopped ingest (pid ").contains("store (pid ").contains("kafka (pid ");
     assertThat(run("services", "status").out()).containsPattern("kafka\\s+stopped").containsPattern("ingest\\s+stopped");
     assertThat(Files.list(home.resolve("run")).toList()).isEmpty();
     // the data outlived the store process: the embedded store opens it directly now
-    assertThat(run("sql", "--format", "tsv", "SELECT count() FROM otel_traces").out()).isEqualTo("count()\n15\n");
+    assertThat(run("sql", "--format", "tsv", requests).out()).isEqualTo("count()\n2\n");
   }
 
   @Test

@@ -13,7 +13,6 @@ import io.opentelemetry.proto.trace.v1.Span;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +42,18 @@ public final class GpuSpanWriter {
   private final KeyValue sourceAttr;
   private final KeyValue clockAttr;
   private final KeyValue[] kindAttrs = new KeyValue[3];
-  private final Map<Long, KeyValue> deviceAttrs = new HashMap<>();
-  private final Map<Long, KeyValue> streamAttrs = new HashMap<>();
-  private final Map<Long, KeyValue> pidAttrs = new HashMap<>();
-  private final Map<Long, KeyValue> tidAttrs = new HashMap<>();
+  private final IntAttributes deviceAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_DEVICE);
+  private final IntAttributes streamAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_STREAM);
+  private final IntAttributes pidAttrs = IntAttributes.repeated("process.pid");
+  private final IntAttributes tidAttrs = IntAttributes.repeated(LlmlatAttributes.THREAD_ID);
+  private final IntAttributes correlationAttrs = IntAttributes.unique(LlmlatAttributes.CUDA_CORRELATION_ID);
+  private final IntAttributes bytesAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_BYTES);
+  // One builder for every activity span: build() leaves it reusable after clear().
+  private final Span.Builder span = Span.newBuilder();
   private final List<Step> steps = new ArrayList<>();
   private final Set<String> requests = new HashSet<>();
   private final long[] counts = new long[3];
-  private final Map<UnattributedReason, Long> unattributed = new EnumMap<>(UnattributedReason.class);
+  private final long[] unattributed = new long[UnattributedReason.values().length];
   private long ranges;
   private long activitySeq;
   private long bracketSteps;
@@ -137,24 +140,24 @@ public final class GpuSpanWriter {
       long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
     counts[kind]++;
     long seq = activitySeq++;
-    Span.Builder s = Span.newBuilder()
+    Span.Builder s = span.clear()
         .setSpanId(ids.spanId(ID_ACTIVITY, seq))
         .setName(name == null ? KIND_NAMES[kind] : name)
         .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
         .setStartTimeUnixNano(startNs)
         .setEndTimeUnixNano(Math.max(startNs, endNs))
         .addAttributes(kindAttrs[kind])
-        .addAttributes(cached(deviceAttrs, LlmlatAttributes.GPU_DEVICE, device))
-        .addAttributes(cached(streamAttrs, LlmlatAttributes.GPU_STREAM, stream))
-        .addAttributes(Attrs.integer(LlmlatAttributes.CUDA_CORRELATION_ID, correlation));
+        .addAttributes(deviceAttrs.of(device))
+        .addAttributes(streamAttrs.of(stream))
+        .addAttributes(correlationAttrs.of(correlation));
     if (bytes >= 0 && kind != KERNEL) {
-      s.addAttributes(Attrs.integer(LlmlatAttributes.GPU_BYTES, bytes));
+      s.addAttributes(bytesAttrs.of(bytes));
     }
     if (pid >= 0) {
-      s.addAttributes(cached(pidAttrs, "process.pid", pid));
+      s.addAttributes(pidAttrs.of(pid));
     }
     if (tid >= 0) {
-      s.addAttributes(cached(tidAttrs, LlmlatAttributes.THREAD_ID, tid));
+      s.addAttributes(tidAttrs.of(tid));
     }
     if (step >= 0) {
       Step st = steps.get(step);
@@ -168,21 +171,10 @@ public final class GpuSpanWriter {
       }
     } else {
       s.setTraceId(ids.traceId(ID_LONE_TRACE, seq));
-      unattributed.merge(reason, 1L, Long::sum);
+      unattributed[reason.ordinal()]++;
     }
     s.addAttributes(sourceAttr).addAttributes(clockAttr);
     out.add(s.build());
-  }
-
-  private static KeyValue cached(Map<Long, KeyValue> cache, String key, long value) {
-    KeyValue kv = cache.get(value);
-    if (kv == null) {
-      kv = Attrs.integer(key, value);
-      if (cache.size() < 4096) {
-        cache.put(value, kv);
-      }
-    }
-    return kv;
   }
 
   /**
@@ -247,7 +239,13 @@ public final class GpuSpanWriter {
       out.add(s.build());
     }
     out.flush();
+    Map<UnattributedReason, Long> reasons = new EnumMap<>(UnattributedReason.class);
+    for (UnattributedReason r : UnattributedReason.values()) {
+      if (unattributed[r.ordinal()] > 0) {
+        reasons.put(r, unattributed[r.ordinal()]);
+      }
+    }
     return new ImportReport(file, format, counts[KERNEL], counts[MEMCPY], counts[MEMSET], ranges,
-        steps.size() + bracketSteps, requests.size(), unattributed, clockRule, out.spans(), out.batches());
+        steps.size() + bracketSteps, requests.size(), reasons, clockRule, out.spans(), out.batches());
   }
 }

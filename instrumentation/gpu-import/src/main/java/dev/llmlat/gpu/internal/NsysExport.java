@@ -39,7 +39,7 @@ public final class NsysExport implements AutoCloseable {
   private final Connection db;
   private final Map<String, Set<String>> columns = new HashMap<>();
   private final Long sessionStartNs;
-  private Map<Long, String> strings;
+  private StringIds strings;
 
   private NsysExport(Path file, Connection db) throws InvalidExportException {
     this.file = file;
@@ -177,23 +177,39 @@ public final class NsysExport implements AutoCloseable {
     return db;
   }
 
-  /** StringIds, read once: kernel names and NVTX text refer to it by id. */
+  /** StringIds, read once: kernel names and NVTX text refer to it by id. Null when there is no such id. */
   public String string(long id) throws SQLException {
     if (strings == null) {
-      strings = new HashMap<>();
-      if (has("StringIds")) {
-        try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds")) {
-          while (rs.next()) {
-            strings.put(rs.getLong(1), rs.getString(2));
-          }
-        }
-      }
+      strings = StringIds.read(has("StringIds") ? db : null);
     }
     return strings.get(id);
   }
 
   public static String memcpyName(int copyKind) {
     return "Memcpy " + (copyKind >= 0 && copyKind < COPY_KINDS.length ? COPY_KINDS[copyKind] : "kind " + copyKind);
+  }
+
+  /**
+   * {@code min(rowid)} and {@code max(rowid) + 1} of {@code table} (both 0 when empty). Two plain
+   * queries on purpose: sqlite answers a lone {@code min}/{@code max} of the rowid from the b-tree's
+   * edge, but scans the table for anything more complex.
+   */
+  long[] rowidRange(String table) throws SQLException {
+    long[] range = new long[2];
+    try (Statement st = db.createStatement()) {
+      try (ResultSet rs = st.executeQuery("SELECT min(rowid) FROM " + table)) {
+        range[0] = rs.next() ? rs.getLong(1) : 0;
+      }
+      try (ResultSet rs = st.executeQuery("SELECT max(rowid) FROM " + table)) {
+        range[1] = rs.next() && rs.getObject(1) != null ? rs.getLong(1) + 1 : 0;
+      }
+    }
+    return range;
+  }
+
+  /** A second read-only connection to the same export, for a reader thread. */
+  NsysExport reopen() throws InvalidExportException {
+    return open(file);
   }
 
   /** Rough row count of the activity tables (max rowid), for progress only. */
@@ -210,47 +226,50 @@ public final class NsysExport implements AutoCloseable {
   }
 
   /**
-   * Kernels, memcpys and memsets in one start-ordered stream. Columns: kind (0 kernel, 1 memcpy,
-   * 2 memset), start, end, deviceId, streamId, correlationId, globalPid (or NULL), name id (kernels),
-   * bytes, copyKind, and — when {@code withLaunch} — the launching call's globalTid and start, found
-   * by correlation id within the same process (NULL when there is none).
+   * One activity table's rows in start order. Columns: start, end, deviceId, streamId,
+   * correlationId, globalPid, then for kernels the name id, for memcpys bytes and copyKind, for
+   * memsets bytes. A NULL correlation id, globalPid or name id reads as -1 ({@link ActivityCursor#NONE}),
+   * which spares a {@code wasNull()} call per column. Sorts only when the table is not already in
+   * start order (Nsight writes it in order; measured, sorting doubled the cost of the scan).
    */
-  public PreparedStatement activities(boolean withLaunch) throws SQLException {
-    List<String> parts = new ArrayList<>();
-    if (has(KERNEL)) {
+  PreparedStatement activityScan(String table) throws SQLException {
+    String extra;
+    if (table.equals(KERNEL)) {
       String name = hasColumns(KERNEL, "shortName") ? (hasColumns(KERNEL, "demangledName")
           ? "COALESCE(shortName, demangledName)" : "shortName")
           : hasColumns(KERNEL, "demangledName") ? "demangledName" : "NULL";
-      parts.add("SELECT 0 AS kind, start, end, deviceId, streamId, correlationId, " + pid(KERNEL)
-          + " AS pid, " + name + " AS nameId, -1 AS bytes, -1 AS copyKind FROM " + KERNEL);
-    }
-    if (has(MEMCPY)) {
-      parts.add("SELECT 1, start, end, deviceId, streamId, correlationId, " + pid(MEMCPY) + ", NULL, "
-          + col(MEMCPY, "bytes", "-1") + ", " + col(MEMCPY, "copyKind", "-1") + " FROM " + MEMCPY);
-    }
-    if (has(MEMSET)) {
-      parts.add("SELECT 2, start, end, deviceId, streamId, correlationId, " + pid(MEMSET) + ", NULL, "
-          + col(MEMSET, "bytes", "-1") + ", -1 FROM " + MEMSET);
-    }
-    String union = String.join(" UNION ALL ", parts);
-    String sql;
-    if (withLaunch && has(RUNTIME)) {
-      // A launch may appear twice under one correlation id (runtime call and the driver call it
-      // made): take the earliest, i.e. the outermost call the application made.
-      sql = "SELECT a.kind, a.start, a.end, a.deviceId, a.streamId, a.correlationId, a.pid, a.nameId, a.bytes,"
-          + " a.copyKind, r.t, r.s FROM (" + union + ") a LEFT JOIN (SELECT correlationId AS c,"
-          + " globalTid >> 24 AS p, globalTid AS t, min(start) AS s FROM " + RUNTIME
-          + " GROUP BY correlationId, globalTid >> 24) r ON r.c = a.correlationId AND r.p = (a.pid >> 24)"
-          + " ORDER BY a.start";
+      extra = "IFNULL(" + name + ", -1)";
+    } else if (table.equals(MEMCPY)) {
+      extra = col(MEMCPY, "bytes", "-1") + ", " + col(MEMCPY, "copyKind", "-1");
     } else {
-      sql = "SELECT kind, start, end, deviceId, streamId, correlationId, pid, nameId, bytes, copyKind, NULL, NULL"
-          + " FROM (" + union + ") ORDER BY start";
+      extra = col(table, "bytes", "-1");
     }
-    return db.prepareStatement(sql);
+    String pid = hasColumns(table, "globalPid") ? "IFNULL(globalPid, -1)" : "-1";
+    return db.prepareStatement("SELECT start, end, deviceId, streamId, IFNULL(correlationId, -1), " + pid + ", "
+        + extra + " FROM " + table + (startOrdered(table) ? "" : " ORDER BY start"));
   }
 
-  private String pid(String table) {
-    return hasColumns(table, "globalPid") ? "globalPid" : "NULL";
+  /**
+   * Whether scanning {@code table} in rowid order yields rows in start order. Each row is compared
+   * with the row whose rowid is one more; that covers every neighbour pair only when rowids have no
+   * gaps, which holds exactly when the pairs found number {@code max(rowid) - min(rowid)}. Costs a
+   * fraction of a sort (no JNI per row). NULL starts count as out of order: they sort first.
+   */
+  boolean startOrdered(String table) {
+    String sql = "SELECT count(*), IFNULL(sum(IFNULL(b.start >= a.start, 0) = 0), 0),"
+        + " (SELECT IFNULL(max(rowid) - min(rowid), 0) FROM " + table + ") FROM " + table + " a JOIN " + table
+        + " b ON b.rowid = a.rowid + 1";
+    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      return rs.next() && rs.getLong(2) == 0 && rs.getLong(1) == rs.getLong(3);
+    } catch (SQLException e) {
+      return false; // e.g. a view without rowid: sort
+    }
+  }
+
+  /** Runtime/driver calls that can have launched something: correlationId, globalTid, start. */
+  PreparedStatement launchCalls() throws SQLException {
+    return db.prepareStatement("SELECT correlationId, globalTid, start FROM " + RUNTIME
+        + " WHERE rowid >= ? AND rowid < ? AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
   }
 
   private String col(String table, String column, String fallback) {

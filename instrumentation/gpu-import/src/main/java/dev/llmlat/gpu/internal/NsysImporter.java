@@ -8,6 +8,7 @@ import dev.llmlat.gpu.InvalidExportException;
 import dev.llmlat.gpu.RangeMatch;
 import dev.llmlat.gpu.SpanSink;
 import dev.llmlat.gpu.UnattributedReason;
+import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,14 +19,20 @@ import java.util.Optional;
  * kernel/memcpy/memset joins the innermost matching range open on the CPU thread whose runtime
  * call launched it (same correlation id, same process) at the time of that call. GPU-time overlap
  * plays no part: with asynchronous launches a kernel often runs after its range has closed.
+ *
+ * <p>The join runs in Java rather than in sqlite (a {@code GROUP BY} over the runtime table and a
+ * sort of all activities took most of the time): ranges per thread in sorted arrays
+ * ({@link RangeIndex}), runtime calls in a primitive table ({@link LaunchCalls}), then one pass over
+ * the activity tables ({@link ActivityStream}). A {@link NsysReader} thread does half the runtime
+ * scan and all of the activity reading; this thread builds spans and feeds the sink. Memory is
+ * bounded by ranges and runtime calls, not by activities.
  */
 public final class NsysImporter {
   private static final int PROGRESS_EVERY = 4096;
 
   private NsysImporter() {}
 
-  public static ImportReport run(NsysExport export, ImportOptions options, SpanSink sink)
-      throws InvalidExportException {
+  public static ImportReport run(NsysExport export, ImportOptions options, SpanSink sink) throws IOException {
     long offset = export.epochOffsetNs();
     GpuSpanWriter writer = new GpuSpanWriter(export.file(), ExportFormat.NSYS_SQLITE, options, sink,
         export.clockRule(), "nsys|" + export.file().getFileName() + "|" + offset, true);
@@ -51,45 +58,23 @@ public final class NsysImporter {
       UnattributedReason noStep = !anyRanges ? UnattributedReason.NO_RANGES_IN_EXPORT
           : writer.stepCount() == 0 ? UnattributedReason.NO_RANGE_MATCHED_PATTERN
           : UnattributedReason.LAUNCHED_OUTSIDE_MATCHING_RANGE;
+      UnattributedReason noLaunch = anyRanges && writer.stepCount() > 0 ? UnattributedReason.NO_LAUNCH_RECORD : noStep;
+      long[] rowids = export.has(NsysExport.RUNTIME) ? export.rowidRange(NsysExport.RUNTIME) : new long[2];
+      long mid = rowids[0] + (rowids[1] - rowids[0]) / 2;
       ImportProgress progress = options.progress();
       long total = Math.max(1, export.activityRowsEstimate());
       long done = 0;
-      try (PreparedStatement ps = export.activities(true)) {
-        ps.setFetchSize(4096);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int kind = rs.getInt(1);
-            long start = rs.getLong(2);
-            long end = rs.getLong(3);
-            long device = rs.getLong(4);
-            long stream = rs.getLong(5);
-            long correlation = rs.getLong(6);
-            long nameId = rs.getLong(8);
-            boolean hasName = !rs.wasNull();
-            long bytes = rs.getLong(9);
-            long launchTid = rs.getLong(11);
-            boolean launched = !rs.wasNull();
-            long launchStart = rs.getLong(12);
-            String name = kind == GpuSpanWriter.KERNEL ? (hasName ? export.string(nameId) : null)
-                : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(rs.getInt(10)) : "Memset";
-            int step = -1;
-            UnattributedReason reason = noStep;
-            if (launched) {
-              step = index.find(launchTid, launchStart);
-            } else if (anyRanges && writer.stepCount() > 0) {
-              reason = UnattributedReason.NO_LAUNCH_RECORD;
-            }
-            long pid = launched ? NsysExport.pidOf(launchTid) : -1;
-            if (pid < 0) {
-              long gp = rs.getLong(7);
-              pid = rs.wasNull() ? -1 : NsysExport.pidOf(gp);
-            }
-            writer.activity(kind, start + offset, end + offset, name, device, stream, correlation, bytes, pid,
-                launched ? NsysExport.tidOf(launchTid) : -1, step, reason);
+      try (NsysReader reader = NsysReader.start(export.reopen(), index, noStep, noLaunch, mid, rowids[1])) {
+        reader.earlierCalls(LaunchCalls.read(export, rowids[0], mid));
+        for (ActivityBatch b = reader.take(); b != null; b = reader.take()) {
+          for (int i = 0; i < b.size; i++) {
+            writer.activity(b.kind[i], b.start[i] + offset, b.end[i] + offset, b.name[i], b.device[i], b.stream[i],
+                b.correlation[i], b.bytes[i], b.pid[i], b.tid[i], b.step[i], b.reason[i]);
             if (++done % PROGRESS_EVERY == 0) {
               progress.update(Math.min(done, total), Math.max(done, total));
             }
           }
+          reader.release(b);
         }
       }
       ImportReport report = writer.finish();

@@ -11,8 +11,6 @@ import io.opentelemetry.proto.trace.v1.Span;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /** Reads each format's GPU activities into a {@link Timeline}. */
@@ -92,19 +90,15 @@ public final class Summaries {
       long total = Math.max(1, export.activityRowsEstimate());
       Timeline t = new Timeline(true);
       long done = 0;
-      try (PreparedStatement ps = export.activities(false)) {
-        ps.setFetchSize(4096);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            int kind = rs.getInt(1);
-            long nameId = rs.getLong(8);
-            boolean hasName = !rs.wasNull();
-            String name = kind == GpuSpanWriter.KERNEL ? (hasName ? export.string(nameId) : null)
-                : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(rs.getInt(10)) : "Memset";
-            t.add(kind, rs.getLong(2) + offset, rs.getLong(3) + offset, rs.getLong(4), rs.getLong(5), name);
-            if (++done % 4096 == 0) {
-              progress.update(Math.min(done, total), Math.max(done, total));
-            }
+      try (ActivityStream activities = ActivityStream.open(export)) {
+        while (activities.next()) {
+          ActivityCursor a = activities.current();
+          int kind = a.kind;
+          String name = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.string(a.nameId))
+              : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(a.copyKind) : "Memset";
+          t.add(kind, a.start + offset, a.end + offset, a.device, a.stream, name);
+          if (++done % 4096 == 0) {
+            progress.update(Math.min(done, total), Math.max(done, total));
           }
         }
       }
