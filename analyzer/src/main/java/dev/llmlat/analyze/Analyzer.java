@@ -50,8 +50,16 @@ public final class Analyzer {
     return new Summary(rows.size(), written, fromNs, toNs);
   }
 
+  /** One request's attribution and the aligned spans it was computed from. */
+  public record Explained(Attribution attribution, List<SpanRecord> spans) {}
+
   /** One request, aligned and attributed; clock skew is estimated from the pairs around it. */
   public Attribution explain(String traceId) {
+    return explainWithSpans(traceId).attribution();
+  }
+
+  /** Like {@link #explain} with the aligned spans of the request and of the steps around it. */
+  public Explained explainWithSpans(String traceId) {
     String id = TraceReader.checkTraceId(traceId);
     List<SpanRecord> trace = reader.read(List.of(id), 1, 0);
     SpanRecord request = trace.stream().filter(s -> LayerNames.REQUEST.equals(s.name())).findFirst()
@@ -62,7 +70,21 @@ public final class Analyzer {
     spans.addAll(reader.where("(SpanKind = 'Client' OR SpanName = 'llm_request') AND TraceId != '" + id + "'"
         + " AND Timestamp >= fromUnixTimestamp64Nano(" + (t - 10 * STEP_WINDOW_NS) + ")"
         + " AND Timestamp <= fromUnixTimestamp64Nano(" + (t + 10 * STEP_WINDOW_NS) + ") LIMIT 20000"));
-    return attribute(spans).stream().filter(a -> a.traceId().equals(id)).findFirst().orElseThrow();
+    Aligned aligned = alignClocks(spans);
+    Attribution attribution = attribute(spans).stream().filter(a -> a.traceId().equals(id)).findFirst().orElseThrow();
+    long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
+    List<SpanRecord> related = aligned.spans().stream()
+        .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
+            || (LayerNames.STEP.equals(s.name()) && s.endNs() >= from && s.startNs() <= request.endNs() + (aligned.corrections()
+                .getOrDefault(request.clockDomain(), ClockCorrection.none("")).offsetAt(request.endNs()))))
+        .toList();
+    return new Explained(attribution, related);
+  }
+
+  /** Every span that started in [fromNs, toNs], clock-aligned. */
+  public List<SpanRecord> window(long fromNs, long toNs) {
+    return alignClocks(reader.where("Timestamp >= fromUnixTimestamp64Nano(" + fromNs + ") AND Timestamp <= fromUnixTimestamp64Nano("
+        + toNs + ") LIMIT 1000000")).spans();
   }
 
   /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */

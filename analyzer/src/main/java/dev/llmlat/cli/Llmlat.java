@@ -28,6 +28,7 @@ import picocli.CommandLine.HelpCommand;
       ImportCommand.class,
       GpuSummaryCommand.class,
       EbpfCommand.class,
+      ExportCommand.class,
       StoreCommand.class,
       HelpCommand.class
     })

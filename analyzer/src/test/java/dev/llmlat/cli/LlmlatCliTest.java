@@ -2,6 +2,8 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.llmlat.home.LlmlatHome;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -76,7 +78,7 @@ class LlmlatCliTest {
 
   /** The main job for real: engine, gateway under the real agent + extension, Kafka, ingester, store, analyzer. */
   @Test
-  void demoRunsEveryLayerAndEndsWithTheBreakdown() {
+  void demoRunsEveryLayerAndEndsWithTheBreakdown() throws java.io.IOException {
     System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
     Run r;
     try {
@@ -101,6 +103,49 @@ class LlmlatCliTest {
             + " + FirstSampleNs + NetworkOutNs + GatewayOutNs + UnattributedNs = TtftNs AND TtftStartLayer = 'gateway'"
             + " AND PrefillGpuNs > 0) AS exact FROM llm_request_attribution FINAL");
     assertThat(sums.out()).isEqualTo("n\texact\n6\t6\n");
+
+    String slowest = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT TraceId FROM llm_request_attribution FINAL ORDER BY TtftNs DESC LIMIT 1").out().split("\n")[1];
+    Run explain = run("explain", "--data-dir", dir.toString(), "--format", "json", slowest);
+    assertThat(explain.exit()).as(explain.err()).isZero();
+    JsonNode json = readJson(explain.out());
+    assertThat(json.get("trace_id").asText()).isEqualTo(slowest);
+    long sum = 0;
+    for (JsonNode c : json.get("components")) {
+      sum += c.asLong();
+    }
+    assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
+    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("gateway_in", "network_in", "queue",
+        "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
+    assertThat(json.get("itl").size()).isPositive();
+    assertThat(json.get("critical_path").size()).isPositive();
+    assertThat(json.has("corrections")).isTrue();
+
+    Path perfetto = dir.resolve("slowest.json");
+    Run export = run("export", "perfetto", "--data-dir", dir.toString(), slowest, "-o", perfetto.toString());
+    assertThat(export.exit()).as(export.err()).isZero();
+    JsonNode trace = readJson(java.nio.file.Files.readString(perfetto));
+    java.util.Set<Integer> layersWithSpans = new java.util.TreeSet<>();
+    double attributed = 0;
+    for (JsonNode e : trace.get("traceEvents")) {
+      if ("X".equals(e.get("ph").asText())) {
+        if ("attribution".equals(e.get("cat").asText())) {
+          attributed += e.get("dur").asDouble();
+        } else {
+          layersWithSpans.add(e.get("pid").asInt());
+        }
+      }
+    }
+    assertThat(layersWithSpans).contains(1, 2, 3); // gateway, engine, gpu
+    assertThat(attributed * 1000).isCloseTo(json.get("ttft_ns").asDouble(), org.assertj.core.data.Offset.offset(1000.0));
+  }
+
+  static JsonNode readJson(String text) {
+    try {
+      return new ObjectMapper().readTree(text);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test
@@ -121,7 +166,8 @@ class LlmlatCliTest {
 
   @Test
   void everyCommandHasHelp() {
-    for (String command : new String[] {"demo", "sql", "migrate", "store", "services", "ingest", "bench"}) {
+    for (String command : new String[] {"demo", "sql", "migrate", "store", "services", "ingest", "bench", "analyze", "explain",
+        "report", "import", "gpu-summary", "ebpf", "export"}) {
       Run r = run(command, "--help");
       assertThat(r.exit()).as(command).isZero();
       assertThat(r.out()).as(command).startsWith("Usage: llmlat " + command);
