@@ -221,7 +221,7 @@ public final class AttributionReport {
     int w = 720;
     int hgt = 200;
     double bw = w / (double) histogram.length;
-    StringBuilder s = new StringBuilder("<svg id=\"histogram\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + (hgt + 30) + "\">");
+    StringBuilder s = new StringBuilder("<svg id=\"histogram\" width=\"" + w + "\" height=\"" + (hgt + 30) + "\">");
     for (int i = 0; i < histogram.length; i++) {
       double bh = hgt * histogram[i] / (double) max;
       s.append(String.format("<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4C78A8\"><title>%.1f–%.1f ms: %d</title></rect>",
@@ -239,7 +239,7 @@ public final class AttributionReport {
     }
     int w = 720;
     int rowH = 22;
-    StringBuilder s = new StringBuilder("<svg id=\"waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + (w + 300) + "\" height=\""
+    StringBuilder s = new StringBuilder("<svg id=\"waterfall\" width=\"" + (w + 300) + "\" height=\""
         + (slowest.size() * rowH + 10) + "\">");
     int y = 4;
     for (Slow r : slowest) {

@@ -204,6 +204,46 @@ class H200EndToEndTest {
     assertThat(queries).isEqualTo(8);
   }
 
+  /** The HTML report, rendered by a real headless Chromium: its DOM and its pixels. */
+  @Test
+  void theHtmlReportRendersInARealBrowser() throws Exception {
+    String chromium = java.util.stream.Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+        .filter(p -> Files.isExecutable(Path.of(p))).findFirst().orElse(null);
+    org.junit.jupiter.api.Assumptions.assumeTrue(chromium != null, "no Chromium here (scripts/test installs Debian's chromium)");
+    AttributionReport report = AttributionReport.load(store, 0, 500_000_000L);
+    String html = report.html();
+    assertThat(html).doesNotContain("http://", "https://", "<script"); // self-contained: no external assets
+    Path page = dir.resolve("report.html");
+    Files.writeString(page, html);
+    List<String> flags = List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--user-data-dir=" + dir.resolve("chromium-profile"));
+    List<String> dump = new ArrayList<>(List.of(chromium));
+    dump.addAll(flags);
+    dump.addAll(List.of("--dump-dom", page.toUri().toString()));
+    Process p = new ProcessBuilder(dump).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    String dom = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(dom).contains("<svg id=\"waterfall\"").contains("<svg id=\"histogram\"").contains("16 requests");
+    assertThat(dom.split("<tr>", -1).length - 2).isEqualTo(10); // one row per component
+    Path png = dir.resolve("report.png");
+    List<String> shot = new ArrayList<>(List.of(chromium));
+    shot.addAll(flags);
+    shot.addAll(List.of("--window-size=1100,1400", "--screenshot=" + png, page.toUri().toString()));
+    Process q = new ProcessBuilder(shot).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    assertThat(q.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(png.toFile());
+    java.util.Map<Integer, Integer> colors = new HashMap<>();
+    for (int y = 0; y < image.getHeight(); y += 2) {
+      for (int x = 0; x < image.getWidth(); x += 2) {
+        colors.merge(image.getRGB(x, y) & 0xFFFFFF, 1, Integer::sum);
+      }
+    }
+    // the waterfall's queue bars (the largest part for most requests) and the histogram's bars are drawn
+    assertThat(colors.getOrDefault(0xE45756, 0)).as("queue-coloured pixels").isGreaterThan(200);
+    assertThat(colors.getOrDefault(0x4C78A8, 0)).as("histogram-coloured pixels").isGreaterThan(200);
+  }
+
   @Test
   void prefillIsTheRequestsOwnGpuStepAndItsLaunchGaps() throws IOException {
     Map<String, long[]> prefillSteps = new HashMap<>();

@@ -89,7 +89,7 @@ class SchemaMigratorTest {
     Path folder = Path.of(System.getProperty("user.dir")).resolveSibling("schemas").resolve("clickhouse");
     List<String> files;
     try (Stream<Path> s = Files.list(folder)) {
-      files = s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sql")).sorted().toList();
+      files = s.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d{4}_.*\\.sql")).sorted().toList();
     }
     assertThat(SchemaMigrator.bundled().migrations())
         .extracting(m -> String.format("%04d_%s.sql", m.version(), m.name()))
