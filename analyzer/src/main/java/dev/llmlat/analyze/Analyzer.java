@@ -43,7 +43,7 @@ public final class Analyzer {
       List<String> ids = chunk.stream().map(r -> r.get(0)).toList();
       long first = Long.parseLong(chunk.get(0).get(1));
       long last = Long.parseLong(chunk.get(chunk.size() - 1).get(1));
-      List<Attribution> result = attribute(reader.read(ids, first - STEP_WINDOW_NS, last + STEP_WINDOW_NS));
+      List<Attribution> result = attribute(reader.read(ids, first - STEP_WINDOW_NS, last + 10 * STEP_WINDOW_NS));
       AttributionWriter.write(store, result, VERSION);
       written += result.size();
     }
@@ -67,11 +67,13 @@ public final class Analyzer {
     long t = request.startNs();
     List<SpanRecord> spans = new ArrayList<>(reader.read(List.of(id), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS));
     // client/server pairs nearby, for the hosts' clock offsets
-    spans.addAll(reader.where("(SpanKind = 'Client' OR SpanName = 'llm_request') AND TraceId != '" + id + "'"
-        + " AND Timestamp >= fromUnixTimestamp64Nano(" + (t - 10 * STEP_WINDOW_NS) + ")"
-        + " AND Timestamp <= fromUnixTimestamp64Nano(" + (t + 10 * STEP_WINDOW_NS) + ") LIMIT 20000"));
+    // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
+    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanName = 'llm_request' AND TraceId != '" + id + "'"
+        + " AND Timestamp >= fromUnixTimestamp64Nano(" + (t - 2 * STEP_WINDOW_NS) + ")"
+        + " AND Timestamp <= fromUnixTimestamp64Nano(" + (t + 2 * STEP_WINDOW_NS) + ") LIMIT 500)"
+        + " AND (SpanKind = 'Client' OR SpanName = 'llm_request')"));
     Aligned aligned = alignClocks(spans);
-    Attribution attribution = attribute(spans).stream().filter(a -> a.traceId().equals(id)).findFirst().orElseThrow();
+    Attribution attribution = attribute(spans, id::equals).stream().findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
     List<SpanRecord> related = aligned.spans().stream()
         .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
@@ -103,22 +105,24 @@ public final class Analyzer {
 
   /** Aligns and attributes every request among {@code spans}. */
   public static List<Attribution> attribute(Collection<SpanRecord> spans) {
+    return attribute(spans, traceId -> true);
+  }
+
+  /** Aligns all of {@code spans} (every pair is evidence) and attributes the requests {@code which} selects. */
+  public static List<Attribution> attribute(Collection<SpanRecord> spans, java.util.function.Predicate<String> which) {
     Aligned alignment = alignClocks(spans);
     Map<String, ClockCorrection> corrections = alignment.corrections();
     List<SpanRecord> aligned = alignment.spans();
     RequestView.Index index = new RequestView.Index(aligned);
-    List<Attribution> out = new ArrayList<>();
-    Map<String, List<ClockCorrection>> perHost = new HashMap<>();
-    for (SpanRecord request : index.requests()) {
-      RequestView v = index.view(request);
-      List<ClockCorrection> used = perHost.computeIfAbsent(request.clockDomain(), h -> {
-        List<ClockCorrection> list = new ArrayList<>();
-        corrections.values().stream().filter(c -> c.pairs() > 0).forEach(list::add);
-        return list;
-      });
-      long firstToken = TtftAttributor.firstToken(v, new ArrayList<>());
-      out.add(TtftAttributor.attribute(v, index, used, ItlAnalyzer.gaps(v, index, firstToken)));
-    }
-    return out;
+    List<ClockCorrection> used = corrections.values().stream().filter(c -> c.pairs() > 0).toList();
+    // the index is read-only from here: requests are attributed in parallel
+    return index.requests().parallelStream()
+        .filter(request -> which.test(request.traceId()))
+        .map(request -> {
+          RequestView v = index.view(request);
+          long firstToken = TtftAttributor.firstToken(v, new ArrayList<>());
+          return TtftAttributor.attribute(v, index, used, ItlAnalyzer.gaps(v, index, firstToken));
+        })
+        .toList();
   }
 }

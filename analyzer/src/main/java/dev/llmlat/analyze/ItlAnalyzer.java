@@ -69,7 +69,7 @@ final class ItlAnalyzer {
     long stallTokens = -1;
     SpanRecord before = null;
     SpanRecord producing = null;
-    for (SpanRecord s : index.engineSteps) {
+    for (SpanRecord s : RequestView.Index.overlapping(index.engineSteps, index.longestEngineStepNs, from - index.longestEngineStepNs, to)) {
       if (!s.service().equals(e.service()) || !s.clockDomain().equals(e.clockDomain())) {
         continue;
       }
@@ -77,7 +77,7 @@ final class ItlAnalyzer {
         before = s;
       }
       if (s.startNs() < to && s.endNs() > from) {
-        List<String> served = s.arrayAttr(LlmlatAttributes.TRACE_IDS);
+        List<String> served = index.served(s);
         long prefill = s.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0);
         if (prefill > 0 && prefill > stallTokens && served.stream().anyMatch(t -> !t.equals(v.traceId()))) {
           stall = s;
@@ -89,14 +89,14 @@ final class ItlAnalyzer {
       }
     }
     if (stall != null) {
-      String other = stall.arrayAttr(LlmlatAttributes.TRACE_IDS).stream().filter(t -> !t.equals(v.traceId())).findFirst().orElse("?");
+      String other = index.served(stall).stream().filter(t -> !t.equals(v.traceId())).findFirst().orElse("?");
       return "stalled by prefill of request " + other + " (" + stallTokens + " tokens)";
     }
     if (producing == null) {
       // engines without step spans: GPU steps name their requests too
-      for (SpanRecord g : index.gpuSteps) {
-        if (g.startNs() < to && g.endNs() > from) {
-          List<String> served = g.arrayAttr(LlmlatAttributes.TRACE_IDS);
+      for (SpanRecord g : RequestView.Index.overlapping(index.gpuSteps, index.longestGpuStepNs, from, to)) {
+        {
+          List<String> served = index.served(g);
           if ("prefill".equals(g.attr(LlmlatAttributes.STEP_KIND)) && !served.contains(v.traceId()) && !served.isEmpty()) {
             return "stalled by prefill of request " + served.get(0);
           }

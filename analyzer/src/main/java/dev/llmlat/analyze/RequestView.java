@@ -27,6 +27,12 @@ record RequestView(
     final Map<String, SpanRecord> engineStepsById = new HashMap<>();
     final Map<String, SpanRecord> gpuStepsByEngineStep = new HashMap<>();
     final List<SpanRecord> gpuSteps = new ArrayList<>();
+    /** GPU steps by the request traces they served, in start order. */
+    final Map<String, List<SpanRecord>> gpuStepsByTrace = new HashMap<>();
+    /** The request traces each step served ({@code llmlat.trace_ids}, parsed once). */
+    final Map<SpanRecord, List<String>> served = new java.util.IdentityHashMap<>();
+    long longestEngineStepNs;
+    long longestGpuStepNs;
 
     Index(List<SpanRecord> spans) {
       for (SpanRecord s : spans) {
@@ -47,6 +53,44 @@ record RequestView(
       }
       engineSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
       gpuSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
+      for (SpanRecord s : engineSteps) {
+        served.put(s, s.arrayAttr(dev.llmlat.semconv.LlmlatAttributes.TRACE_IDS));
+        longestEngineStepNs = Math.max(longestEngineStepNs, s.durationNs());
+      }
+      for (SpanRecord g : gpuSteps) {
+        List<String> traces = g.arrayAttr(dev.llmlat.semconv.LlmlatAttributes.TRACE_IDS);
+        served.put(g, traces);
+        longestGpuStepNs = Math.max(longestGpuStepNs, g.durationNs());
+        for (String t : traces) {
+          gpuStepsByTrace.computeIfAbsent(t, k -> new ArrayList<>()).add(g);
+        }
+      }
+    }
+
+    List<String> served(SpanRecord step) {
+      return served.getOrDefault(step, List.of());
+    }
+
+    /** Steps (sorted by start) that overlap (from, to): a binary search, not a scan. */
+    static List<SpanRecord> overlapping(List<SpanRecord> sorted, long longest, long from, long to) {
+      int lo = 0;
+      int hi = sorted.size();
+      long earliest = from - longest;
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (sorted.get(mid).startNs() < earliest) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      List<SpanRecord> out = new ArrayList<>();
+      for (int i = lo; i < sorted.size() && sorted.get(i).startNs() < to; i++) {
+        if (sorted.get(i).endNs() > from) {
+          out.add(sorted.get(i));
+        }
+      }
+      return out;
     }
 
     /** Every engine request span loaded. */

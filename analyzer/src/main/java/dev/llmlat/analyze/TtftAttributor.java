@@ -178,8 +178,8 @@ final class TtftAttributor {
       return e.startNs() + Math.round(queue * 1e9);
     }
     // An engine without the SDK: it waited until the GPU started the first step that served it.
-    for (SpanRecord g : index.gpuSteps) {
-      if (g.startNs() >= e.startNs() && g.startNs() < firstToken && g.arrayAttr(LlmlatAttributes.TRACE_IDS).contains(v.traceId())) {
+    for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
+      if (g.startNs() >= e.startNs() && g.startNs() < firstToken) {
         return g.startNs();
       }
     }
@@ -215,9 +215,9 @@ final class TtftAttributor {
     }
     if (steps.isEmpty()) {
       // No engine step spans (e.g. an engine without the SDK): GPU steps that name this trace.
-      for (SpanRecord g : index.gpuSteps) {
-        if (g.startNs() >= from && g.startNs() < firstToken && g.arrayAttr(LlmlatAttributes.TRACE_IDS).contains(v.traceId())) {
-          List<String> served = g.arrayAttr(LlmlatAttributes.TRACE_IDS);
+      for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
+        if (g.startNs() >= from && g.startNs() < firstToken) {
+          List<String> served = index.served(g);
           String kind = g.attr(LlmlatAttributes.STEP_KIND);
           double share = "prefill".equals(kind) || served.size() <= 1 ? 1.0 : 1.0 / served.size();
           steps.add(new Step(g.spanId(), "gpu step", g.startNs(), g.endNs(), g.longAttr(LlmlatAttributes.GPU_BUSY_NS, g.durationNs()),

@@ -1,5 +1,6 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.bench.AgentBenchmark;
 import dev.llmlat.bench.IngestBenchmark;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.home.LlmlatHome;
@@ -9,13 +10,14 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
-    subcommands = BenchCommand.Ingest.class)
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.Import.class, BenchCommand.Analyze.class})
 final class BenchCommand {
 
   @Command(name = "ingest", mixinStandardHelpOptions = true, description = {
@@ -35,6 +37,72 @@ final class BenchCommand {
     public Integer call() throws IOException, InterruptedException {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-ingest-" + ProcessHandle.current().pid());
       new IngestBenchmark(spans, partitions, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "agent", mixinStandardHelpOptions = true, description = {
+      "Gateway request latency p50/p99 and throughput with no agent, the vanilla OpenTelemetry agent, the agent with",
+      "llmlat's extension exporting to Kafka, and with the broker down; all four gateways in one run, interleaved rounds."})
+  static final class Agent implements Callable<Integer> {
+    @Option(names = "--requests", defaultValue = "400", description = "Requests per mode per round. Default: ${DEFAULT-VALUE}.")
+    int requests;
+
+    @Option(names = "--rounds", defaultValue = "5", description = "Interleaved rounds. Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
+    @Option(names = "--concurrency", defaultValue = "4", description = "Concurrent clients. Default: ${DEFAULT-VALUE}.")
+    int concurrency;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-agent-" + ProcessHandle.current().pid());
+      new AgentBenchmark(requests, rounds, concurrency, scratch).run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "import", mixinStandardHelpOptions = true, description = {
+      "Kernels/s of the Nsight importer on a large export made by replicating a real one, against a raw SELECT of the",
+      "same kernel table with sqlite-jdbc in the same run (interleaved rounds), with the ratio."})
+  static final class Import implements Callable<Integer> {
+    @Parameters(paramLabel = "NSYS_SQLITE", description = "The export to replicate (e.g. ../shared/traces/h200-tinylm/nsys/nsys_b.sqlite).")
+    Path export;
+
+    @Option(names = "--copies", defaultValue = "40", description = "How many times to replicate it. Default: ${DEFAULT-VALUE}.")
+    int copies;
+
+    @Option(names = "--rounds", defaultValue = "5", description = "Rounds. Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!java.nio.file.Files.isRegularFile(export)) {
+        throw new IllegalArgumentException(export + ": no such file");
+      }
+      dev.llmlat.gpu.bench.ImportBenchmark.main(new String[] {export.toString(), Integer.toString(copies), Integer.toString(rounds)});
+      return 0;
+    }
+  }
+
+  @Command(name = "analyze", mixinStandardHelpOptions = true, description = {
+      "Requests attributed per second from the store (synthetic three-layer requests) against a plain SELECT of the",
+      "same spans in the same run, then the latency of one `llmlat explain` on a store grown to --explain-spans."})
+  static final class Analyze implements Callable<Integer> {
+    @Option(names = "--requests", defaultValue = "100000", description = "Requests to attribute. Default: ${DEFAULT-VALUE}.")
+    int requests;
+
+    @Option(names = "--explain-spans", defaultValue = "10000000", description = "Spans in the store for the explain latency. Default: ${DEFAULT-VALUE}.")
+    long explainSpans;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-analyze-" + ProcessHandle.current().pid());
+      new dev.llmlat.bench.AnalyzeBenchmark(requests, explainSpans, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
       return 0;
     }
   }

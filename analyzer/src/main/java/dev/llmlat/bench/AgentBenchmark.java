@@ -1,0 +1,212 @@
+package dev.llmlat.bench;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.llmlat.demo.DemoGateway;
+import dev.llmlat.demo.EndToEndDemo;
+import dev.llmlat.services.ChildJvm;
+import dev.llmlat.services.KafkaBroker;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The gateway's request latency (full streamed response, as a client reads it) and throughput
+ * with no agent, the vanilla OpenTelemetry agent, the agent with llmlat's extension exporting to
+ * a live Kafka broker, and the same with the broker down. All four gateways run at once and are
+ * measured in interleaved rounds, so machine noise hits them alike; medians over rounds.
+ */
+public final class AgentBenchmark {
+  /** One mode's figures (medians over rounds). */
+  public record Figures(String mode, double p50Ms, double p99Ms, double requestsPerSecond) {}
+
+  private final int requestsPerRound;
+  private final int rounds;
+  private final int concurrency;
+  private final Path scratch;
+
+  public AgentBenchmark(int requestsPerRound, int rounds, int concurrency, Path scratch) {
+    if (requestsPerRound < 10 || rounds < 1 || concurrency < 1) {
+      throw new IllegalArgumentException("need >= 10 requests per round, >= 1 round, >= 1 concurrent client");
+    }
+    this.requestsPerRound = requestsPerRound;
+    this.rounds = rounds;
+    this.concurrency = concurrency;
+    this.scratch = scratch;
+  }
+
+  public List<Figures> run(PrintWriter out) throws IOException, InterruptedException {
+    // The JDK HttpServer leaves Nagle on by default: small SSE writes would then wait ~40 ms for
+    // delayed ACKs and hide everything else. Set before the fake engine's server class loads.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+    Files.createDirectories(scratch);
+    Path agent = EndToEndDemo.agentDir().resolve("opentelemetry-javaagent.jar");
+    Path extension = EndToEndDemo.agentDir().resolve("llmlat-agent-extension.jar");
+    KafkaBroker broker = KafkaBroker.start(new KafkaBroker.Config(scratch.resolve("kafka"), scratch.resolve("kafka.log"),
+        scratch.resolve("kafka.pid"), 0, 0));
+    HttpServer upstream = fakeEngine();
+    String upstreamUrl = "http://127.0.0.1:" + upstream.getAddress().getPort();
+    String downBroker;
+    try (ServerSocket s = new ServerSocket(0)) {
+      downBroker = "127.0.0.1:" + s.getLocalPort();
+    }
+    List<String> base = List.of("-javaagent:" + agent, "-Dotel.service.name=bench-gateway", "-Dotel.metrics.exporter=none",
+        "-Dotel.logs.exporter=none", "-Dotel.instrumentation.common.default-enabled=false",
+        "-Dotel.instrumentation.java-http-server.enabled=true", "-Dotel.instrumentation.java-http-client.enabled=true");
+    Map<String, List<String>> modes = new LinkedHashMap<>();
+    modes.put("no agent", List.of());
+    modes.put("vanilla agent", concat(base, "-Dotel.traces.exporter=none"));
+    modes.put("agent+extension+kafka", concat(base, "-Dotel.javaagent.extensions=" + extension, "-Dotel.traces.exporter=kafka",
+        "-Dotel.exporter.kafka.bootstrap.servers=" + broker.bootstrapServers()));
+    modes.put("agent+extension, kafka down", concat(base, "-Dotel.javaagent.extensions=" + extension,
+        "-Dotel.traces.exporter=kafka", "-Dotel.exporter.kafka.bootstrap.servers=" + downBroker));
+    Map<String, Process> gateways = new LinkedHashMap<>();
+    Map<String, Integer> ports = new LinkedHashMap<>();
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+    try {
+      for (Map.Entry<String, List<String>> m : modes.entrySet()) {
+        Path log = scratch.resolve("gateway-" + gateways.size() + ".log");
+        List<String> jvm = concat(m.getValue(), "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true");
+        gateways.put(m.getKey(), ChildJvm.start(jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log));
+      }
+      int i = 0;
+      for (Map.Entry<String, Process> g : gateways.entrySet()) {
+        ports.put(g.getKey(), awaitListening(g.getValue(), scratch.resolve("gateway-" + i++ + ".log")));
+      }
+      for (Map.Entry<String, Integer> p : ports.entrySet()) {
+        measure(client, pool, p.getValue(), requestsPerRound); // warm-up: JIT, connections, the agent's first spans
+      }
+      Map<String, List<double[]>> samples = new LinkedHashMap<>();
+      for (int round = 0; round < rounds; round++) {
+        for (Map.Entry<String, Integer> p : ports.entrySet()) {
+          samples.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measure(client, pool, p.getValue(), requestsPerRound));
+        }
+      }
+      List<Figures> figures = new ArrayList<>();
+      for (Map.Entry<String, List<double[]>> s : samples.entrySet()) {
+        figures.add(new Figures(s.getKey(), median(s.getValue(), 0), median(s.getValue(), 1), median(s.getValue(), 2)));
+      }
+      Figures vanilla = figures.get(1);
+      Figures none = figures.get(0);
+      for (Figures f : figures) {
+        out.printf("%-30s p50 %7.3f ms  p99 %7.3f ms  %8.1f req/s  p50 vs vanilla agent %+6.1f%%  vs no agent %+6.1f%%%n", f.mode(),
+            f.p50Ms(), f.p99Ms(), f.requestsPerSecond(), 100 * (f.p50Ms() / vanilla.p50Ms() - 1), 100 * (f.p50Ms() / none.p50Ms() - 1));
+      }
+      out.printf("(%d rounds x %d requests per mode, %d concurrent clients, medians over rounds)%n", rounds, requestsPerRound, concurrency);
+      out.flush();
+      return figures;
+    } finally {
+      pool.shutdownNow();
+      gateways.values().forEach(Process::destroy);
+      for (Process p : gateways.values()) {
+        p.waitFor();
+      }
+      upstream.stop(0);
+      broker.stop(Duration.ofSeconds(20));
+    }
+  }
+
+  /** An upstream that streams 8 SSE chunks at once: the gateway's own cost is what is measured. */
+  private static HttpServer fakeEngine() throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+    byte[] chunk = "data: {\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}\n\n".getBytes(StandardCharsets.UTF_8);
+    server.createContext("/v1/", exchange -> {
+      try (exchange; InputStream in = exchange.getRequestBody()) {
+        in.readAllBytes();
+        exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+        exchange.sendResponseHeaders(200, 0);
+        OutputStream out = exchange.getResponseBody();
+        for (int i = 0; i < 8; i++) {
+          out.write(chunk);
+          out.flush();
+        }
+        out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+      }
+    });
+    server.setExecutor(Executors.newFixedThreadPool(8));
+    server.start();
+    return server;
+  }
+
+  /** p50 ms, p99 ms, requests/s of one batch through one gateway. */
+  private static double[] measure(HttpClient client, ExecutorService pool, int port, int requests) throws InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+        .build();
+    List<Future<Long>> futures = new ArrayList<>();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < requests; i++) {
+      futures.add(pool.submit(() -> {
+        long start = System.nanoTime();
+        HttpResponse<byte[]> r = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != 200) {
+          throw new IOException("gateway answered " + r.statusCode());
+        }
+        return System.nanoTime() - start;
+      }));
+    }
+    long[] latencies = new long[requests];
+    for (int i = 0; i < requests; i++) {
+      try {
+        latencies[i] = futures.get(i).get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException("benchmark request failed: " + e.getCause(), e.getCause());
+      }
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    Arrays.sort(latencies);
+    return new double[] {latencies[requests / 2] / 1e6, latencies[(int) Math.min(requests - 1, Math.floor(requests * 0.99))] / 1e6,
+        requests / seconds};
+  }
+
+  private static int awaitListening(Process p, Path log) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(log)) {
+        for (String line : Files.readAllLines(log)) {
+          if (line.startsWith("LISTENING ")) {
+            return Integer.parseInt(line.substring(10).strip());
+          }
+        }
+      }
+      if (!p.isAlive()) {
+        throw new IllegalStateException("a benchmark gateway exited; see " + log + ChildJvm.tail(log, 10));
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("a benchmark gateway did not start within 90 s; see " + log);
+  }
+
+  private static double median(List<double[]> rounds, int index) {
+    double[] v = rounds.stream().mapToDouble(r -> r[index]).sorted().toArray();
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+  }
+
+  @SafeVarargs
+  private static <T> List<T> concat(List<T> list, T... more) {
+    List<T> out = new ArrayList<>(list);
+    out.addAll(Arrays.asList(more));
+    return out;
+  }
+}
