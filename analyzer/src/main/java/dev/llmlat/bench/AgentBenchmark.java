@@ -91,7 +91,8 @@ public final class AgentBenchmark {
       }
       int i = 0;
       for (Map.Entry<String, Process> g : gateways.entrySet()) {
-        ports.put(g.getKey(), awaitListening(g.getValue(), scratch.resolve("gateway-" + i++ + ".log")));
+        ports.put(g.getKey(), Integer.parseInt(ChildJvm.awaitLine(g.getValue(), scratch.resolve("gateway-" + i++ + ".log"),
+            "LISTENING ", Duration.ofSeconds(90))));
       }
       for (Map.Entry<String, Integer> p : ports.entrySet()) {
         measure(client, pool, p.getValue(), requestsPerRound); // warm-up: JIT, connections, the agent's first spans
@@ -178,24 +179,6 @@ public final class AgentBenchmark {
     Arrays.sort(latencies);
     return new double[] {latencies[requests / 2] / 1e6, latencies[(int) Math.min(requests - 1, Math.floor(requests * 0.99))] / 1e6,
         requests / seconds};
-  }
-
-  private static int awaitListening(Process p, Path log) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(log)) {
-        for (String line : Files.readAllLines(log)) {
-          if (line.startsWith("LISTENING ")) {
-            return Integer.parseInt(line.substring(10).strip());
-          }
-        }
-      }
-      if (!p.isAlive()) {
-        throw new IllegalStateException("a benchmark gateway exited; see " + log + ChildJvm.tail(log, 10));
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("a benchmark gateway did not start within 90 s; see " + log);
   }
 
   private static double median(List<double[]> rounds, int index) {

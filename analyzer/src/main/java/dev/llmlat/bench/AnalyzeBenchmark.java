@@ -11,9 +11,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * Attribution throughput from the store (requests/s for synthetic three-layer requests, against
@@ -74,11 +72,7 @@ public final class AnalyzeBenchmark {
           times[4] / 1e6, times.length, store.query("SELECT count() FROM otel_traces").single());
       out.flush();
     } finally {
-      try (Stream<Path> walk = Files.walk(scratch)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      dev.llmlat.services.ChildJvm.deleteRecursively(scratch);
     }
   }
 

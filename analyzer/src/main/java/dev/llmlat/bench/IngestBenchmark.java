@@ -16,11 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -138,11 +136,7 @@ public final class IngestBenchmark {
       return new Result(spanCount, values.size(), bytes, e2eRate, insertRate, consumeRate, produceRate);
     } finally {
       broker.stop(Duration.ofSeconds(20));
-      try (Stream<Path> walk = Files.walk(scratch)) {
-        for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
-        }
-      }
+      dev.llmlat.services.ChildJvm.deleteRecursively(scratch);
     }
   }
 

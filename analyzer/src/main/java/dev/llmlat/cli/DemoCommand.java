@@ -9,6 +9,7 @@ import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.kafka.SpanPublisher;
 import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.services.PidFile;
@@ -20,11 +21,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
@@ -137,7 +136,7 @@ final class DemoCommand implements Callable<Integer> {
     } finally {
       if (ownBroker != null) {
         ownBroker.stop(Duration.ofSeconds(20));
-        deleteRecursively(brokerDir);
+        ChildJvm.deleteRecursively(brokerDir);
       }
     }
     return 0;
@@ -222,14 +221,5 @@ final class DemoCommand implements Callable<Integer> {
             + " ORDER BY Timestamp"), ResultPrinter.Format.table, out);
   }
 
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (dir == null || !Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
+
 }

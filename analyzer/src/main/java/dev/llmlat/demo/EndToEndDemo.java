@@ -83,7 +83,7 @@ public final class EndToEndDemo {
           "-Dotel.javaagent.logging=application"), DemoGateway.class.getName(), List.of(engine.baseUri().toString().replaceAll("/$", "")),
           gatewayLog);
       try {
-        int port = awaitListening(gateway, gatewayLog);
+        int port = Integer.parseInt(ChildJvm.awaitLine(gateway, gatewayLog, "LISTENING ", Duration.ofSeconds(90)));
         out.printf("gateway: http://127.0.0.1:%d (JDK HttpServer relay under the OpenTelemetry agent %s + llmlat extension)%n", port,
             "2.31.1");
         out.flush();
@@ -97,24 +97,6 @@ public final class EndToEndDemo {
         gateway.waitFor();
       }
     }
-  }
-
-  private static int awaitListening(Process gateway, Path log) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (Files.exists(log)) {
-        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-          if (line.startsWith("LISTENING ")) {
-            return Integer.parseInt(line.substring(10).strip());
-          }
-        }
-      }
-      if (!gateway.isAlive()) {
-        throw new IllegalStateException("the demo gateway exited; see " + log + ChildJvm.tail(log, 10));
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("the demo gateway did not start within 90 s; see " + log);
   }
 
   private static List<ClientRequest> sendLoad(int port, Config config) throws InterruptedException {

@@ -34,6 +34,42 @@ public final class ChildJvm {
         .start();
   }
 
+  /**
+   * Waits until {@code log} has a line starting with {@code prefix} and returns the rest of it;
+   * fails naming the log when the process exits first or {@code timeout} passes.
+   */
+  public static String awaitLine(Process process, Path log, String prefix, java.time.Duration timeout)
+      throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (Files.exists(log)) {
+        for (String line : Files.readAllLines(log)) {
+          if (line.startsWith(prefix)) {
+            return line.substring(prefix.length()).strip();
+          }
+        }
+      }
+      if (!process.isAlive()) {
+        throw new IllegalStateException("process " + process.pid() + " exited; see " + log + tail(log, 10));
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("process " + process.pid() + " did not print '" + prefix + "' within "
+        + timeout.toSeconds() + " s; see " + log);
+  }
+
+  /** Deletes a directory tree (scratch directories of benchmarks and demo runs). */
+  public static void deleteRecursively(Path dir) throws IOException {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
   /** The last {@code n} lines of a log, indented, for error messages. */
   public static String tail(Path log, int n) {
     try {

@@ -1,7 +1,5 @@
 package dev.llmlat.spans;
 
-import dev.llmlat.store.ClickHouseStore;
-import dev.llmlat.store.RowBinaryWriter;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
@@ -14,7 +12,7 @@ import java.util.Map;
  * {@code llmlat.gpu.kind}) as {@code RowBinary} rows of the compact {@code gpu_kernels} table.
  * The attribute contract is in schemas/kafka/README.md.
  */
-public final class GpuKernelRowEncoder {
+public final class GpuKernelRowEncoder extends RowBinaryBatch {
   public static final String TABLE = "gpu_kernels";
   public static final String KIND = "llmlat.gpu.kind";
 
@@ -22,8 +20,19 @@ public final class GpuKernelRowEncoder {
       List.of("Start", "DurationNs", "Kind", "Name", "Device", "Stream", "CorrelationId", "Bytes", "HostName",
           "Pid", "Tid", "StepSpanId", "StepName", "TraceIds", "Source", "ClockRule", "ServiceName");
 
-  private final RowBinaryWriter out = new RowBinaryWriter(16 * 1024);
-  private int rows;
+  public GpuKernelRowEncoder() {
+    super(16 * 1024);
+  }
+
+  @Override
+  String table() {
+    return TABLE;
+  }
+
+  @Override
+  List<String> columns() {
+    return COLUMNS;
+  }
 
   /** Whether a span of a resource in {@code layer} is a per-kernel span that belongs here. */
   public static boolean isKernelSpan(String layer, Span span) {
@@ -97,28 +106,5 @@ public final class GpuKernelRowEncoder {
     } catch (NumberFormatException e) {
       return 0;
     }
-  }
-
-  public int rows() {
-    return rows;
-  }
-
-  public int bytes() {
-    return out.size();
-  }
-
-  /** Writes the rows added so far into {@code store}, then starts a new batch. */
-  public void insertInto(ClickHouseStore store, String deduplicationToken) {
-    insertInto(store, deduplicationToken, TABLE);
-  }
-
-  /** The same into {@code table}, a table of the same structure. */
-  public void insertInto(ClickHouseStore store, String deduplicationToken, String table) {
-    if (rows == 0) {
-      return;
-    }
-    store.insertRowBinary(table, COLUMNS, out.toByteArray(), deduplicationToken);
-    out.reset();
-    rows = 0;
   }
 }

@@ -1,8 +1,6 @@
 package dev.llmlat.spans;
 
 import com.google.protobuf.ByteString;
-import dev.llmlat.store.ClickHouseStore;
-import dev.llmlat.store.RowBinaryWriter;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.resource.v1.Resource;
@@ -20,7 +18,7 @@ import java.util.Map;
  * {@code Error}), {@code service.name} lifted into {@code ServiceName}, attributes rendered by
  * {@link AttributeValues}.
  */
-public final class OtelTracesRowEncoder {
+public final class OtelTracesRowEncoder extends RowBinaryBatch {
   public static final String TABLE = "otel_traces";
 
   /** The columns written, in order. */
@@ -33,8 +31,19 @@ public final class OtelTracesRowEncoder {
 
   private static final HexFormat HEX = HexFormat.of();
 
-  private final RowBinaryWriter out = new RowBinaryWriter(64 * 1024);
-  private int rows;
+  public OtelTracesRowEncoder() {
+    super(64 * 1024);
+  }
+
+  @Override
+  String table() {
+    return TABLE;
+  }
+
+  @Override
+  List<String> columns() {
+    return COLUMNS;
+  }
 
   /** Appends every span of {@code request}. */
   public OtelTracesRowEncoder add(ExportTraceServiceRequest request) {
@@ -95,33 +104,6 @@ public final class OtelTracesRowEncoder {
     links.forEach(l -> out.stringMap(AttributeValues.toMap(l.getAttributesList())));
     rows++;
     return this;
-  }
-
-  public int rows() {
-    return rows;
-  }
-
-  public int bytes() {
-    return out.size();
-  }
-
-  public byte[] toByteArray() {
-    return out.toByteArray();
-  }
-
-  /** Writes the rows added so far into {@code store}, then starts a new batch. */
-  public void insertInto(ClickHouseStore store, String deduplicationToken) {
-    insertInto(store, deduplicationToken, TABLE);
-  }
-
-  /** The same into {@code table}, a table of the same structure. */
-  public void insertInto(ClickHouseStore store, String deduplicationToken, String table) {
-    if (rows == 0) {
-      return;
-    }
-    store.insertRowBinary(table, COLUMNS, out.toByteArray(), deduplicationToken);
-    out.reset();
-    rows = 0;
   }
 
   public static String hex(ByteString id) {
