@@ -1,12 +1,9 @@
 package dev.llmlat.analyze;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.RowBinaryReader;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,13 +11,13 @@ import java.util.regex.Pattern;
 
 /** Reads spans from {@code otel_traces} into {@link SpanRecord}s. */
 public final class TraceReader {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{32}");
+  /** Read as RowBinary in this order (see {@link #parse}). */
   private static final String COLUMNS =
-      "TraceId, SpanId, ParentSpanId, SpanName, SpanKind, ServiceName, ResourceAttributes['llmlat.layer'],"
-          + " ResourceAttributes['host.name'], toUnixTimestamp64Nano(Timestamp), Duration, toJSONString(SpanAttributes),"
-          + " toJSONString(arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp)), toJSONString(Events.Name),"
-          + " toJSONString(Events.Attributes), toJSONString(Links.TraceId), toJSONString(Links.SpanId)";
+      "TraceId, SpanId, ParentSpanId, toString(SpanName), toString(SpanKind), toString(ServiceName),"
+          + " ResourceAttributes['llmlat.layer'], ResourceAttributes['host.name'], toUnixTimestamp64Nano(Timestamp), Duration,"
+          + " SpanAttributes, arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp),"
+          + " arrayMap(n -> toString(n), Events.Name), Events.Attributes, Links.TraceId, Links.SpanId";
 
   private final ClickHouseStore store;
 
@@ -68,47 +65,49 @@ public final class TraceReader {
   }
 
   private void select(String condition, Map<String, SpanRecord> into) {
-    // decoding the attribute JSON is most of the work: spread it over the cores
-    List<SpanRecord> spans = store.query("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition).rows()
-        .parallelStream().map(TraceReader::parse).toList();
-    for (SpanRecord span : spans) {
+    // RowBinary, not text: rendering maps as text and parsing them back would dominate the read
+    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition));
+    while (in.hasMore()) {
+      SpanRecord span = parse(in);
       into.putIfAbsent(span.traceId() + span.spanId(), span);
     }
   }
 
-  private static SpanRecord parse(List<String> r) {
-    try {
-      long start = Long.parseLong(r.get(8));
-      long duration = Long.parseLong(r.get(9));
-      Map<String, String> attributes = stringMap(JSON.readTree(r.get(10)));
-      JsonNode times = JSON.readTree(r.get(11));
-      JsonNode names = JSON.readTree(r.get(12));
-      JsonNode eventAttrs = JSON.readTree(r.get(13));
-      List<SpanRecord.Event> events = new ArrayList<>(times.size());
-      for (int i = 0; i < times.size(); i++) {
-        events.add(new SpanRecord.Event(times.get(i).asLong(), names.get(i).asText(), stringMap(eventAttrs.get(i))));
-      }
-      JsonNode linkTraces = JSON.readTree(r.get(14));
-      JsonNode linkSpans = JSON.readTree(r.get(15));
-      List<SpanRecord.Link> links = new ArrayList<>(linkTraces.size());
-      for (int i = 0; i < linkTraces.size(); i++) {
-        links.add(new SpanRecord.Link(linkTraces.get(i).asText(), linkSpans.get(i).asText()));
-      }
-      return new SpanRecord(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6), r.get(7),
-          start, start + duration, attributes, events, links);
-    } catch (java.io.IOException e) {
-      throw new IllegalStateException("unreadable span row " + r.get(0) + "/" + r.get(1) + ": " + e.getMessage(), e);
+  private static SpanRecord parse(RowBinaryReader in) {
+    String traceId = in.string();
+    String spanId = in.string();
+    String parent = in.string();
+    String name = in.string();
+    String kind = in.string();
+    String service = in.string();
+    String layer = in.string();
+    String host = in.string();
+    long start = in.int64();
+    long duration = in.int64();
+    Map<String, String> attributes = in.stringMap();
+    long[] times = new long[in.arrayLength()];
+    for (int i = 0; i < times.length; i++) {
+      times[i] = in.int64();
     }
-  }
-
-  private static Map<String, String> stringMap(JsonNode node) {
-    Map<String, String> map = new HashMap<>();
-    if (node != null) {
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        map.put(e.getKey(), e.getValue().asText());
-      }
+    String[] names = new String[in.arrayLength()];
+    for (int i = 0; i < names.length; i++) {
+      names[i] = in.string();
     }
-    return map;
+    List<SpanRecord.Event> events = new ArrayList<>(times.length);
+    int eventAttrs = in.arrayLength();
+    for (int i = 0; i < eventAttrs; i++) {
+      events.add(new SpanRecord.Event(times[i], names[i], in.stringMap()));
+    }
+    String[] linkTraces = new String[in.arrayLength()];
+    for (int i = 0; i < linkTraces.length; i++) {
+      linkTraces[i] = in.string();
+    }
+    List<SpanRecord.Link> links = new ArrayList<>(linkTraces.length);
+    int linkSpans = in.arrayLength();
+    for (int i = 0; i < linkSpans; i++) {
+      links.add(new SpanRecord.Link(linkTraces[i], in.string()));
+    }
+    return new SpanRecord(traceId, spanId, parent, name, kind, service, layer, host, start, start + duration, attributes,
+        events, links);
   }
 }

@@ -18,6 +18,12 @@ public interface ClickHouseStore extends AutoCloseable {
   QueryResult query(String sql);
 
   /**
+   * Runs one query and returns its rows in {@code RowBinary} (no names, no types: the caller
+   * knows its columns). For bulk reads, where text rendering and re-parsing would dominate.
+   */
+  byte[] queryRowBinary(String sql);
+
+  /**
    * Inserts rows already encoded in ClickHouse's {@code RowBinary} format into {@code table}'s
    * {@code columns} (in that order). A non-null {@code deduplicationToken} makes a retried insert
    * of the same batch a no-op on tables that keep a deduplication window.

@@ -98,6 +98,11 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
   }
 
   @Override
+  public byte[] queryRowBinary(String sql) {
+    return run(sql.getBytes(StandardCharsets.UTF_8), "RowBinary", sql).bytes();
+  }
+
+  @Override
   public void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken) {
     String sql = InsertStatements.rowBinary(table, columns, deduplicationToken);
     insertFromFile(sql, rows, forMessage -> run(forMessage.getBytes(StandardCharsets.UTF_8), "TabSeparated", forMessage));

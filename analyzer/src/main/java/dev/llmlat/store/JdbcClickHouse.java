@@ -117,6 +117,17 @@ public final class JdbcClickHouse implements ClickHouseStore {
   }
 
   @Override
+  public byte[] queryRowBinary(String sql) {
+    QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.RowBinary);
+    try (QueryResponse response = client.query(sql, settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        InputStream in = response.getInputStream()) {
+      return in.readAllBytes();
+    } catch (Exception e) {
+      throw failure(sql, e);
+    }
+  }
+
+  @Override
   public void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken) {
     InsertSettings settings = new InsertSettings();
     if (deduplicationToken != null) {
