@@ -11,9 +11,7 @@ import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.spans.SpanFixtures;
 import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
-import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
@@ -43,7 +41,7 @@ class CollectorExporterToIngesterTest {
   static KafkaBroker broker;
 
   @BeforeAll
-  static void startBroker() {
+  static void startBroker() throws java.io.IOException {
     broker = KafkaBroker.start(KafkaBroker.Config.under(dir.resolve("kafka"), dir, dir, 0, 0));
   }
 
@@ -53,7 +51,7 @@ class CollectorExporterToIngesterTest {
   }
 
   /**
-   * One Collector batch: the every-field span, a second trace in the same scope, and the first
+   * One Collector batch: the every-field span, a second trace in the same scope, and the second
    * trace again under a second scope of the same resource (so it becomes two records).
    */
   static ExportTraceServiceRequest batch() {
@@ -62,8 +60,8 @@ class CollectorExporterToIngesterTest {
     Span other = Span.newBuilder().setTraceId(SpanFixtures.id(SECOND_TRACE)).setSpanId(SpanFixtures.id("1111111111111111"))
         .setName("queue").setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
         .setStartTimeUnixNano(1_795_946_400_000_000_000L).setEndTimeUnixNano(1_795_946_400_000_000_500L).build();
-    Span sameTraceOtherScope = Span.newBuilder().setTraceId(SpanFixtures.id(SpanFixtures.TRACE))
-        .setSpanId(SpanFixtures.id("2222222222222222")).setParentSpanId(SpanFixtures.id(SpanFixtures.SPAN)).setName("decode")
+    Span sameTraceOtherScope = Span.newBuilder().setTraceId(SpanFixtures.id(SECOND_TRACE))
+        .setSpanId(SpanFixtures.id("2222222222222222")).setParentSpanId(other.getSpanId()).setName("decode")
         .setStartTimeUnixNano(1_795_946_400_223_456_790L).setEndTimeUnixNano(1_795_946_400_323_456_790L).build();
     return ExportTraceServiceRequest.newBuilder()
         .addResourceSpans(rs.toBuilder().setSchemaUrl("https://opentelemetry.io/schemas/1.26.0")
@@ -78,7 +76,7 @@ class CollectorExporterToIngesterTest {
     List<CollectorKafkaExporter.Record> records = CollectorKafkaExporter.records(batch());
     // Per resource and scope, per trace: what the exporter's SplitTraces yields.
     assertThat(records).extracting(CollectorKafkaExporter.Record::key)
-        .containsExactly(SpanFixtures.TRACE, SECOND_TRACE, SpanFixtures.TRACE);
+        .containsExactly(SpanFixtures.TRACE, SECOND_TRACE, SECOND_TRACE);
 
     String topic = "collector_" + Long.toHexString(System.nanoTime());
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
@@ -117,16 +115,8 @@ class CollectorExporterToIngesterTest {
           .containsExactly(
               List.of(SECOND_TRACE, "1111111111111111", "", "queue", "Internal", "engine", "dev.llmlat.scheduler",
                   "engine", "1795946400000000000", "500"),
-              List.of(SpanFixtures.TRACE, "2222222222222222", SpanFixtures.SPAN, "decode", "Unspecified", "engine",
+              List.of(SECOND_TRACE, "2222222222222222", "1111111111111111", "decode", "Unspecified", "engine",
                   "dev.llmlat.decode", "engine", "1795946400223456790", "100000000"));
     }
-  }
-
-  static AnyValue.Builder str(String s) {
-    return AnyValue.newBuilder().setStringValue(s);
-  }
-
-  static Resource resource() {
-    return Resource.getDefaultInstance();
   }
 }
