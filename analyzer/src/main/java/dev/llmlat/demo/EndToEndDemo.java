@@ -69,13 +69,16 @@ public final class EndToEndDemo {
       throw new IllegalStateException("the OpenTelemetry agent or llmlat's extension is missing in " + agentDir()
           + " (built by `mvn package`; ./llmlat builds it)");
     }
+    // Streaming servers need TCP_NODELAY: with Nagle on, each small SSE chunk after the first waits
+    // for the peer's delayed ACK (tens of ms), which the attribution shows as network time.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
     EngineConfig engineConfig = EngineConfig.builder().host("127.0.0.1").port(0).model("tinylm-1b").serviceName("llm-engine")
         .maxBatch(8).timeScale(config.timeScale()).exporter(ExporterKind.KAFKA).kafkaBootstrap(bootstrap).build();
     try (DemoEngine engine = DemoEngine.start(engineConfig)) {
       out.printf("engine: %s (continuous batching, H200 step-time model x%.2f), spans to Kafka%n", engine.baseUri(), config.timeScale());
       Path gatewayLog = logs.resolve("demo-gateway.log");
       Files.deleteIfExists(gatewayLog);
-      Process gateway = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-javaagent:" + agent,
+      Process gateway = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true", "-javaagent:" + agent,
           "-Dotel.javaagent.extensions=" + extension, "-Dotel.service.name=llm-gateway", "-Dotel.traces.exporter=kafka",
           "-Dotel.exporter.kafka.bootstrap.servers=" + bootstrap, "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
           "-Dotel.instrumentation.common.default-enabled=false", "-Dotel.instrumentation.java-http-server.enabled=true",
