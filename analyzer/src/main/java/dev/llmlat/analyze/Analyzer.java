@@ -100,6 +100,9 @@ public final class Analyzer {
   public static Aligned alignClocks(Collection<SpanRecord> spans) {
     List<SpanRecord> all = new ArrayList<>(spans);
     Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(all);
+    if (corrections.values().stream().noneMatch(ClockCorrection::applied)) {
+      return new Aligned(all, corrections); // nothing moves
+    }
     List<SpanRecord> aligned = new ArrayList<>(all.size());
     for (SpanRecord s : all) {
       ClockCorrection c = corrections.get(s.clockDomain());

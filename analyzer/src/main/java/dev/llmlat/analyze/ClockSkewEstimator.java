@@ -37,9 +37,12 @@ public final class ClockSkewEstimator {
 
   /** Corrections for every clock domain in {@code spans} (the gateway's get none). */
   public static Map<String, ClockCorrection> estimate(List<SpanRecord> spans) {
+    // only CLIENT spans can be the client half of a pair
     Map<String, SpanRecord> bySpanId = new HashMap<>();
     for (SpanRecord s : spans) {
-      bySpanId.put(s.traceId() + s.spanId(), s);
+      if ("Client".equals(s.kind())) {
+        bySpanId.put(s.traceId() + s.spanId(), s);
+      }
     }
     Map<String, Map<String, List<Pair>>> edges = new HashMap<>();
     List<String> roots = new ArrayList<>();

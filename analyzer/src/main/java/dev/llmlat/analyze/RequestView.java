@@ -22,7 +22,6 @@ record RequestView(
   /** Index of the loaded spans: by trace, by id, and the step spans. */
   static final class Index {
     final Map<String, List<SpanRecord>> byTrace = new HashMap<>();
-    final Map<String, SpanRecord> byId = new HashMap<>();
     final List<SpanRecord> engineSteps = new ArrayList<>();
     final Map<String, SpanRecord> engineStepsById = new HashMap<>();
     final Map<String, SpanRecord> gpuStepsByEngineStep = new HashMap<>();
@@ -37,7 +36,6 @@ record RequestView(
     Index(List<SpanRecord> spans) {
       for (SpanRecord s : spans) {
         byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
-        byId.put(s.traceId() + s.spanId(), s);
         if (LayerNames.STEP.equals(s.name())) {
           if (LayerNames.GPU.equals(s.layer())) {
             gpuSteps.add(s);
@@ -65,6 +63,16 @@ record RequestView(
           gpuStepsByTrace.computeIfAbsent(t, k -> new ArrayList<>()).add(g);
         }
       }
+    }
+
+    /** A span of a (small) trace by id: a scan beats a global map of every span. */
+    static SpanRecord find(List<SpanRecord> trace, String spanId) {
+      for (SpanRecord s : trace) {
+        if (s.spanId().equals(spanId)) {
+          return s;
+        }
+      }
+      return null;
     }
 
     List<String> served(SpanRecord step) {
@@ -109,12 +117,12 @@ record RequestView(
 
     RequestView view(SpanRecord engine) {
       List<SpanRecord> trace = byTrace.getOrDefault(engine.traceId(), List.of());
-      SpanRecord client = engine.parentSpanId().isEmpty() ? null : byId.get(engine.traceId() + engine.parentSpanId());
+      SpanRecord client = engine.parentSpanId().isEmpty() ? null : find(trace, engine.parentSpanId());
       SpanRecord server = null;
       if (client != null && "Client".equals(client.kind())) {
         SpanRecord up = client;
         while (up != null && !up.parentSpanId().isEmpty()) {
-          up = byId.get(up.traceId() + up.parentSpanId());
+          up = find(trace, up.parentSpanId());
           if (up != null && "Server".equals(up.kind()) && !LayerNames.ENGINE.equals(up.layer())) {
             server = up;
             break;

@@ -59,16 +59,17 @@ public final class TraceReader {
 
   /** Spans matching a SQL condition built by this package (never from user text). */
   List<SpanRecord> where(String condition) {
-    Map<String, SpanRecord> spans = new LinkedHashMap<>();
-    select(condition, spans);
-    return new ArrayList<>(spans.values());
+    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition));
+    List<SpanRecord> spans = new ArrayList<>();
+    while (in.hasMore()) {
+      spans.add(parse(in));
+    }
+    return spans;
   }
 
+  // RowBinary, not text: rendering maps as text and parsing them back would dominate the read
   private void select(String condition, Map<String, SpanRecord> into) {
-    // RowBinary, not text: rendering maps as text and parsing them back would dominate the read
-    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition));
-    while (in.hasMore()) {
-      SpanRecord span = parse(in);
+    for (SpanRecord span : where(condition)) {
       into.putIfAbsent(span.traceId() + span.spanId(), span);
     }
   }

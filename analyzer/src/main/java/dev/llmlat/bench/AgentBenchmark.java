@@ -3,6 +3,7 @@ package dev.llmlat.bench;
 import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.demo.DemoGateway;
 import dev.llmlat.demo.EndToEndDemo;
+import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import java.io.IOException;
@@ -28,6 +29,8 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * The gateway's request latency (full streamed response, as a client reads it) and throughput
@@ -63,6 +66,11 @@ public final class AgentBenchmark {
     Path extension = EndToEndDemo.agentDir().resolve("llmlat-agent-extension.jar");
     KafkaBroker broker = KafkaBroker.start(new KafkaBroker.Config(scratch.resolve("kafka"), scratch.resolve("kafka.log"),
         scratch.resolve("kafka.pid"), 0, 0));
+    // The broker does not auto-create topics: without otlp_spans the "kafka" mode would only retry
+    // metadata for a missing topic and deliver nothing (as `llmlat demo` does, create it first).
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      SpanTopics.ensure(admin, SpanTopics.SPANS, 4);
+    }
     HttpServer upstream = fakeEngine();
     String upstreamUrl = "http://127.0.0.1:" + upstream.getAddress().getPort();
     String downBroker;
