@@ -14,8 +14,8 @@ import picocli.CommandLine.Spec;
     name = "analyze",
     mixinStandardHelpOptions = true,
     description = {
-      "Aligns the layers' clocks and attributes every new request's TTFT and inter-token gaps,",
-      "writing one row per request to llm_request_attribution (re-running is idempotent)."
+      "Aligns clocks and attributes every new request's TTFT and inter-token gaps.",
+      "Writes one row per request to llm_request_attribution (re-running is idempotent)."
     })
 final class AnalyzeCommand implements Callable<Integer> {
   @Mixin StoreOptions store;

@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "The main job on embedded defaults: every layer for real on this machine. An instrumented engine (continuous",
+      "The main job on embedded defaults: every layer for real on this machine.",
+      "An instrumented engine (continuous",
       "batching, H200 step-time model, GPU step spans) behind a gateway running under the real OpenTelemetry agent",
       "with llmlat's extension; streamed requests through the gateway; spans through Kafka and the ingester into",
       "the store; then alignment and attribution, a report, and the slowest request's waterfall.",

@@ -20,8 +20,9 @@ import picocli.CommandLine.Spec;
     name = "gpu-summary",
     mixinStandardHelpOptions = true,
     description = {
-      "GPU time of any supported export (Nsight sqlite, Kineto JSON, cudaEvent JSONL): total, busy (union of kernel,",
-      "memcpy and memset intervals), computation, memcpy and idle time, counts, per-stream and top-kernel tables.",
+      "GPU time of an Nsight, Kineto or cudaEvent export: busy, idle, streams, top kernels.",
+      "Total, busy (union of kernel, memcpy and memset intervals), computation, memcpy and idle time, counts,",
+      "per-stream and top-kernel tables.",
       "Definitions follow TraceLens's GPU timeline; names and streams follow pipit's Nsight reader."
     })
 final class GpuSummaryCommand implements Callable<Integer> {

@@ -33,8 +33,9 @@ import picocli.CommandLine.Spec;
     name = "import",
     mixinStandardHelpOptions = true,
     description = {
-      "Imports a GPU or trace export as OTLP spans on the requests' trace ids: to Kafka (default, one transaction)",
-      "or straight into the store (--to store). Nothing is published or written when the file is bad."
+      "Imports a GPU or trace export as OTLP spans on the requests' trace ids.",
+      "To Kafka (default, one transaction) or straight into the store (--to store). Nothing is published or",
+      "written when the file is bad."
     },
     subcommands = {ImportCommand.Nsys.class, ImportCommand.Kineto.class, ImportCommand.CudaEvents.class, ImportCommand.OtlpJson.class})
 final class ImportCommand {

@@ -17,9 +17,10 @@ import picocli.CommandLine.Spec;
     name = "ingest",
     mixinStandardHelpOptions = true,
     description = {
-      "Consumes OTLP spans from Kafka (topic otlp_spans) into the store until SIGTERM: spans to otel_traces,",
-      "GPU kernel spans to gpu_kernels, undecodable records to otlp_spans_dlq. Offsets are committed only after",
-      "the store acknowledged; a batch retried after a crash is not stored twice. Logs progress every few seconds."
+      "Consumes OTLP spans from Kafka into the store until SIGTERM.",
+      "Spans to otel_traces, GPU kernel spans to gpu_kernels, undecodable records to otlp_spans_dlq. Offsets are",
+      "committed only after the store acknowledged; a batch retried after a crash is not stored twice.",
+      "Logs progress every few seconds."
     })
 final class IngestCommand implements Callable<Integer> {
   @Mixin StoreOptions store;

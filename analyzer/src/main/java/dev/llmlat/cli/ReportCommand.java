@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
     name = "report",
     mixinStandardHelpOptions = true,
     description = {
-      "TTFT components across requests: p50/p90/p99 of each, the SLO violation rate with a Wilson 95% interval,",
-      "and the top causes. Reads llm_request_attribution (run llmlat analyze first)."
+      "TTFT components across requests, the SLO violation rate and the top causes.",
+      "p50/p90/p99 of each component, the violation rate with a Wilson 95%% interval; reads llm_request_attribution",
+      "(run llmlat analyze first)."
     })
 final class ReportCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
