@@ -50,6 +50,7 @@ public final class GpuSpanWriter {
   private final IntAttributes bytesAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_BYTES);
   // One builder for every activity span: build() leaves it reusable after clear().
   private final Span.Builder span = Span.newBuilder();
+  private final List<KeyValue> attrs = new ArrayList<>(16);
   private final List<Step> steps = new ArrayList<>();
   private final Set<String> requests = new HashSet<>();
   private final long[] counts = new long[3];
@@ -145,25 +146,29 @@ public final class GpuSpanWriter {
         .setName(name == null ? KIND_NAMES[kind] : name)
         .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
         .setStartTimeUnixNano(startNs)
-        .setEndTimeUnixNano(Math.max(startNs, endNs))
-        .addAttributes(kindAttrs[kind])
-        .addAttributes(deviceAttrs.of(device))
-        .addAttributes(streamAttrs.of(stream))
-        .addAttributes(correlationAttrs.of(correlation));
+        .setEndTimeUnixNano(Math.max(startNs, endNs));
+    // Collected first, then added at once: the span's list is allocated at its final size (adding
+    // one by one grew it past its default capacity on every span, which showed in the profile).
+    List<KeyValue> a = attrs;
+    a.clear();
+    a.add(kindAttrs[kind]);
+    a.add(deviceAttrs.of(device));
+    a.add(streamAttrs.of(stream));
+    a.add(correlationAttrs.of(correlation));
     if (bytes >= 0 && kind != KERNEL) {
-      s.addAttributes(bytesAttrs.of(bytes));
+      a.add(bytesAttrs.of(bytes));
     }
     if (pid >= 0) {
-      s.addAttributes(pidAttrs.of(pid));
+      a.add(pidAttrs.of(pid));
     }
     if (tid >= 0) {
-      s.addAttributes(tidAttrs.of(tid));
+      a.add(tidAttrs.of(tid));
     }
     if (step >= 0) {
       Step st = steps.get(step);
       s.setTraceId(st.traceId).setParentSpanId(st.spanId);
       for (KeyValue kv : st.shared) {
-        s.addAttributes(kv);
+        a.add(kv);
       }
       st.busy.add(startNs, Math.max(startNs, endNs));
       if (kind == KERNEL) {
@@ -173,7 +178,9 @@ public final class GpuSpanWriter {
       s.setTraceId(ids.traceId(ID_LONE_TRACE, seq));
       unattributed[reason.ordinal()]++;
     }
-    s.addAttributes(sourceAttr).addAttributes(clockAttr);
+    a.add(sourceAttr);
+    a.add(clockAttr);
+    s.addAllAttributes(a);
     out.add(s.build());
   }
 

@@ -3,13 +3,15 @@ package dev.llmlat.gpu.internal;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * The CUDA runtime/driver calls of an Nsight export by (correlation id, process): the launching
  * thread and start of the earliest call, which is how a kernel, memcpy or memset finds the range
  * open at its launch. Read in one plain scan of {@code CUPTI_ACTIVITY_KIND_RUNTIME} into primitive
  * arrays; measured: a sqlite {@code GROUP BY} over the same rows took longer than the whole import
- * should, and a boxed map spent most of its time allocating.
+ * should, and a boxed map spent most of its time allocating. Calls of one process with correlation
+ * ids in a dense enough band live in arrays indexed by correlation id, the rest in a hash table.
  */
 public final class LaunchCalls {
   private static final long EMPTY = Long.MIN_VALUE;
@@ -17,7 +19,18 @@ public final class LaunchCalls {
   // instead of one per field; the table holds a million entries and more for long captures.
   private static final int WIDTH = 4;
 
+  private static final long DENSE = 1L << 31;
+
   private long[] table;
+  private long denseBase;
+  private long denseLength;
+  private long denseProcess = Long.MIN_VALUE;
+  private long[] denseStart;
+  private int[] denseThread;
+  private long[] threads;
+  private int threadCount;
+  private int lastThread;
+  private int denseSize;
   private int mask;
   private int size;
 
@@ -36,19 +49,144 @@ public final class LaunchCalls {
       return new LaunchCalls(0);
     }
     // Sized up front from the rowid span: rehashing a large table cost more than the scan.
-    LaunchCalls calls = new LaunchCalls(toRowid - fromRowid);
-    try (PreparedStatement ps = export.launchCalls()) {
+    Packing pack = Packing.plan(export, fromRowid, toRowid);
+    LaunchCalls calls = new LaunchCalls(0);
+    if (pack == null || !calls.denseFor(pack, toRowid - fromRowid)) {
+      calls = new LaunchCalls(toRowid - fromRowid);
+    }
+    try (PreparedStatement ps = export.launchCalls(pack == null ? null : pack.sql())) {
       ps.setLong(1, fromRowid);
       ps.setLong(2, toRowid);
       ps.setFetchSize(4096);
       try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          long globalTid = rs.getLong(2);
-          calls.add(rs.getLong(1), globalTid >> 24, globalTid, rs.getLong(3));
+        if (pack == null) {
+          while (rs.next()) {
+            long globalTid = rs.getLong(2);
+            calls.add(rs.getLong(1), globalTid >> 24, globalTid, rs.getLong(3));
+          }
+        } else {
+          // One JNI column read per row instead of three (measured: the column reads, not sqlite,
+          // are most of this scan); rows outside the planned bounds come unpacked in columns 2-4.
+          long cr = pack.correlations;
+          long nt = pack.threads.length;
+          long c0 = pack.c0;
+          long s0 = pack.s0;
+          long[] threads = pack.threads;
+          while (rs.next()) {
+            long v = rs.getLong(1);
+            if (v >= 0) {
+              long q = v / cr;
+              long correlation = v - q * cr + c0;
+              long t = nt == 1 ? 0 : q % nt;
+              long start = (nt == 1 ? q : q / nt) + s0;
+              long globalTid = threads[(int) t];
+              calls.add(correlation, globalTid >> 24, globalTid, start);
+            } else {
+              long globalTid = rs.getLong(3);
+              calls.add(rs.getLong(2), globalTid >> 24, globalTid, rs.getLong(4));
+            }
+          }
         }
       }
     }
     return calls;
+  }
+
+  /**
+   * How the runtime calls of a rowid range travel in one integer column: {@code ((start - s0) *
+   * threads + thread index) * correlations + (correlationId - c0)}, for calls within bounds guessed
+   * from the range's first and last rows and on threads seen among its first rows; sqlite computes
+   * it, -1 for any other call (which then reads its plain columns). Null when no such packing fits in
+   * 63 bits.
+   */
+  static final class Packing {
+    private static final int MAX_THREADS = 16;
+    final long s0;
+    final long s1;
+    final long c0;
+    final long c1;
+    final long correlations;
+    final long[] threads;
+
+    private Packing(long s0, long s1, long c0, long c1, long[] threads) {
+      this.s0 = s0;
+      this.s1 = s1;
+      this.c0 = c0;
+      this.c1 = c1;
+      this.correlations = c1 - c0 + 1;
+      this.threads = threads;
+    }
+
+    static Packing plan(NsysExport export, long fromRowid, long toRowid) throws SQLException {
+      String t = NsysExport.RUNTIME;
+      String where = " WHERE rowid >= " + fromRowid + " AND rowid < " + toRowid
+          + " AND correlationId IS NOT NULL AND globalTid IS NOT NULL AND start IS NOT NULL";
+      long[] first = edge(export, "SELECT start, correlationId FROM " + t + where + " ORDER BY rowid LIMIT 1");
+      long[] last = edge(export, "SELECT start, correlationId FROM " + t + where + " ORDER BY rowid DESC LIMIT 1");
+      if (first == null || last == null) {
+        return null;
+      }
+      long[] threads = new long[MAX_THREADS + 1];
+      int n = 0;
+      try (Statement st = export.db().createStatement();
+          ResultSet rs = st.executeQuery("SELECT DISTINCT globalTid FROM (SELECT globalTid FROM " + t + where
+              + " LIMIT 4096) LIMIT " + (MAX_THREADS + 1))) {
+        while (rs.next()) {
+          threads[n++] = rs.getLong(1);
+        }
+      }
+      if (n == 0 || n > MAX_THREADS) {
+        return null;
+      }
+      long[] known = java.util.Arrays.copyOf(threads, n);
+      long sLo = Math.min(first[0], last[0]);
+      long sHi = Math.max(first[0], last[0]);
+      long cLo = Math.min(first[1], last[1]);
+      long cHi = Math.max(first[1], last[1]);
+      if (sLo < 0 || cLo < 0) {
+        return null;
+      }
+      // Margins of 1/64 first (rows are only roughly in start and correlation order), then none.
+      for (int shrink = 6; shrink <= 63; shrink += 57) {
+        long ms = ((sHi - sLo) >> shrink) + 1;
+        long mc = ((cHi - cLo) >> shrink) + 1;
+        long s0 = Math.max(0, sLo - ms);
+        long s1 = sHi + ms;
+        long c0 = Math.max(0, cLo - mc);
+        long c1 = cHi + mc;
+        if (s1 < 0 || c1 < 0) {
+          continue;
+        }
+        double product = (double) (s1 - s0 + 1) * n * (c1 - c0 + 1);
+        if (product < 0x1p62) {
+          return new Packing(s0, s1, c0, c1, known);
+        }
+      }
+      return null;
+    }
+
+    private static long[] edge(NsysExport export, String sql) throws SQLException {
+      try (Statement st = export.db().createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        return rs.next() ? new long[] {rs.getLong(1), rs.getLong(2)} : null;
+      }
+    }
+
+    /** The packed column's expression. */
+    String sql() {
+      StringBuilder t = new StringBuilder();
+      if (threads.length == 1) {
+        t.append("CASE globalTid WHEN ").append(threads[0]).append(" THEN 0 END");
+      } else {
+        t.append("CASE globalTid");
+        for (int i = 0; i < threads.length; i++) {
+          t.append(" WHEN ").append(threads[i]).append(" THEN ").append(i);
+        }
+        t.append(" END");
+      }
+      return "IFNULL(CASE WHEN start BETWEEN " + s0 + " AND " + s1 + " AND correlationId BETWEEN " + c0 + " AND "
+          + c1 + " THEN ((start - " + s0 + ") * " + threads.length + " + " + t + ") * " + correlations
+          + " + (correlationId - " + c0 + ") END, -1)";
+    }
   }
 
   /**
@@ -57,6 +195,20 @@ public final class LaunchCalls {
    * starts the first recorded.
    */
   void add(long correlation, long process, long globalTid, long start) {
+    long d = correlation - denseBase;
+    if (process == denseProcess && d >= 0 && d < denseLength) {
+      int idx = (int) d;
+      long s = denseStart[idx];
+      if (s == EMPTY) {
+        denseStart[idx] = start;
+        denseThread[idx] = threadIndex(globalTid);
+        denseSize++;
+      } else if (start < s) {
+        denseStart[idx] = start;
+        denseThread[idx] = threadIndex(globalTid);
+      }
+      return;
+    }
     if ((size + 1) * 4L > (mask + 1) * 3L) {
       grow();
     }
@@ -79,34 +231,96 @@ public final class LaunchCalls {
    * {@link #add}. Returns an opaque handle for {@link #thread}/{@link #start}, or -1.
    */
   public static long find(LaunchCalls first, LaunchCalls later, long correlation, long process) {
-    int a = first.find(correlation, process);
-    int b = later == null ? -1 : later.find(correlation, process);
+    long a = first.find(correlation, process);
+    long b = later == null ? -1 : later.find(correlation, process);
     if (b < 0) {
       return a;
     }
-    if (a >= 0 && first.table[a + 3] <= later.table[b + 3]) {
+    if (a >= 0 && first.startAt(a) <= later.startAt(b)) {
       return a;
     }
-    return (1L << 32) | b; // bit 32: the slot is in the later table
+    return (1L << 32) | b; // bit 32: the entry is in the later table
   }
 
   /** The calling thread's {@code globalTid} of the call {@code handle} from {@link #find(LaunchCalls, LaunchCalls, long, long)}. */
   public static long thread(LaunchCalls first, LaunchCalls later, long handle) {
-    return (handle >>> 32) == 0 ? first.table[(int) handle + 2] : later.table[(int) handle + 2];
+    return ((handle >>> 32) == 0 ? first : later).threadAt(handle & 0xFFFFFFFFL);
   }
 
   /** Start of the call {@code handle}. */
   public static long start(LaunchCalls first, LaunchCalls later, long handle) {
-    return (handle >>> 32) == 0 ? first.table[(int) handle + 3] : later.table[(int) handle + 3];
+    return ((handle >>> 32) == 0 ? first : later).startAt(handle & 0xFFFFFFFFL);
   }
 
-  int find(long correlation, long process) {
+  private long threadAt(long h) {
+    return h >= DENSE ? threads[denseThread[(int) (h - DENSE)]] : table[(int) h + 2];
+  }
+
+  private long startAt(long h) {
+    return h >= DENSE ? denseStart[(int) (h - DENSE)] : table[(int) h + 3];
+  }
+
+  /** -1, an entry of the hash table (below {@link #DENSE}), or {@code DENSE +} an index of the dense arrays. */
+  long find(long correlation, long process) {
+    long d = correlation - denseBase;
+    if (process == denseProcess && d >= 0 && d < denseLength) {
+      return denseStart[(int) d] == EMPTY ? -1 : DENSE + d;
+    }
+    if (size == 0) {
+      return -1; // most finds ask both halves: spare a cache miss in the one without the call
+    }
     int i = slot(table, mask, correlation, process);
     return table[i] == EMPTY ? -1 : i;
   }
 
+  /**
+   * Keeps the calls of the packing's process with correlation ids in its bounds in arrays indexed by
+   * correlation id, when those ids are dense enough (CUPTI counts them up per process): calls arrive
+   * and are looked up in roughly correlation order, so these arrays are read and written almost
+   * sequentially, where the hash table missed the cache on every call (measured: most of the import's
+   * Java time). The two stores hold disjoint keys.
+   */
+  private boolean denseFor(Packing pack, long rows) {
+    long process = pack.threads[0] >> 24;
+    for (long t : pack.threads) {
+      if (t >> 24 != process) {
+        return false;
+      }
+    }
+    long length = pack.c1 - pack.c0 + 1;
+    if (length > 16 * Math.max(rows, 1024) || length > 1 << 28) {
+      return false;
+    }
+    denseStart = new long[(int) length];
+    java.util.Arrays.fill(denseStart, EMPTY);
+    denseThread = new int[(int) length];
+    denseBase = pack.c0;
+    denseLength = length;
+    denseProcess = process;
+    threads = new long[8];
+    return true;
+  }
+
+  private int threadIndex(long globalTid) {
+    if (threadCount > 0 && threads[lastThread] == globalTid) {
+      return lastThread;
+    }
+    for (int i = 0; i < threadCount; i++) {
+      if (threads[i] == globalTid) {
+        lastThread = i;
+        return i;
+      }
+    }
+    if (threadCount == threads.length) {
+      threads = java.util.Arrays.copyOf(threads, threadCount * 2);
+    }
+    threads[threadCount] = globalTid;
+    lastThread = threadCount;
+    return threadCount++;
+  }
+
   public int size() {
-    return size;
+    return size + denseSize;
   }
 
   /** Index of the entry's first long: linear probing over entries. */

@@ -266,9 +266,13 @@ public final class NsysExport implements AutoCloseable {
     }
   }
 
-  /** Runtime/driver calls that can have launched something: correlationId, globalTid, start. */
-  PreparedStatement launchCalls() throws SQLException {
-    return db.prepareStatement("SELECT correlationId, globalTid, start FROM " + RUNTIME
+  /**
+   * Runtime/driver calls that can have launched something: correlationId, globalTid, start, after
+   * {@code packed} (an expression of those, see {@link LaunchCalls.Packing}) when not null.
+   */
+  PreparedStatement launchCalls(String packed) throws SQLException {
+    return db.prepareStatement("SELECT " + (packed == null ? "" : packed + ", ") + "correlationId, globalTid, start FROM "
+        + RUNTIME
         + " WHERE rowid >= ? AND rowid < ? AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
   }
 
