@@ -7,7 +7,7 @@ import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
-import dev.llmlat.services.KafkaBroker;
+import dev.llmlat.services.KafkaBrokerExtension;
 import dev.llmlat.spans.SpanFixtures;
 import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -28,27 +28,16 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Records exactly as the Collector's kafka exporter writes them, stored by llmlat's ingester. */
 class CollectorExporterToIngesterTest {
   static final String SECOND_TRACE = "0123456789abcdef0123456789abcdef";
 
-  @TempDir static Path dir;
-  static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws java.io.IOException {
-    broker = KafkaBroker.start(KafkaBroker.Config.under(dir.resolve("kafka"), dir, dir, 0, 0));
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    broker.stop(Duration.ofSeconds(20));
-  }
+  @RegisterExtension static final KafkaBrokerExtension broker = new KafkaBrokerExtension();
+  @TempDir Path dir;
 
   /**
    * One Collector batch: the every-field span, a second trace in the same scope, and the second

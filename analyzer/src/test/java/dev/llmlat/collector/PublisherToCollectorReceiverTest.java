@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import dev.llmlat.kafka.SpanPublisher;
 import dev.llmlat.kafka.SpanTopics;
-import dev.llmlat.services.KafkaBroker;
+import dev.llmlat.services.KafkaBrokerExtension;
 import dev.llmlat.spans.SpanFixtures;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
@@ -32,10 +32,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.utils.Utils;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What llmlat's publisher writes, read the way the Collector's kafka receiver reads {@code
@@ -46,18 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PublisherToCollectorReceiverTest {
   static final HexFormat HEX = HexFormat.of();
 
-  @TempDir static Path dir;
-  static KafkaBroker broker;
-
-  @BeforeAll
-  static void startBroker() throws java.io.IOException {
-    broker = KafkaBroker.start(KafkaBroker.Config.under(dir.resolve("kafka"), dir, dir, 0, 0));
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    broker.stop(Duration.ofSeconds(20));
-  }
+  @RegisterExtension static final KafkaBrokerExtension broker = new KafkaBrokerExtension();
 
   /** Three traces across two resources and two scopes: the publisher must split them. */
   static ExportTraceServiceRequest mixedBatch() {

@@ -6,7 +6,7 @@ import com.google.protobuf.ByteString;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
-import dev.llmlat.services.KafkaBroker;
+import dev.llmlat.services.KafkaBrokerExtension;
 import dev.llmlat.spans.SpanFixtures;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.EmbeddedClickHouse;
@@ -45,31 +45,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The ingester against a real Kafka 4.4 broker (child JVM) and the real engine. */
 class SpanIngesterTest {
-  @TempDir static Path brokerDir;
-  static KafkaBroker broker;
+  @RegisterExtension static final KafkaBrokerExtension broker = new KafkaBrokerExtension();
 
   @TempDir Path storeDir;
   EmbeddedClickHouse store;
   String topic;
-
-  @BeforeAll
-  static void startBroker() throws IOException {
-    broker = KafkaBroker.start(KafkaBroker.Config.under(brokerDir.resolve("kafka"), brokerDir, brokerDir, 0, 0));
-  }
-
-  @AfterAll
-  static void stopBroker() {
-    broker.stop(Duration.ofSeconds(20));
-  }
 
   @BeforeEach
   void openStore() {
