@@ -70,15 +70,22 @@ public final class Analyzer {
     SpanRecord request = trace.stream().filter(s -> LayerNames.REQUEST.equals(s.name())).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no request (llm_request span) with trace id " + id + " in the store"));
     long t = request.startNs();
-    List<SpanRecord> spans = new ArrayList<>(reader.read(List.of(id), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS));
-    // client/server pairs nearby, for the hosts' clock offsets
+    // the trace as read above, plus the step spans around it (steps of its own trace only once)
+    Map<String, SpanRecord> merged = new java.util.LinkedHashMap<>();
+    for (SpanRecord s : trace) {
+      merged.put(s.traceId() + s.spanId(), s);
+    }
+    for (SpanRecord s : reader.read(List.of(), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS)) {
+      merged.putIfAbsent(s.traceId() + s.spanId(), s);
+    }
+    List<SpanRecord> spans = new ArrayList<>(merged.values());
     // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
     spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanName = 'llm_request' AND TraceId != '" + id + "'"
         + " AND Timestamp >= fromUnixTimestamp64Nano(" + (t - 2 * STEP_WINDOW_NS) + ")"
         + " AND Timestamp <= fromUnixTimestamp64Nano(" + (t + 2 * STEP_WINDOW_NS) + ") LIMIT 500)"
         + " AND (SpanKind = 'Client' OR SpanName = 'llm_request')"));
     Aligned aligned = alignClocks(spans);
-    Attribution attribution = attribute(spans, id::equals).stream().findFirst().orElseThrow();
+    Attribution attribution = attribute(aligned, id::equals).stream().findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
     List<SpanRecord> related = aligned.spans().stream()
         .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
@@ -118,7 +125,10 @@ public final class Analyzer {
 
   /** Aligns all of {@code spans} (every pair is evidence) and attributes the requests {@code which} selects. */
   public static List<Attribution> attribute(Collection<SpanRecord> spans, java.util.function.Predicate<String> which) {
-    Aligned alignment = alignClocks(spans);
+    return attribute(alignClocks(spans), which);
+  }
+
+  private static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which) {
     Map<String, ClockCorrection> corrections = alignment.corrections();
     List<SpanRecord> aligned = alignment.spans();
     RequestView.Index index = new RequestView.Index(aligned);
@@ -128,8 +138,7 @@ public final class Analyzer {
         .filter(request -> which.test(request.traceId()))
         .map(request -> {
           RequestView v = index.view(request);
-          long firstToken = TtftAttributor.firstToken(v, new ArrayList<>());
-          return TtftAttributor.attribute(v, index, used, ItlAnalyzer.gaps(v, index, firstToken));
+          return TtftAttributor.attribute(v, index, used);
         })
         .toList();
   }

@@ -34,6 +34,15 @@ public final class TraceReader {
     return id;
   }
 
+  /** {@code ('id','id',...)} for an {@code IN}: each id checked, so no text reaches SQL unvalidated. */
+  public static String sqlList(Collection<String> traceIds) {
+    StringBuilder in = new StringBuilder("(");
+    for (String id : traceIds) {
+      in.append(in.length() == 1 ? "'" : ",'").append(checkTraceId(id)).append('\'');
+    }
+    return in.append(')').toString();
+  }
+
   /**
    * Every span of the given traces, plus the step spans (engine and GPU) in [fromNs, toNs]. When
    * the window is given, trace spans are looked up in it too (they lie within it), which lets the
@@ -43,11 +52,7 @@ public final class TraceReader {
     Map<String, SpanRecord> spans = new LinkedHashMap<>();
     List<String> ids = new ArrayList<>(traceIds);
     for (int i = 0; i < ids.size(); i += 5000) {
-      StringBuilder in = new StringBuilder();
-      for (String id : ids.subList(i, Math.min(ids.size(), i + 5000))) {
-        in.append(in.length() == 0 ? "'" : ",'").append(checkTraceId(id)).append('\'');
-      }
-      select("TraceId IN (" + in + ")" + (fromNs <= toNs ? " AND Timestamp >= fromUnixTimestamp64Nano(" + fromNs
+      select("TraceId IN " + sqlList(ids.subList(i, Math.min(ids.size(), i + 5000))) + (fromNs <= toNs ? " AND Timestamp >= fromUnixTimestamp64Nano(" + fromNs
           + ") AND Timestamp <= fromUnixTimestamp64Nano(" + toNs + ")" : ""), spans);
     }
     if (fromNs <= toNs) {

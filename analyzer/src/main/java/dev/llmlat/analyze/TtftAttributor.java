@@ -31,10 +31,11 @@ final class TtftAttributor {
 
   private TtftAttributor() {}
 
-  static Attribution attribute(RequestView v, RequestView.Index index, List<ClockCorrection> corrections, List<Attribution.Gap> itl) {
+  static Attribution attribute(RequestView v, RequestView.Index index, List<ClockCorrection> corrections) {
     SpanRecord e = v.engine();
     List<String> notes = new ArrayList<>();
     long firstToken = firstToken(v, notes);
+    List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
     boolean gateway = v.gatewayServer() != null;
     long t0 = gateway ? v.gatewayServer().startNs() : e.startNs();
     long tEnd = firstToken;

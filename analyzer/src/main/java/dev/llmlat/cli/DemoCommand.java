@@ -2,6 +2,7 @@ package dev.llmlat.cli;
 
 import dev.llmlat.analyze.Analyzer;
 import dev.llmlat.analyze.AttributionReport;
+import dev.llmlat.analyze.TraceReader;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.demo.EndToEndDemo;
 import dev.llmlat.home.LlmlatHome;
@@ -158,12 +159,9 @@ final class DemoCommand implements Callable<Integer> {
     }
     out.println();
     out.println("-- spans that landed, per layer");
-    StringBuilder ids = new StringBuilder();
-    for (EndToEndDemo.ClientRequest r : sent) {
-      ids.append(ids.length() == 0 ? "'" : ",'").append(r.traceId()).append('\'');
-    }
+    String ids = TraceReader.sqlList(sent.stream().map(EndToEndDemo.ClientRequest::traceId).toList());
     ResultPrinter.print(s.query("SELECT ResourceAttributes['llmlat.layer'] AS layer, ServiceName AS service, count() AS spans,"
-        + " uniqExact(TraceId) AS traces FROM otel_traces WHERE TraceId IN (" + ids + ") GROUP BY layer, service ORDER BY layer"),
+        + " uniqExact(TraceId) AS traces FROM otel_traces WHERE TraceId IN " + ids + " GROUP BY layer, service ORDER BY layer"),
         ResultPrinter.Format.table, out);
     Analyzer.Summary summary = new Analyzer(s).analyze(start - 60_000_000_000L, Long.MAX_VALUE / 2, true);
     out.printf("%nanalyzed: %d requests attributed%n%n", summary.written());

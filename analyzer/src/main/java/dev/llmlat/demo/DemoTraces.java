@@ -145,10 +145,6 @@ public final class DemoTraces {
 
   /** The trace ids of {@code requests} as a SQL list literal. */
   public static String sqlList(List<Request> requests) {
-    List<String> quoted = new ArrayList<>();
-    for (Request r : requests) {
-      quoted.add("'" + r.traceIdHex() + "'");
-    }
-    return "(" + String.join(", ", quoted) + ")";
+    return dev.llmlat.analyze.TraceReader.sqlList(requests.stream().map(Request::traceIdHex).toList());
   }
 }

@@ -174,12 +174,9 @@ public final class EndToEndDemo {
   }
 
   private static void awaitLanding(ClickHouseStore store, List<ClientRequest> sent) throws InterruptedException {
-    StringBuilder ids = new StringBuilder();
-    for (ClientRequest r : sent) {
-      ids.append(ids.length() == 0 ? "'" : ",'").append(r.traceId()).append('\'');
-    }
+    String ids = dev.llmlat.analyze.TraceReader.sqlList(sent.stream().map(ClientRequest::traceId).toList());
     String sql = "SELECT countIf(SpanName = 'llm_request'), countIf(ResourceAttributes['llmlat.layer'] = 'gateway' AND SpanKind = 'Server'),"
-        + " countIf(ResourceAttributes['llmlat.layer'] = 'gpu'), count() FROM otel_traces WHERE TraceId IN (" + ids + ")";
+        + " countIf(ResourceAttributes['llmlat.layer'] = 'gpu'), count() FROM otel_traces WHERE TraceId IN " + ids;
     long deadline = System.nanoTime() + LANDING_TIMEOUT.toNanos();
     String last = "";
     long stableSince = 0;
