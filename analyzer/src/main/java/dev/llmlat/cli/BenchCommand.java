@@ -42,8 +42,9 @@ final class BenchCommand {
   }
 
   @Command(name = "agent", mixinStandardHelpOptions = true, description = {
-      "Gateway request latency p50/p99 and throughput with no agent, the vanilla OpenTelemetry agent, the agent with",
-      "llmlat's extension exporting to Kafka, and with the broker down; all four gateways in one run, interleaved rounds."})
+      "Gateway request latency p50/p99 and throughput with no agent, the vanilla OpenTelemetry agent exporting nothing and",
+      "exporting OTLP to a live receiver, the agent with llmlat's extension exporting to Kafka, and with the broker down;",
+      "all five gateways in one run, interleaved rounds; the extension's overhead against the exporting vanilla agent."})
   static final class Agent implements Callable<Integer> {
     @Option(names = "--requests", defaultValue = "400", description = "Requests per mode per round. Default: ${DEFAULT-VALUE}.")
     int requests;
