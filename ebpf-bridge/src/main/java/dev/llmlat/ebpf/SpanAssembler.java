@@ -1,15 +1,17 @@
 package dev.llmlat.ebpf;
 
+import static dev.llmlat.gpu.OtlpAttributes.bool;
+import static dev.llmlat.gpu.OtlpAttributes.integer;
+import static dev.llmlat.gpu.OtlpAttributes.string;
+import static dev.llmlat.gpu.OtlpAttributes.strings;
+
 import com.google.protobuf.ByteString;
 import dev.llmlat.gpu.NvtxPattern;
 import dev.llmlat.gpu.RangeMatch;
 import dev.llmlat.gpu.SpanSink;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.common.v1.AnyValue;
-import io.opentelemetry.proto.common.v1.ArrayValue;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
-import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
@@ -210,10 +212,10 @@ final class SpanAssembler {
     r.events.add(Span.Event.newBuilder()
         .setTimeUnixNano(clock.toUnixNanos(l.monoNs()))
         .setName(l.api())
-        .addAttributes(str(EbpfAttributes.KERNEL, kernel))
-        .addAttributes(str(EbpfAttributes.FUNCTION, address))
-        .addAttributes(str(EbpfAttributes.GRID, dims(l.grid())))
-        .addAttributes(str(EbpfAttributes.BLOCK, dims(l.block())))
+        .addAttributes(string(EbpfAttributes.KERNEL, kernel))
+        .addAttributes(string(EbpfAttributes.FUNCTION, address))
+        .addAttributes(string(EbpfAttributes.GRID, dims(l.grid())))
+        .addAttributes(string(EbpfAttributes.BLOCK, dims(l.block())))
         .addAttributes(integer(EbpfAttributes.SHARED_MEM, l.sharedMemBytes()))
         .addAttributes(integer(LlmlatAttributes.GPU_STREAM, l.stream()))
         .build());
@@ -229,19 +231,19 @@ final class SpanAssembler {
         .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
         .setStartTimeUnixNano(clock.toUnixNanos(s.monoNs()))
         .setEndTimeUnixNano(clock.toUnixNanos(Math.max(s.monoNs(), s.endMonoNs())))
-        .addAttributes(str(EbpfAttributes.API, s.api()))
+        .addAttributes(string(EbpfAttributes.API, s.api()))
         .addAttributes(integer(LlmlatAttributes.THREAD_ID, s.tid()))
         .addAttributes(integer(EbpfAttributes.RETURN_CODE, s.returnCode()))
-        .addAttributes(str(LlmlatAttributes.GPU_SOURCE, LlmlatAttributes.LAYER_EBPF))
-        .addAttributes(str(LlmlatAttributes.CLOCK_RULE, ClockOffset.RULE));
+        .addAttributes(string(LlmlatAttributes.GPU_SOURCE, LlmlatAttributes.LAYER_EBPF))
+        .addAttributes(string(LlmlatAttributes.CLOCK_RULE, ClockOffset.RULE));
     if (s.api().contains("Stream")) {
       span.addAttributes(integer(LlmlatAttributes.GPU_STREAM, s.handle()));
     } else if (s.api().contains("Event")) {
-      span.addAttributes(str(EbpfAttributes.HANDLE, "0x" + Long.toHexString(s.handle())));
+      span.addAttributes(string(EbpfAttributes.HANDLE, "0x" + Long.toHexString(s.handle())));
     }
     if (r != null) {
       span.setParentSpanId(r.spanId)
-          .addAttributes(str(LlmlatAttributes.STEP_SPAN_ID, HEX.formatHex(r.spanId.toByteArray())))
+          .addAttributes(string(LlmlatAttributes.STEP_SPAN_ID, HEX.formatHex(r.spanId.toByteArray())))
           .addAttributes(strings(LlmlatAttributes.TRACE_IDS, r.match.traceIds()));
       r.syncs++;
       r.syncNs += Math.max(0, s.endMonoNs() - s.monoNs());
@@ -281,29 +283,28 @@ final class SpanAssembler {
         s.addLinks(Span.Link.newBuilder().setTraceId(ByteString.fromHex(trace)).setSpanId(NO_SPAN));
       }
       if (r.match.kind() != null) {
-        s.addAttributes(str(LlmlatAttributes.STEP_KIND, r.match.kind()));
+        s.addAttributes(string(LlmlatAttributes.STEP_KIND, r.match.kind()));
       }
       s.addAttributes(strings(LlmlatAttributes.TRACE_IDS, r.match.traceIds()));
       if (r.match.stepSpanId() != null) {
-        s.addAttributes(str(LlmlatAttributes.STEP_SPAN_ID, r.match.stepSpanId()));
+        s.addAttributes(string(LlmlatAttributes.STEP_SPAN_ID, r.match.stepSpanId()));
       }
-      s.addAttributes(str(LlmlatAttributes.NVTX_TEXT, r.text))
-          .addAttributes(str(EbpfAttributes.RANGE_SCOPE, r.scope));
+      s.addAttributes(string(LlmlatAttributes.NVTX_TEXT, r.text))
+          .addAttributes(string(EbpfAttributes.RANGE_SCOPE, r.scope));
     }
     s.addAttributes(integer(LlmlatAttributes.THREAD_ID, r.tid))
         .addAttributes(integer(EbpfAttributes.LAUNCHES, r.launches))
         .addAttributes(integer(EbpfAttributes.DRIVER_LAUNCHES, r.driverLaunches))
         .addAttributes(integer(EbpfAttributes.SYNCS, r.syncs))
         .addAttributes(integer(EbpfAttributes.SYNC_NS, r.syncNs))
-        .addAttributes(str(LlmlatAttributes.GPU_SOURCE, LlmlatAttributes.LAYER_EBPF))
-        .addAttributes(str(LlmlatAttributes.CLOCK_RULE, ClockOffset.RULE));
+        .addAttributes(string(LlmlatAttributes.GPU_SOURCE, LlmlatAttributes.LAYER_EBPF))
+        .addAttributes(string(LlmlatAttributes.CLOCK_RULE, ClockOffset.RULE));
     if (r.firstLaunch >= 0) {
       s.addAttributes(integer(EbpfAttributes.FIRST_LAUNCH, clock.toUnixNanos(r.firstLaunch)))
           .addAttributes(integer(EbpfAttributes.LAST_LAUNCH, clock.toUnixNanos(r.lastLaunch)));
     }
     if (truncated) {
-      s.addAttributes(KeyValue.newBuilder().setKey(EbpfAttributes.TRUNCATED)
-          .setValue(AnyValue.newBuilder().setBoolValue(true)));
+      s.addAttributes(bool(EbpfAttributes.TRUNCATED, true));
     }
     return s;
   }
@@ -352,11 +353,11 @@ final class SpanAssembler {
         continue;
       }
       Resource.Builder resource = Resource.newBuilder()
-          .addAttributes(str("service.name", options.serviceName()))
-          .addAttributes(str(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_EBPF))
+          .addAttributes(string("service.name", options.serviceName()))
+          .addAttributes(string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_EBPF))
           .addAttributes(integer("process.pid", e.getKey()));
       if (hostName != null) {
-        resource.addAttributes(str("host.name", hostName));
+        resource.addAttributes(string("host.name", hostName));
       }
       request.addResourceSpans(ResourceSpans.newBuilder().setResource(resource)
           .addScopeSpans(ScopeSpans.newBuilder().setScope(SCOPE).addAllSpans(e.getValue())));
@@ -385,21 +386,5 @@ final class SpanAssembler {
 
   private static String dims(int[] d) {
     return Integer.toUnsignedString(d[0]) + "," + Integer.toUnsignedString(d[1]) + "," + Integer.toUnsignedString(d[2]);
-  }
-
-  private static KeyValue str(String key, String value) {
-    return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setStringValue(value)).build();
-  }
-
-  private static KeyValue integer(String key, long value) {
-    return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setIntValue(value)).build();
-  }
-
-  private static KeyValue strings(String key, List<String> values) {
-    ArrayValue.Builder a = ArrayValue.newBuilder();
-    for (String v : values) {
-      a.addValues(AnyValue.newBuilder().setStringValue(v));
-    }
-    return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setArrayValue(a)).build();
   }
 }

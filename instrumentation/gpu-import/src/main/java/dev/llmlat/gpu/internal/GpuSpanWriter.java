@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import dev.llmlat.gpu.OtlpAttributes;
 import com.google.protobuf.ByteString;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.ImportOptions;
@@ -95,10 +96,10 @@ public final class GpuSpanWriter {
     this.ids = new Ids(identity);
     this.clockRule = clockRule;
     this.sortedActivities = sortedActivities;
-    this.sourceAttr = Attrs.string(LlmlatAttributes.GPU_SOURCE, format.source());
-    this.clockAttr = Attrs.string(LlmlatAttributes.CLOCK_RULE, clockRule);
+    this.sourceAttr = OtlpAttributes.string(LlmlatAttributes.GPU_SOURCE, format.source());
+    this.clockAttr = OtlpAttributes.string(LlmlatAttributes.CLOCK_RULE, clockRule);
     for (int k = 0; k < 3; k++) {
-      kindAttrs[k] = Attrs.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]);
+      kindAttrs[k] = OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]);
     }
   }
 
@@ -113,11 +114,11 @@ public final class GpuSpanWriter {
     ByteString spanId = ids.spanId(ID_STEP, index);
     ByteString traceId = Ids.fromHex(match.traceIds().get(0));
     List<KeyValue> shared = new ArrayList<>(3);
-    shared.add(Attrs.string(LlmlatAttributes.STEP_SPAN_ID, Ids.hex(spanId)));
+    shared.add(OtlpAttributes.string(LlmlatAttributes.STEP_SPAN_ID, Ids.hex(spanId)));
     if (match.kind() != null) {
-      shared.add(Attrs.string(LlmlatAttributes.STEP_NAME, match.kind()));
+      shared.add(OtlpAttributes.string(LlmlatAttributes.STEP_NAME, match.kind()));
     }
-    shared.add(Attrs.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
+    shared.add(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
     steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, shared.toArray(new KeyValue[0]),
         sortedActivities ? IntervalUnion.streaming() : IntervalUnion.buffered()));
     requests.addAll(match.traceIds());
@@ -201,11 +202,11 @@ public final class GpuSpanWriter {
       s.addLinks(Span.Link.newBuilder().setTraceId(Ids.fromHex(t)).setSpanId(NO_SPAN));
     }
     if (match.kind() != null) {
-      s.addAttributes(Attrs.string(LlmlatAttributes.STEP_KIND, match.kind()));
+      s.addAttributes(OtlpAttributes.string(LlmlatAttributes.STEP_KIND, match.kind()));
     }
-    s.addAttributes(Attrs.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
+    s.addAttributes(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
     if (match.stepSpanId() != null) {
-      s.addAttributes(Attrs.string(LlmlatAttributes.STEP_SPAN_ID, match.stepSpanId()));
+      s.addAttributes(OtlpAttributes.string(LlmlatAttributes.STEP_SPAN_ID, match.stepSpanId()));
     }
     s.addAttributes(sourceAttr).addAttributes(clockAttr);
     requests.addAll(match.traceIds());
@@ -227,20 +228,20 @@ public final class GpuSpanWriter {
         s.addLinks(Span.Link.newBuilder().setTraceId(Ids.fromHex(t)).setSpanId(NO_SPAN));
       }
       if (st.match.kind() != null) {
-        s.addAttributes(Attrs.string(LlmlatAttributes.STEP_KIND, st.match.kind()));
+        s.addAttributes(OtlpAttributes.string(LlmlatAttributes.STEP_KIND, st.match.kind()));
       }
-      s.addAttributes(Attrs.strings(LlmlatAttributes.TRACE_IDS, st.match.traceIds()));
+      s.addAttributes(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, st.match.traceIds()));
       if (st.match.stepSpanId() != null) {
-        s.addAttributes(Attrs.string(LlmlatAttributes.STEP_SPAN_ID, st.match.stepSpanId()));
+        s.addAttributes(OtlpAttributes.string(LlmlatAttributes.STEP_SPAN_ID, st.match.stepSpanId()));
       }
       if (st.text != null) {
-        s.addAttributes(Attrs.string(LlmlatAttributes.NVTX_TEXT, st.text));
+        s.addAttributes(OtlpAttributes.string(LlmlatAttributes.NVTX_TEXT, st.text));
       }
-      s.addAttributes(Attrs.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
-          .addAttributes(Attrs.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
+      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
+          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
       if (any) {
-        s.addAttributes(Attrs.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
-            .addAttributes(Attrs.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
+        s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
+            .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
       }
       s.addAttributes(sourceAttr).addAttributes(clockAttr);
       out.add(s.build());

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import dev.llmlat.gpu.OtlpAttributes;
 import dev.llmlat.gpu.SpanSink;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -25,10 +26,10 @@ public final class SpanBatcher {
 
   public SpanBatcher(String serviceName, String hostName, int batchSize, SpanSink sink) {
     Resource.Builder r = Resource.newBuilder()
-        .addAttributes(Attrs.string("service.name", serviceName))
-        .addAttributes(Attrs.string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_GPU));
+        .addAttributes(OtlpAttributes.string("service.name", serviceName))
+        .addAttributes(OtlpAttributes.string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_GPU));
     if (hostName != null) {
-      r.addAttributes(Attrs.string("host.name", hostName));
+      r.addAttributes(OtlpAttributes.string("host.name", hostName));
     }
     this.resource = r.build();
     this.sink = sink;

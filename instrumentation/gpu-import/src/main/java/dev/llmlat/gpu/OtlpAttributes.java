@@ -1,13 +1,13 @@
-package dev.llmlat.gpu.internal;
+package dev.llmlat.gpu;
 
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.ArrayValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import java.util.List;
 
-/** Builds OTLP attributes. */
-public final class Attrs {
-  private Attrs() {}
+/** OTLP attribute values as the importers and the eBPF bridge put them on spans. */
+public final class OtlpAttributes {
+  private OtlpAttributes() {}
 
   public static KeyValue string(String key, String value) {
     return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setStringValue(value)).build();
@@ -15,6 +15,10 @@ public final class Attrs {
 
   public static KeyValue integer(String key, long value) {
     return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setIntValue(value)).build();
+  }
+
+  public static KeyValue bool(String key, boolean value) {
+    return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setBoolValue(value)).build();
   }
 
   public static KeyValue strings(String key, List<String> values) {
