@@ -21,6 +21,23 @@ final class InsertStatements {
     return sql.append(" FORMAT RowBinary").toString();
   }
 
+  /**
+   * {@code INSERT INTO table (cols) SELECT * FROM file(file, 'RowBinary', structure)}; {@code
+   * file} and {@code structure} come quoted as SQL string literals.
+   */
+  static String rowBinaryFromFile(String table, List<String> columns, String quotedFile, String quotedStructure,
+      String deduplicationToken) {
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(identifier(table)).append(" (");
+    for (int i = 0; i < columns.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append('`').append(identifier(columns.get(i))).append('`');
+    }
+    sql.append(") SELECT * FROM file(").append(quotedFile).append(", 'RowBinary', ").append(quotedStructure).append(')');
+    if (deduplicationToken != null) {
+      sql.append(" SETTINGS insert_deduplication_token = '").append(token(deduplicationToken)).append('\'');
+    }
+    return sql.toString();
+  }
+
   static String identifier(String name) {
     if (!IDENTIFIER.matcher(name).matches()) {
       throw new IllegalArgumentException("not a plain identifier: '" + name + "'");
