@@ -65,8 +65,7 @@ public final class IngestBenchmark {
         values.add(v);
         bytes += v.length;
       }
-      spanCount += batch.getResourceSpansList().stream().flatMap(r -> r.getScopeSpansList().stream())
-          .mapToInt(s -> s.getSpansCount()).sum();
+      spanCount += SpanPublisher.spanCount(batch);
     }
     log.printf("spans: %,d in %,d records (%,.1f MB of OTLP protobuf)%n", spanCount, values.size(), bytes / 1e6);
     log.flush();

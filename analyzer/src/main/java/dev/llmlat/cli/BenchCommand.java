@@ -1,11 +1,14 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.bench.AgentBenchmark;
+import dev.llmlat.bench.HeapTrend;
 import dev.llmlat.bench.IngestBenchmark;
+import dev.llmlat.bench.SoakBenchmark;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.home.LlmlatHome;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,7 +20,8 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
-    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.Import.class, BenchCommand.Analyze.class})
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
+        BenchCommand.Soak.class})
 final class BenchCommand {
 
   @Command(name = "ingest", mixinStandardHelpOptions = true, description = {
@@ -37,6 +41,44 @@ final class BenchCommand {
     public Integer call() throws IOException, InterruptedException {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-ingest-" + ProcessHandle.current().pid());
       new IngestBenchmark(spans, partitions, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "soak", mixinStandardHelpOptions = true, description = {
+      "Sustained ingest at a target rate for --minutes with every service on this machine (broker, store process,",
+      "ingester process, as `llmlat services up` runs them, in a scratch home under $LLMLAT_HOME/tmp, removed afterwards).",
+      "Prints, every --sample-seconds: produced and stored spans/s, end-to-end lag p50/p99 (a marker span's end -> a query",
+      "finds it), the ingester's live heap after a full GC; then a summary. Exits 1 when the heap grew (the rule is",
+      "printed) or a span was lost or stored twice."})
+  static final class Soak implements Callable<Integer> {
+    @Option(names = "--minutes", required = true, description = "How long to produce (fractions allowed).")
+    double minutes;
+
+    @Option(names = "--rate", defaultValue = "10000", description = "Target spans/s. Default: ${DEFAULT-VALUE}.")
+    int rate;
+
+    @Option(names = "--sample-seconds", defaultValue = "10", description = "Seconds per row. Default: ${DEFAULT-VALUE}.")
+    int sampleSeconds;
+
+    @Option(names = "--partitions", defaultValue = "3", description = "Partitions of otlp_spans. Default: ${DEFAULT-VALUE}.")
+    int partitions;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+      if (!(minutes > 0) || minutes > 24 * 60) {
+        throw new IllegalArgumentException("--minutes must be more than 0 and at most 1440, got " + minutes);
+      }
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-soak-" + ProcessHandle.current().pid());
+      SoakBenchmark.Result result = new SoakBenchmark(new SoakBenchmark.Config(Duration.ofMillis((long) (minutes * 60_000)),
+          rate, Duration.ofSeconds(sampleSeconds), partitions, scratch)).run(spec.commandLine().getOut());
+      if (!result.trend().flat() || result.lostOrDuplicated()) {
+        spec.commandLine().getErr().println("llmlat bench soak: " + (result.lostOrDuplicated()
+            ? "spans were lost or stored twice" : "the ingester's heap grew (" + HeapTrend.RULE + ")"));
+        return Llmlat.EXIT_FAILURE;
+      }
       return 0;
     }
   }

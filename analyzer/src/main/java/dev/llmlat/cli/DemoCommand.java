@@ -105,8 +105,7 @@ final class DemoCommand implements Callable<Integer> {
       // Distinct trace ids on every run; the seed fixes the shape of the requests.
       ExportTraceServiceRequest batch =
           new DemoTraces(seed ^ System.nanoTime(), System.currentTimeMillis() * 1_000_000L).generate(requests, generated);
-      int spans = batch.getResourceSpansList().stream()
-          .flatMap(rs -> rs.getScopeSpansList().stream()).mapToInt(ss -> ss.getSpansCount()).sum();
+      int spans = SpanPublisher.spanCount(batch);
       String ids = DemoTraces.sqlList(generated);
       SpanIngester ingester = servicesIngest ? null
           : new SpanIngester(IngesterConfig.builder(bootstrap).linger(Duration.ofMillis(200)).reportInterval(Duration.ZERO).build(), s).start();

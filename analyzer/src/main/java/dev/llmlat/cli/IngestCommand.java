@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
       "Consumes OTLP spans from Kafka into the store until SIGTERM.",
       "Spans to otel_traces, GPU kernel spans to gpu_kernels, undecodable records to otlp_spans_dlq. Offsets are",
       "committed only after the store acknowledged; a batch retried after a crash is not stored twice.",
-      "Logs progress every few seconds."
+      "Logs progress every few seconds. Several ingesters in one --group share the topic's partitions; when one",
+      "dies the others take its partitions over after --session-timeout-ms, without loss or duplicates."
     })
 final class IngestCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
@@ -38,12 +39,21 @@ final class IngestCommand implements Callable<Integer> {
   @Option(names = "--linger-ms", defaultValue = "500", description = "Longest a span waits for its batch. Default: ${DEFAULT-VALUE}.")
   long lingerMs;
 
+  @Option(names = "--session-timeout-ms", defaultValue = "10000",
+      description = "How long the group waits for a silent ingester before its partitions move to the others. Default: ${DEFAULT-VALUE}.")
+  long sessionTimeoutMs;
+
+  @Option(names = "--report-interval-ms", defaultValue = "5000",
+      description = "How often the progress line is logged (0: never). Default: ${DEFAULT-VALUE}.")
+  long reportIntervalMs;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws InterruptedException {
     IngesterConfig config = IngesterConfig.builder(kafka.required()).topic(topic).groupId(group)
-        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).build();
+        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+        .reportInterval(Duration.ofMillis(reportIntervalMs)).build();
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
       SpanIngester ingester = new SpanIngester(config, s);

@@ -14,7 +14,11 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "migrate",
     mixinStandardHelpOptions = true,
-    description = "Applies the schema migrations (schemas/clickhouse) the store lacks and lists them.")
+    description = {
+      "Applies the schema migrations (schemas/clickhouse) the store lacks and lists them.",
+      "With --cluster NAME, the cluster variant (schemas/clickhouse/cluster): ON CLUSTER DDL, replicated *_local tables",
+      "and Distributed tables with the usual names; every other command then needs the same --cluster."
+    })
 final class MigrateCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
   @Spec CommandSpec spec;
@@ -22,8 +26,9 @@ final class MigrateCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
+    SchemaMigrator migrator = store.migrator();
     try (ClickHouseStore s = ClickHouseStores.open(store.config())) {
-      SchemaMigrator.Outcome outcome = SchemaMigrator.bundled().migrate(s);
+      SchemaMigrator.Outcome outcome = migrator.migrate(s);
       for (Migration m : outcome.applied()) {
         out.printf("applied %04d_%s%n", m.version(), m.name());
       }

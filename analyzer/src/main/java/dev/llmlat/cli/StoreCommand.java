@@ -1,6 +1,5 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.store.ClickHouseStores;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreConfig;
@@ -46,7 +45,7 @@ final class StoreCommand {
       EmbeddedClickHouse embedded = (EmbeddedClickHouse) ClickHouseStores.open(config);
       CountDownLatch stopped = new CountDownLatch(1);
       try {
-        SchemaMigrator.bundled().migrate(embedded);
+        store.migrator().migrate(embedded);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, port);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
           http.close();

@@ -40,6 +40,13 @@ final class StoreOptions {
       description = "Embedded store's data directory (default: $LLMLAT_HOME/data/clickhouse, reached through the store process while `llmlat services` run). Env: LLMLAT_DATA_DIR.")
   Path dataDir;
 
+  @Option(
+      names = "--cluster",
+      paramLabel = "NAME",
+      defaultValue = "${env:LLMLAT_CLICKHOUSE_CLUSTER}",
+      description = "The server belongs to this ClickHouse cluster: the schema is its cluster variant (ON CLUSTER, replicated local tables, Distributed tables with the usual names; schemas/clickhouse/README.md). Env: LLMLAT_CLICKHOUSE_CLUSTER.")
+  String cluster;
+
   StoreConfig config() {
     if (url != null && !url.isBlank()) {
       if (dataDir != null) {
@@ -59,11 +66,23 @@ final class StoreOptions {
     return StoreConfig.embedded(dataDir, EngineLibrary.locate());
   }
 
+  /** The migrations for this store: the cluster variant with --cluster. */
+  SchemaMigrator migrator() {
+    if (cluster == null || cluster.isBlank()) {
+      return SchemaMigrator.bundled();
+    }
+    if (url == null || url.isBlank()) {
+      throw new IllegalArgumentException("--cluster needs a ClickHouse server of that cluster (--clickhouse-url); the embedded store is one node");
+    }
+    return SchemaMigrator.bundledForCluster(cluster);
+  }
+
   /** Opens the store and brings its schema up to date. */
   ClickHouseStore open() {
+    SchemaMigrator migrator = migrator();
     ClickHouseStore store = ClickHouseStores.open(config());
     try {
-      SchemaMigrator.bundled().migrate(store);
+      migrator.migrate(store);
       return store;
     } catch (RuntimeException e) {
       store.close();

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param maxBatchBytes ...or this many encoded bytes...
  * @param linger ...or when its first record is this old
  * @param reportInterval how often the progress line is logged (zero: never)
+ * @param sessionTimeout how long the group waits for a silent ingester before its partitions move
+ *     to the others (the broker accepts 6 s to 5 min by default)
  */
 public record IngesterConfig(
     String bootstrapServers,
@@ -22,7 +24,8 @@ public record IngesterConfig(
     int maxBatchSpans,
     int maxBatchBytes,
     Duration linger,
-    Duration reportInterval) {
+    Duration reportInterval,
+    Duration sessionTimeout) {
 
   public IngesterConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -42,6 +45,9 @@ public record IngesterConfig(
     if (linger.isNegative() || linger.isZero() || reportInterval.isNegative()) {
       throw new IllegalArgumentException("linger must be positive and the report interval not negative");
     }
+    if (sessionTimeout.toMillis() < 1000 || sessionTimeout.toMinutes() > 30) {
+      throw new IllegalArgumentException("the session timeout must be 1 s to 30 min, got " + sessionTimeout.toMillis() + " ms");
+    }
   }
 
   public String deadLetterTopic() {
@@ -60,6 +66,9 @@ public record IngesterConfig(
     private int maxBatchBytes = 32 << 20;
     private Duration linger = Duration.ofMillis(500);
     private Duration reportInterval = Duration.ofSeconds(5);
+    // Kafka's 45 s default leaves a dead ingester's partitions unread that long; 10 s still
+    // rides out a long GC pause (heartbeats run on their own thread).
+    private Duration sessionTimeout = Duration.ofSeconds(10);
 
     private Builder(String bootstrapServers) {
       this.bootstrapServers = bootstrapServers;
@@ -95,8 +104,14 @@ public record IngesterConfig(
       return this;
     }
 
+    public Builder sessionTimeout(Duration sessionTimeout) {
+      this.sessionTimeout = sessionTimeout;
+      return this;
+    }
+
     public IngesterConfig build() {
-      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval);
+      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval,
+          sessionTimeout);
     }
   }
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -48,6 +50,12 @@ import org.slf4j.LoggerFactory;
  * batch's offset range, in the commit's metadata, at the unchanged position); the insert carries
  * a deduplication token made of the topic's id and that range. After a crash between insert and commit, the next
  * ingester reads the intent, re-forms exactly the same batch, and the store drops the repeat.
+ *
+ * <p>Several ingesters in one consumer group share the partitions. A partition leaving this
+ * ingester in a rebalance has its batch written and committed first; a batch still being re-formed
+ * is dropped instead (its intent stays committed, so the next owner re-forms it whole); a commit the
+ * group refuses mid-rebalance rewinds the partition to the batch's start, so whoever owns it next
+ * reads the batch again and the deduplication token keeps it from being stored twice.
  *
  * <p>Lifecycle: {@link #start()} runs the loop on its own thread; {@link #close()} stops polling,
  * writes and commits what it holds, and closes the clients.
@@ -91,6 +99,18 @@ public final class SpanIngester implements AutoCloseable {
 
     boolean isEmpty() {
       return first < 0;
+    }
+
+    /**
+     * A batch re-formed after a crash must be written with exactly its old range: written earlier
+     * under the old token, a shorter one would be dropped as a repeat and its tail lost.
+     */
+    boolean replayIncomplete() {
+      return replayEnd >= 0 && last < replayEnd;
+    }
+
+    int size() {
+      return rows.spans() + rows.kernels();
     }
 
     long end() {
@@ -181,7 +201,9 @@ public final class SpanIngester implements AutoCloseable {
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     // Imports publish in transactions: an aborted import is never stored.
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-ingest");
+    p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-ingest-" + ProcessHandle.current().pid());
+    p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) config.sessionTimeout().toMillis());
+    p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) config.sessionTimeout().toMillis() / 3);
     return p;
   }
 
@@ -247,7 +269,13 @@ public final class SpanIngester implements AutoCloseable {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
     PartitionBatch batch = batches.computeIfAbsent(tp, PartitionBatch::new);
     if (batch.replayEnd >= 0 && record.offset() > batch.replayEnd) {
-      flush(List.of(batch)); // the replayed batch ends where it ended before the crash
+      // the replayed range is over although its last record did not come back (retention): it ends here
+      if (batch.isEmpty()) {
+        batch.replayEnd = -1;
+      } else {
+        batch.last = batch.replayEnd;
+        flush(List.of(batch));
+      }
     }
     metrics.records.incrementAndGet();
     try {
@@ -289,8 +317,10 @@ public final class SpanIngester implements AutoCloseable {
     long spans = 0;
     long bytes = 0;
     for (PartitionBatch b : batches.values()) {
-      spans += b.rows.spans() + b.rows.kernels();
-      bytes += b.rows.bytes();
+      if (!b.replayIncomplete()) { // bounded by its predecessor's batch; written when whole
+        spans += b.size();
+        bytes += b.rows.bytes();
+      }
     }
     return spans >= config.maxBatchSpans() || bytes >= config.maxBatchBytes();
   }
@@ -298,16 +328,19 @@ public final class SpanIngester implements AutoCloseable {
   private boolean batchOld() {
     long now = System.nanoTime();
     for (PartitionBatch b : batches.values()) {
-      if (!b.isEmpty() && now - b.firstAtNanos >= config.linger().toNanos()) {
+      if (!b.isEmpty() && !b.replayIncomplete() && now - b.firstAtNanos >= config.linger().toNanos()) {
         return true;
       }
     }
     return false;
   }
 
-  /** Intent, dead letters, insert, commit: in that order, for every non-empty batch given. */
+  /**
+   * Intent, dead letters, insert, commit: in that order, for every non-empty batch given (a replayed
+   * batch only once it is whole).
+   */
   private void flush(Collection<PartitionBatch> candidates) {
-    List<PartitionBatch> ready = candidates.stream().filter(b -> !b.isEmpty()).toList();
+    List<PartitionBatch> ready = candidates.stream().filter(b -> !b.isEmpty() && !b.replayIncomplete()).toList();
     if (ready.isEmpty()) {
       return;
     }
@@ -315,7 +348,9 @@ public final class SpanIngester implements AutoCloseable {
     for (PartitionBatch b : ready) {
       intents.put(b.partition, new OffsetAndMetadata(b.first, PENDING + b.end()));
     }
-    consumer.commitSync(intents);
+    if (!commit(intents, ready, false)) {
+      return;
+    }
     producer.flush();
     Exception dlq = deadLetterFailure.getAndSet(null);
     if (dlq != null) {
@@ -337,8 +372,35 @@ public final class SpanIngester implements AutoCloseable {
       done.put(b.partition, new OffsetAndMetadata(b.end() + 1, ""));
     }
     afterInsert.run();
-    consumer.commitSync(done);
-    ready.forEach(PartitionBatch::reset);
+    if (commit(done, ready, true)) {
+      ready.forEach(PartitionBatch::reset);
+    }
+  }
+
+  /**
+   * Commits, or, when the group refuses because it is rebalancing (or has already moved on without
+   * this member), rewinds the batches' partitions to their start and returns false. The committed
+   * state is then still the one before: the batch's intent if it was {@code inserted}, so the next
+   * owner (this ingester or another) re-forms exactly that batch and the store drops the repeat.
+   */
+  private boolean commit(Map<TopicPartition, OffsetAndMetadata> offsets, List<PartitionBatch> batchesOfIt, boolean inserted) {
+    try {
+      consumer.commitSync(offsets);
+      return true;
+    } catch (RebalanceInProgressException | CommitFailedException e) {
+      LOG.info("group {} rebalancing, {} not committed; re-reading {} from the batch start: {}", config.groupId(),
+          inserted ? "stored batch" : "intent", offsets.keySet(), e.getMessage().lines().findFirst().orElse(""));
+      for (PartitionBatch b : batchesOfIt) {
+        long replayEnd = inserted ? b.end() : b.replayEnd;
+        if (!inserted) {
+          metrics.pendingSpans.addAndGet(-b.size());
+        }
+        consumer.seek(b.partition, b.first);
+        b.reset();
+        b.replayEnd = replayEnd;
+      }
+      return false;
+    }
   }
 
   private void insert(SpanRouter rows, String token) {
@@ -395,16 +457,26 @@ public final class SpanIngester implements AutoCloseable {
         }
       }
       flush(revoked);
-      partitions.forEach(batches::remove);
+      forget(partitions); // a replay batch not yet whole: its intent stays committed for the next owner
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-      partitions.forEach(batches::remove); // not ours any more: the new owner replays them
+      forget(partitions); // not ours any more: the new owner replays them
+    }
+
+    private void forget(Collection<TopicPartition> partitions) {
+      for (TopicPartition tp : partitions) {
+        PartitionBatch b = batches.remove(tp);
+        if (b != null) {
+          metrics.pendingSpans.addAndGet(-b.size());
+        }
+      }
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+      LOG.info("owns partitions: {}", consumer.assignment().stream().map(TopicPartition::partition).sorted().toList());
       if (partitions.isEmpty()) {
         return;
       }

@@ -87,6 +87,11 @@ public final class SpanPublisher implements AutoCloseable {
     return perTrace.size();
   }
 
+  /** How many spans an OTLP request carries. */
+  public static int spanCount(ExportTraceServiceRequest request) {
+    return request.getResourceSpansList().stream().flatMap(r -> r.getScopeSpansList().stream()).mapToInt(s -> s.getSpansCount()).sum();
+  }
+
   public long records() {
     return records;
   }

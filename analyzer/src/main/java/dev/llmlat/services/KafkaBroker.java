@@ -185,7 +185,8 @@ public final class KafkaBroker {
     return text.toString();
   }
 
-  static int freePort() throws IOException {
+  /** A TCP port nothing listens on right now. */
+  public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }

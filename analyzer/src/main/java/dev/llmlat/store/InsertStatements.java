@@ -16,7 +16,10 @@ final class InsertStatements {
     }
     sql.append(')');
     if (deduplicationToken != null) {
-      sql.append(" SETTINGS insert_deduplication_token = '").append(token(deduplicationToken)).append('\'');
+      // Through a Distributed table (the cluster schema) the insert must reach the shards before it
+      // is acknowledged, carrying the token with it; on a plain table the setting does nothing.
+      sql.append(" SETTINGS insert_deduplication_token = '").append(token(deduplicationToken))
+          .append("', insert_distributed_sync = 1");
     }
     return sql.append(" FORMAT RowBinary").toString();
   }

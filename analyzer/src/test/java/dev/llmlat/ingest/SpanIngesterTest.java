@@ -89,10 +89,14 @@ class SpanIngesterTest {
   }
 
   static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    await(condition, what, 60);
+  }
+
+  static void await(BooleanSupplier condition, String what, int seconds) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
+        throw new AssertionError("timed out after " + seconds + " s waiting for " + what);
       }
       Thread.sleep(50);
     }
@@ -224,6 +228,33 @@ class SpanIngesterTest {
       await(() -> second.metrics().snapshot().records() == 40 && second.metrics().snapshot().pendingSpans() == 0
           && second.metrics().snapshot().batches() >= 2, "40 records stored");
       assertThat(second.metrics().snapshot().replayedBatches()).isEqualTo(1);
+    }
+    assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(40);
+    assertThat(count(store, "SELECT uniqExact(SpanId) FROM otel_traces")).isEqualTo(40);
+    assertThat(committed("g-" + topic)).isEqualTo(new OffsetAndMetadata(40, ""));
+  }
+
+  @Test
+  void aSmallerSuccessorReplaysTheCrashedBatchWhole() throws Exception {
+    List<byte[]> values = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      values.add(oneSpan(i));
+    }
+    produce(values);
+    SpanIngester first = new SpanIngester(config().maxBatchSpans(10).linger(Duration.ofHours(1)).build(), store);
+    first.afterInsert(() -> {
+      throw new IllegalStateException("killed between insert and commit");
+    });
+    first.start();
+    assertThat(first.awaitStop(Duration.ofSeconds(60))).isTrue();
+    assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(10); // 0..9 stored, never committed
+
+    // 0..9 must go again as one batch under its token: 0..2 under it would be dropped as the repeat it
+    // is, and 3..9 in batches of their own stored a second time
+    try (SpanIngester successor = new SpanIngester(config().maxBatchSpans(3).build(), store).start()) {
+      await(() -> successor.metrics().snapshot().records() == 40 && successor.metrics().snapshot().pendingSpans() == 0,
+          "40 records stored");
+      assertThat(successor.metrics().snapshot().replayedBatches()).isEqualTo(1);
     }
     assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(40);
     assertThat(count(store, "SELECT uniqExact(SpanId) FROM otel_traces")).isEqualTo(40);
