@@ -10,18 +10,7 @@ final class InsertStatements {
   private InsertStatements() {}
 
   static String rowBinary(String table, List<String> columns, String deduplicationToken) {
-    StringBuilder sql = new StringBuilder("INSERT INTO ").append(identifier(table)).append(" (");
-    for (int i = 0; i < columns.size(); i++) {
-      sql.append(i == 0 ? "" : ", ").append('`').append(identifier(columns.get(i))).append('`');
-    }
-    sql.append(')');
-    if (deduplicationToken != null) {
-      // Through a Distributed table (the cluster schema) the insert must reach the shards before it
-      // is acknowledged, carrying the token with it; on a plain table the setting does nothing.
-      sql.append(" SETTINGS insert_deduplication_token = '").append(token(deduplicationToken))
-          .append("', insert_distributed_sync = 1");
-    }
-    return sql.append(" FORMAT RowBinary").toString();
+    return into(table, columns) + settings(deduplicationToken) + " FORMAT RowBinary";
   }
 
   /**
@@ -30,15 +19,23 @@ final class InsertStatements {
    */
   static String rowBinaryFromFile(String table, List<String> columns, String quotedFile, String quotedStructure,
       String deduplicationToken) {
+    return into(table, columns) + " SELECT * FROM file(" + quotedFile + ", 'RowBinary', " + quotedStructure + ")"
+        + settings(deduplicationToken);
+  }
+
+  private static String into(String table, List<String> columns) {
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(identifier(table)).append(" (");
     for (int i = 0; i < columns.size(); i++) {
       sql.append(i == 0 ? "" : ", ").append('`').append(identifier(columns.get(i))).append('`');
     }
-    sql.append(") SELECT * FROM file(").append(quotedFile).append(", 'RowBinary', ").append(quotedStructure).append(')');
-    if (deduplicationToken != null) {
-      sql.append(" SETTINGS insert_deduplication_token = '").append(token(deduplicationToken)).append('\'');
-    }
-    return sql.toString();
+    return sql.append(')').toString();
+  }
+
+  private static String settings(String deduplicationToken) {
+    // Through a Distributed table (the cluster schema) the insert must reach the shards before it
+    // is acknowledged, carrying the token with it; on a plain table the setting does nothing.
+    return deduplicationToken == null ? ""
+        : " SETTINGS insert_deduplication_token = '" + token(deduplicationToken) + "', insert_distributed_sync = 1";
   }
 
   static String identifier(String name) {
