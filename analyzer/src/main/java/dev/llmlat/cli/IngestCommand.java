@@ -38,12 +38,16 @@ final class IngestCommand implements Callable<Integer> {
   @Option(names = "--linger-ms", defaultValue = "500", description = "Longest a span waits for its batch. Default: ${DEFAULT-VALUE}.")
   long lingerMs;
 
+  @Option(names = "--instance-id", description = "Static group member id: restarted with the same id, the ingester takes its"
+      + " partitions back at once (no session-timeout wait).")
+  String instanceId;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws InterruptedException {
     IngesterConfig config = IngesterConfig.builder(kafka.required()).topic(topic).groupId(group)
-        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).build();
+        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).instanceId(instanceId).build();
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
       SpanIngester ingester = new SpanIngester(config, s);

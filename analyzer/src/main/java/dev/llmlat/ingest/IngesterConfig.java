@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param maxBatchBytes ...or this many encoded bytes...
  * @param linger ...or when its first record is this old
  * @param reportInterval how often the progress line is logged (zero: never)
+ * @param instanceId a static group member id ({@code group.instance.id}) or null: an ingester
+ *     restarted with the same id takes its partitions back at once instead of after the session timeout
  */
 public record IngesterConfig(
     String bootstrapServers,
@@ -22,7 +24,8 @@ public record IngesterConfig(
     int maxBatchSpans,
     int maxBatchBytes,
     Duration linger,
-    Duration reportInterval) {
+    Duration reportInterval,
+    String instanceId) {
 
   public IngesterConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -42,6 +45,9 @@ public record IngesterConfig(
     if (linger.isNegative() || linger.isZero() || reportInterval.isNegative()) {
       throw new IllegalArgumentException("linger must be positive and the report interval not negative");
     }
+    if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,200}")) {
+      throw new IllegalArgumentException("the instance id must be 1-200 of A-Z a-z 0-9 . _ -, got '" + instanceId + "'");
+    }
   }
 
   public String deadLetterTopic() {
@@ -60,6 +66,7 @@ public record IngesterConfig(
     private int maxBatchBytes = 32 << 20;
     private Duration linger = Duration.ofMillis(500);
     private Duration reportInterval = Duration.ofSeconds(5);
+    private String instanceId;
 
     private Builder(String bootstrapServers) {
       this.bootstrapServers = bootstrapServers;
@@ -95,8 +102,13 @@ public record IngesterConfig(
       return this;
     }
 
+    public Builder instanceId(String instanceId) {
+      this.instanceId = instanceId;
+      return this;
+    }
+
     public IngesterConfig build() {
-      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval);
+      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval, instanceId);
     }
   }
 }

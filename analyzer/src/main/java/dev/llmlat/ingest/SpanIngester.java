@@ -84,6 +84,7 @@ public final class SpanIngester implements AutoCloseable {
     long last = -1;
     long firstAtNanos;
     long replayEnd = -1; // the end of a batch whose insert may have happened before a crash
+    boolean replayPassed; // a record beyond replayEnd arrived: the replayed range is as complete as it gets
 
     PartitionBatch(TopicPartition partition) {
       this.partition = partition;
@@ -91,6 +92,15 @@ public final class SpanIngester implements AutoCloseable {
 
     boolean isEmpty() {
       return first < 0;
+    }
+
+    /**
+     * A replayed batch must be written exactly as it was before the crash (same range, same
+     * deduplication token): flushing part of it early, because the batch filled up or lingered
+     * under a different interleaving of partitions or other limits, would store its rows again.
+     */
+    boolean replayIncomplete() {
+      return replayEnd >= 0 && last < replayEnd && !replayPassed;
     }
 
     long end() {
@@ -102,6 +112,7 @@ public final class SpanIngester implements AutoCloseable {
       first = -1;
       last = -1;
       replayEnd = -1;
+      replayPassed = false;
     }
   }
 
@@ -182,6 +193,9 @@ public final class SpanIngester implements AutoCloseable {
     // Imports publish in transactions: an aborted import is never stored.
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-ingest");
+    if (config.instanceId() != null) {
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.instanceId());
+    }
     return p;
   }
 
@@ -247,7 +261,9 @@ public final class SpanIngester implements AutoCloseable {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
     PartitionBatch batch = batches.computeIfAbsent(tp, PartitionBatch::new);
     if (batch.replayEnd >= 0 && record.offset() > batch.replayEnd) {
+      batch.replayPassed = true; // offsets only grow: nothing more of the replayed range can come
       flush(List.of(batch)); // the replayed batch ends where it ended before the crash
+      batch.reset(); // (also when none of the range was left to replay)
     }
     metrics.records.incrementAndGet();
     try {
@@ -289,6 +305,9 @@ public final class SpanIngester implements AutoCloseable {
     long spans = 0;
     long bytes = 0;
     for (PartitionBatch b : batches.values()) {
+      if (b.replayIncomplete()) {
+        continue; // bounded by its range; it waits for its end, not for space
+      }
       spans += b.rows.spans() + b.rows.kernels();
       bytes += b.rows.bytes();
     }
@@ -298,7 +317,7 @@ public final class SpanIngester implements AutoCloseable {
   private boolean batchOld() {
     long now = System.nanoTime();
     for (PartitionBatch b : batches.values()) {
-      if (!b.isEmpty() && now - b.firstAtNanos >= config.linger().toNanos()) {
+      if (!b.isEmpty() && !b.replayIncomplete() && now - b.firstAtNanos >= config.linger().toNanos()) {
         return true;
       }
     }
@@ -307,7 +326,7 @@ public final class SpanIngester implements AutoCloseable {
 
   /** Intent, dead letters, insert, commit: in that order, for every non-empty batch given. */
   private void flush(Collection<PartitionBatch> candidates) {
-    List<PartitionBatch> ready = candidates.stream().filter(b -> !b.isEmpty()).toList();
+    List<PartitionBatch> ready = candidates.stream().filter(b -> !b.isEmpty() && !b.replayIncomplete()).toList();
     if (ready.isEmpty()) {
       return;
     }
@@ -352,7 +371,10 @@ public final class SpanIngester implements AutoCloseable {
           throw e;
         }
         metrics.insertRetries.incrementAndGet();
-        LOG.warn("insert into {} failed (attempt {}), retrying in {} ms: {}", store.description(), attempt, backoffMs,
+        // Nothing is polled while this batch waits: memory stays at one batch however long the store is away.
+        Runtime rt = Runtime.getRuntime();
+        LOG.warn("insert into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
+            store.description(), attempt, backoffMs, metrics.pendingSpans.get(), (rt.totalMemory() - rt.freeMemory()) >> 20,
             e.getMessage().lines().findFirst().orElse(""));
         try {
           Thread.sleep(backoffMs);

@@ -231,6 +231,33 @@ class SpanIngesterTest {
   }
 
   @Test
+  void aReplayedBatchIsWrittenWholeEvenWhenTheSuccessorsBatchesAreSmaller() throws Exception {
+    List<byte[]> values = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      values.add(oneSpan(i));
+    }
+    produce(values);
+    SpanIngester first = new SpanIngester(config().maxBatchSpans(7).linger(Duration.ofHours(1)).build(), store);
+    first.afterInsert(() -> {
+      throw new IllegalStateException("killed between insert and commit");
+    });
+    first.start();
+    assertThat(first.awaitStop(Duration.ofSeconds(60))).isTrue();
+    assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(7);
+
+    // batches of 3 would cut the pending 7 into 3 + 3 + 1 under new tokens: stored twice (seen with 2 partitions
+    // and 10 SIGKILLs in `llmlat bench faults`, where the other partition's spans filled the batch early)
+    try (SpanIngester second = new SpanIngester(config().maxBatchSpans(3).build(), store).start()) {
+      await(() -> second.metrics().snapshot().records() == 40 && second.metrics().snapshot().pendingSpans() == 0,
+          "40 records stored");
+      assertThat(second.metrics().snapshot().replayedBatches()).isEqualTo(1);
+    }
+    assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(40);
+    assertThat(count(store, "SELECT uniqExact(SpanId) FROM otel_traces")).isEqualTo(40);
+    assertThat(committed("g-" + topic)).isEqualTo(new OffsetAndMetadata(40, ""));
+  }
+
+  @Test
   void closeWritesAndCommitsWhatItHolds() throws Exception {
     produce(List.of(oneSpan(1), oneSpan(2), oneSpan(3)));
     SpanIngester ingester = new SpanIngester(config().linger(Duration.ofHours(1)).build(), store).start();
