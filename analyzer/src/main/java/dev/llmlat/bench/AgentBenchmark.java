@@ -69,7 +69,6 @@ public final class AgentBenchmark {
     System.setProperty("sun.net.httpserver.nodelay", "true");
     Files.createDirectories(scratch);
     Path agent = EndToEndDemo.agentDir().resolve("opentelemetry-javaagent.jar");
-    Path extension = EndToEndDemo.agentDir().resolve("llmlat-agent-extension.jar");
     KafkaBroker broker = KafkaBroker.start(new KafkaBroker.Config(scratch.resolve("kafka"), scratch.resolve("kafka.log"),
         scratch.resolve("kafka.pid"), 0, 0));
     // The broker does not auto-create topics: without otlp_spans the "kafka" mode would only retry
@@ -84,18 +83,13 @@ public final class AgentBenchmark {
     try (ServerSocket s = new ServerSocket(0)) {
       downBroker = "127.0.0.1:" + s.getLocalPort();
     }
-    List<String> base = List.of("-javaagent:" + agent, "-Dotel.service.name=bench-gateway", "-Dotel.metrics.exporter=none",
-        "-Dotel.logs.exporter=none", "-Dotel.instrumentation.common.default-enabled=false",
-        "-Dotel.instrumentation.java-http-server.enabled=true", "-Dotel.instrumentation.java-http-client.enabled=true");
     Map<String, List<String>> modes = new LinkedHashMap<>();
     modes.put("no agent", List.of());
-    modes.put("vanilla agent", concat(base, "-Dotel.traces.exporter=none"));
-    modes.put("vanilla agent+otlp", concat(base, "-Dotel.traces.exporter=otlp", "-Dotel.exporter.otlp.protocol=http/protobuf",
-        "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint()));
-    modes.put("agent+extension+kafka", concat(base, "-Dotel.javaagent.extensions=" + extension, "-Dotel.traces.exporter=kafka",
-        "-Dotel.exporter.kafka.bootstrap.servers=" + broker.bootstrapServers()));
-    modes.put("agent+extension, kafka down", concat(base, "-Dotel.javaagent.extensions=" + extension,
-        "-Dotel.traces.exporter=kafka", "-Dotel.exporter.kafka.bootstrap.servers=" + downBroker));
+    modes.put("vanilla agent", concat(agentFlags(agent), "-Dotel.traces.exporter=none"));
+    modes.put("vanilla agent+otlp", concat(agentFlags(agent), "-Dotel.traces.exporter=otlp",
+        "-Dotel.exporter.otlp.protocol=http/protobuf", "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint()));
+    modes.put("agent+extension+kafka", extensionFlags(broker.bootstrapServers()));
+    modes.put("agent+extension, kafka down", extensionFlags(downBroker));
     Map<String, Process> gateways = new LinkedHashMap<>();
     Map<String, Integer> ports = new LinkedHashMap<>();
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -153,8 +147,32 @@ public final class AgentBenchmark {
     }
   }
 
+  /** JVM flags for a gateway under the real agent, only the HTTP server and client instrumented. */
+  private static List<String> agentFlags(Path agent) {
+    return List.of("-javaagent:" + agent, "-Dotel.service.name=bench-gateway", "-Dotel.metrics.exporter=none",
+        "-Dotel.logs.exporter=none", "-Dotel.instrumentation.common.default-enabled=false",
+        "-Dotel.instrumentation.java-http-server.enabled=true", "-Dotel.instrumentation.java-http-client.enabled=true");
+  }
+
+  /** The same plus llmlat's extension exporting spans to Kafka at {@code bootstrap}. */
+  public static List<String> extensionFlags(String bootstrap, String... extra) {
+    List<String> flags = concat(agentFlags(EndToEndDemo.agentDir().resolve("opentelemetry-javaagent.jar")),
+        "-Dotel.javaagent.extensions=" + EndToEndDemo.agentDir().resolve("llmlat-agent-extension.jar"),
+        "-Dotel.traces.exporter=kafka", "-Dotel.exporter.kafka.bootstrap.servers=" + bootstrap);
+    flags.addAll(Arrays.asList(extra));
+    return flags;
+  }
+
+  /** The demo gateway (a plain relay) as a child JVM with {@code jvmFlags}; returns once it listens, with its port. */
+  public static Map.Entry<Process, Integer> startGateway(List<String> jvmFlags, String upstreamUrl, Path log)
+      throws IOException, InterruptedException {
+    List<String> jvm = concat(jvmFlags, "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true");
+    Process gateway = ChildJvm.start(jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log);
+    return Map.entry(gateway, Integer.parseInt(ChildJvm.awaitLine(gateway, log, "LISTENING ", Duration.ofSeconds(90))));
+  }
+
   /** An upstream that streams 8 SSE chunks at once: the gateway's own cost is what is measured. */
-  private static HttpServer fakeEngine() throws IOException {
+  public static HttpServer fakeEngine() throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
     byte[] chunk = "data: {\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}\n\n".getBytes(StandardCharsets.UTF_8);
     server.createContext("/v1/", exchange -> {

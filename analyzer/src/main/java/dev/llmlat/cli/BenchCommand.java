@@ -4,11 +4,16 @@ import dev.llmlat.bench.AgentBenchmark;
 import dev.llmlat.bench.HeapTrend;
 import dev.llmlat.bench.IngestBenchmark;
 import dev.llmlat.bench.SoakBenchmark;
+import dev.llmlat.bench.faults.FaultResult;
+import dev.llmlat.bench.faults.FaultsBenchmark;
+import dev.llmlat.bench.faults.FaultsConfig;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.home.LlmlatHome;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -21,7 +26,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
     subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
-        BenchCommand.Soak.class})
+        BenchCommand.Soak.class, BenchCommand.Faults.class})
 final class BenchCommand {
 
   @Command(name = "ingest", mixinStandardHelpOptions = true, description = {
@@ -147,6 +152,48 @@ final class BenchCommand {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-analyze-" + ProcessHandle.current().pid());
       new dev.llmlat.bench.AnalyzeBenchmark(requests, explainSpans, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
       return 0;
+    }
+  }
+
+  @Command(name = "faults", mixinStandardHelpOptions = true, description = {
+      "Faults with real processes: the ingester SIGKILLed during a stream, the store down, the broker restarted under a",
+      "gateway (agent + extension) and importers, a read-only / full data directory, fuzzed records on otlp_spans.",
+      "One line per scenario, then `spans=N lost=N duplicated=N dlq=N`; exit 1 if anything was lost or duplicated.",
+      "Scenarios: ingester-kill, store-outage, broker-restart, disk, fuzz."})
+  static final class Faults implements Callable<Integer> {
+    @Option(names = "--only", split = ",", paramLabel = "NAME", description = "Run only these scenarios (comma-separated).")
+    List<String> only = List.of();
+
+    @Option(names = "--seed", description = "Seed for kill points, spans and fuzzed records. Default: the time.")
+    Long seed;
+
+    @Option(names = "--spans", defaultValue = "1000000", description = "Spans streamed while the ingester is killed (a tenth for the store outage). Default: ${DEFAULT-VALUE}.")
+    int spans;
+
+    @Option(names = "--kills", defaultValue = "10", description = "SIGKILLs of the ingester. Default: ${DEFAULT-VALUE}.")
+    int kills;
+
+    @Option(names = "--outage", defaultValue = "60s", description = "How long the store, then the broker, stay down (e.g. 60s, 2m). Default: ${DEFAULT-VALUE}.")
+    String outage;
+
+    @Option(names = "--fuzz-records", defaultValue = "100000", description = "Random and mutated records. Default: ${DEFAULT-VALUE}.")
+    int fuzzRecords;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-faults-" + ProcessHandle.current().pid());
+      Duration down;
+      try {
+        down = Durations.parse(outage);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--outage: " + e.getMessage());
+      }
+      FaultsConfig config = new FaultsConfig(new LinkedHashSet<>(only), seed == null ? System.currentTimeMillis() : seed,
+          spans, kills, down, fuzzRecords, scratch);
+      List<FaultResult> results = new FaultsBenchmark(config).run(spec.commandLine().getOut());
+      return results.stream().allMatch(FaultResult::passed) ? 0 : Llmlat.EXIT_FAILURE;
     }
   }
 }

@@ -47,13 +47,17 @@ final class IngestCommand implements Callable<Integer> {
       description = "How often the progress line is logged (0: never). Default: ${DEFAULT-VALUE}.")
   long reportIntervalMs;
 
+  @Option(names = "--instance-id", description = "Static group member id: restarted with the same id, the ingester takes its"
+      + " partitions back at once (no session-timeout wait).")
+  String instanceId;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws InterruptedException {
     IngesterConfig config = IngesterConfig.builder(kafka.required()).topic(topic).groupId(group)
         .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
-        .reportInterval(Duration.ofMillis(reportIntervalMs)).build();
+        .reportInterval(Duration.ofMillis(reportIntervalMs)).instanceId(instanceId).build();
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
       SpanIngester ingester = new SpanIngester(config, s);

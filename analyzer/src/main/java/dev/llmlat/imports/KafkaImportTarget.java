@@ -51,8 +51,11 @@ public final class KafkaImportTarget implements ImportTarget {
   public void close() {
     try {
       abort();
+    } catch (RuntimeException e) {
+      // The broker is away: its transaction coordinator aborts the transaction at its timeout, and
+      // read-committed consumers (the ingester) never see it. The error that got us here is the news.
     } finally {
-      publisher.close();
+      publisher.closeNow();
     }
   }
 }

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param reportInterval how often the progress line is logged (zero: never)
  * @param sessionTimeout how long the group waits for a silent ingester before its partitions move
  *     to the others (the broker accepts 6 s to 5 min by default)
+ * @param instanceId a static group member id ({@code group.instance.id}) or null: an ingester
+ *     restarted with the same id takes its partitions back at once instead of after the session timeout
  */
 public record IngesterConfig(
     String bootstrapServers,
@@ -25,7 +27,8 @@ public record IngesterConfig(
     int maxBatchBytes,
     Duration linger,
     Duration reportInterval,
-    Duration sessionTimeout) {
+    Duration sessionTimeout,
+    String instanceId) {
 
   public IngesterConfig {
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -48,6 +51,9 @@ public record IngesterConfig(
     if (sessionTimeout.toMillis() < 1000 || sessionTimeout.toMinutes() > 30) {
       throw new IllegalArgumentException("the session timeout must be 1 s to 30 min, got " + sessionTimeout.toMillis() + " ms");
     }
+    if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,200}")) {
+      throw new IllegalArgumentException("the instance id must be 1-200 of A-Z a-z 0-9 . _ -, got '" + instanceId + "'");
+    }
   }
 
   public String deadLetterTopic() {
@@ -69,6 +75,7 @@ public record IngesterConfig(
     // Kafka's 45 s default leaves a dead ingester's partitions unread that long; 10 s still
     // rides out a long GC pause (heartbeats run on their own thread).
     private Duration sessionTimeout = Duration.ofSeconds(10);
+    private String instanceId;
 
     private Builder(String bootstrapServers) {
       this.bootstrapServers = bootstrapServers;
@@ -109,9 +116,14 @@ public record IngesterConfig(
       return this;
     }
 
+    public Builder instanceId(String instanceId) {
+      this.instanceId = instanceId;
+      return this;
+    }
+
     public IngesterConfig build() {
       return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval,
-          sessionTimeout);
+          sessionTimeout, instanceId);
     }
   }
 }

@@ -204,6 +204,10 @@ public final class SpanIngester implements AutoCloseable {
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-ingest-" + ProcessHandle.current().pid());
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) config.sessionTimeout().toMillis());
     p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) config.sessionTimeout().toMillis() / 3);
+    if (config.instanceId() != null) {
+      // static membership: a restarted ingester gets its partitions back at once, not after the session timeout
+      p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.instanceId());
+    }
     return p;
   }
 
@@ -414,7 +418,10 @@ public final class SpanIngester implements AutoCloseable {
           throw e;
         }
         metrics.insertRetries.incrementAndGet();
-        LOG.warn("insert into {} failed (attempt {}), retrying in {} ms: {}", store.description(), attempt, backoffMs,
+        // Nothing is polled while this batch waits: memory stays at one batch however long the store is away.
+        Runtime rt = Runtime.getRuntime();
+        LOG.warn("insert into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
+            store.description(), attempt, backoffMs, metrics.pendingSpans.get(), (rt.totalMemory() - rt.freeMemory()) >> 20,
             e.getMessage().lines().findFirst().orElse(""));
         try {
           Thread.sleep(backoffMs);

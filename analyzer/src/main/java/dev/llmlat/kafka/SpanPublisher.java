@@ -19,6 +19,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -30,6 +31,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class SpanPublisher implements AutoCloseable {
   private final KafkaProducer<String, byte[]> producer;
   private final String topic;
+  private final String bootstrapServers;
   private final List<Future<RecordMetadata>> inFlight = new ArrayList<>();
   private long records;
 
@@ -56,8 +58,14 @@ public final class SpanPublisher implements AutoCloseable {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-publisher");
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     this.topic = topic;
+    this.bootstrapServers = bootstrapServers;
     if (transactionalId != null) {
-      producer.initTransactions();
+      try {
+        producer.initTransactions();
+      } catch (KafkaException e) {
+        producer.close(Duration.ZERO);
+        throw failure("could not start a transaction", e);
+      }
     }
   }
 
@@ -65,10 +73,23 @@ public final class SpanPublisher implements AutoCloseable {
     producer.beginTransaction();
   }
 
-  /** Flushes and commits the transaction begun with {@link #begin()}. */
+  /**
+   * Flushes and commits the transaction begun with {@link #begin()}. A commit that timed out is
+   * retried once (Kafka allows it, and its outcome is then known) before giving up.
+   */
   public void commit() {
     flush();
-    producer.commitTransaction();
+    try {
+      producer.commitTransaction();
+    } catch (org.apache.kafka.common.errors.TimeoutException first) {
+      try {
+        producer.commitTransaction();
+      } catch (KafkaException e) {
+        throw failure("could not commit the transaction", e);
+      }
+    } catch (KafkaException e) {
+      throw failure("could not commit the transaction", e);
+    }
   }
 
   public void abort() {
@@ -79,7 +100,11 @@ public final class SpanPublisher implements AutoCloseable {
   /** Splits {@code request} per trace and sends one record for each; returns the records sent. */
   public int publish(ExportTraceServiceRequest request) {
     Map<String, ExportTraceServiceRequest> perTrace = splitByTrace(request);
-    perTrace.forEach((traceId, value) -> inFlight.add(producer.send(new ProducerRecord<>(topic, traceId, value.toByteArray()))));
+    try {
+      perTrace.forEach((traceId, value) -> inFlight.add(producer.send(new ProducerRecord<>(topic, traceId, value.toByteArray()))));
+    } catch (KafkaException e) {
+      throw failure("could not send span records", e); // e.g. no broker within max.block.ms
+    }
     records += perTrace.size();
     if (inFlight.size() > 10_000) {
       flush();
@@ -106,13 +131,18 @@ public final class SpanPublisher implements AutoCloseable {
     } catch (ExecutionException e) {
       throw new IllegalStateException("Kafka refused a span record on " + topic + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka did not acknowledge span records on " + topic + " within 30 s", e);
+      throw new IllegalStateException("Kafka at " + bootstrapServers + " did not acknowledge span records on " + topic + " within 30 s", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing spans", e);
     } finally {
       inFlight.clear();
     }
+  }
+
+  /** Kafka's own exceptions name neither the cluster nor the topic: a message that does. */
+  private IllegalStateException failure(String what, KafkaException e) {
+    return new IllegalStateException("Kafka at " + bootstrapServers + " (topic " + topic + "): " + what + ": " + e.getMessage(), e);
   }
 
   /** One request per trace id (hex), keeping resource and scope of each span. */
@@ -133,6 +163,12 @@ public final class SpanPublisher implements AutoCloseable {
     Map<String, ExportTraceServiceRequest> result = new LinkedHashMap<>();
     builders.forEach((k, b) -> result.put(k, b.build()));
     return result;
+  }
+
+  /** Closes without waiting for unacknowledged records (after an abort, or when the broker is away). */
+  public void closeNow() {
+    inFlight.clear();
+    producer.close(Duration.ZERO);
   }
 
   @Override

@@ -185,14 +185,14 @@ public final class KafkaBroker {
     return text.toString();
   }
 
-  /** A TCP port nothing listens on right now. */
+  /** A port free on this machine now (for services that must come back on the same one). */
   public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     }
   }
 
-  static boolean inUse(int port) {
+  public static boolean inUse(int port) {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", port), 200);
       return true;

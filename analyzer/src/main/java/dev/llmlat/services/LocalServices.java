@@ -27,6 +27,7 @@ public final class LocalServices {
   public static final String INGEST = "ingest";
   private static final String MAIN = "dev.llmlat.cli.Llmlat";
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+  private static final List<String> SERVICE_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC");
 
   /** What to start: ports, partitions, and an external cluster instead of our broker. */
   public record Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka) {
@@ -84,8 +85,7 @@ public final class LocalServices {
       storeUrl = startStore(options.storePort());
     }
     if (PidFile.read(pidFile(INGEST)).isEmpty()) {
-      Process ingest = ChildJvm.start(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC"), MAIN,
-          List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl), log(INGEST));
+      Process ingest = startCli(List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl), log(INGEST));
       new PidFile(ingest.pid(), bootstrap + " -> " + storeUrl).write(pidFile(INGEST));
       Thread.sleep(300);
       if (!ingest.isAlive()) {
@@ -99,20 +99,34 @@ public final class LocalServices {
     if (KafkaBroker.inUse(port)) {
       throw new IllegalStateException("port " + port + " on 127.0.0.1 is in use; pick another with --store-port");
     }
-    Process store = ChildJvm.start(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC"), MAIN,
-        List.of("store", "serve", "--port", Integer.toString(port), "--data-dir", home.clickhouseData().toString()), log(STORE));
+    Process store = startStore(home.clickhouseData(), port, log(STORE));
+    String url = "http://127.0.0.1:" + port;
+    new PidFile(store.pid(), url).write(pidFile(STORE));
+    return url;
+  }
+
+  /** Starts the llmlat CLI with {@code args} as a service JVM logging to {@code log}. */
+  public static Process startCli(List<String> args, Path log) throws IOException {
+    return ChildJvm.start(SERVICE_JVM, MAIN, args, log);
+  }
+
+  /**
+   * Starts {@code llmlat store serve} over {@code dataDir} on 127.0.0.1:{@code port} and returns
+   * once it answers {@code /ping}; fails naming the log when it exits or does not answer in 60 s.
+   */
+  public static Process startStore(Path dataDir, int port, Path log) throws IOException, InterruptedException {
+    Process store = startCli(List.of("store", "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString()), log);
     String url = "http://127.0.0.1:" + port;
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < deadline) {
       if (!store.isAlive()) {
-        throw new IllegalStateException("the store exited at start; see " + log(STORE) + ChildJvm.tail(log(STORE), 8));
+        throw new IllegalStateException("the store exited at start; see " + log + ChildJvm.tail(log, 8));
       }
       try {
         HttpResponse<String> ping = http.send(HttpRequest.newBuilder(URI.create(url + "/ping")).build(), HttpResponse.BodyHandlers.ofString());
         if (ping.statusCode() == 200) {
-          new PidFile(store.pid(), url).write(pidFile(STORE));
-          return url;
+          return store;
         }
       } catch (IOException notYet) {
         // still starting
@@ -120,7 +134,7 @@ public final class LocalServices {
       Thread.sleep(100);
     }
     store.destroyForcibly();
-    throw new IllegalStateException("the store did not answer " + url + "/ping within 60 s; see " + log(STORE));
+    throw new IllegalStateException("the store did not answer " + url + "/ping within 60 s; see " + log);
   }
 
   /** Stops the ingester (it writes and commits what it holds), then the store, then the broker. */
