@@ -43,7 +43,7 @@ final class IngestCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     IngesterConfig config = IngesterConfig.builder(kafka.required()).topic(topic).groupId(group)
-        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).build();
+        .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
       SpanIngester ingester = new SpanIngester(config, s);

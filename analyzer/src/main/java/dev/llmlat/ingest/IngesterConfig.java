@@ -1,5 +1,6 @@
 package dev.llmlat.ingest;
 
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanTopics;
 import java.time.Duration;
 import java.util.Objects;
@@ -14,6 +15,8 @@ import java.util.Objects;
  * @param maxBatchBytes ...or this many encoded bytes...
  * @param linger ...or when its first record is this old
  * @param reportInterval how often the progress line is logged (zero: never)
+ * @param kafkaClient the user's Kafka client settings (security), for the consumer, the DLQ
+ *     producer and the admin client alike
  */
 public record IngesterConfig(
     String bootstrapServers,
@@ -22,9 +25,11 @@ public record IngesterConfig(
     int maxBatchSpans,
     int maxBatchBytes,
     Duration linger,
-    Duration reportInterval) {
+    Duration reportInterval,
+    KafkaClientProperties kafkaClient) {
 
   public IngesterConfig {
+    Objects.requireNonNull(kafkaClient, "kafkaClient");
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     if (bootstrapServers.isBlank() || !bootstrapServers.contains(":")) {
       throw new IllegalArgumentException("Kafka bootstrap servers must be host:port[,host:port], got '" + bootstrapServers + "'");
@@ -60,6 +65,7 @@ public record IngesterConfig(
     private int maxBatchBytes = 32 << 20;
     private Duration linger = Duration.ofMillis(500);
     private Duration reportInterval = Duration.ofSeconds(5);
+    private KafkaClientProperties kafkaClient = KafkaClientProperties.none();
 
     private Builder(String bootstrapServers) {
       this.bootstrapServers = bootstrapServers;
@@ -95,8 +101,13 @@ public record IngesterConfig(
       return this;
     }
 
+    public Builder kafkaClient(KafkaClientProperties kafkaClient) {
+      this.kafkaClient = kafkaClient;
+      return this;
+    }
+
     public IngesterConfig build() {
-      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval);
+      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval, kafkaClient);
     }
   }
 }
