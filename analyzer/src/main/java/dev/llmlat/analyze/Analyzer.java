@@ -33,10 +33,10 @@ public final class Analyzer {
    */
   public Summary analyze(long fromNs, long toNs, boolean onlyNew) {
     String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces WHERE SpanName = 'llm_request'"
-        + " AND Timestamp >= fromUnixTimestamp64Nano(" + fromNs + ") AND Timestamp <= fromUnixTimestamp64Nano(" + toNs + ")"
+        + " AND " + TraceReader.IN_WINDOW
         + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
         + " GROUP BY TraceId ORDER BY 2";
-    List<List<String>> rows = store.query(sql).rows();
+    List<List<String>> rows = store.query(sql, TraceReader.window(fromNs, toNs)).rows();
     int written = 0;
     for (int i = 0; i < rows.size(); i += CHUNK) {
       List<List<String>> chunk = rows.subList(i, Math.min(rows.size(), i + CHUNK));
@@ -46,8 +46,7 @@ public final class Analyzer {
       // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
       // each span name, so the engine reads just that range. A request's spans all start between
       // its gateway span and its first token, minutes at most.
-      List<SpanRecord> spans = reader.where("Timestamp >= fromUnixTimestamp64Nano(" + (first - STEP_WINDOW_NS)
-          + ") AND Timestamp <= fromUnixTimestamp64Nano(" + (last + 2 * STEP_WINDOW_NS) + ")");
+      List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - STEP_WINDOW_NS, last + 2 * STEP_WINDOW_NS));
       List<Attribution> result = attribute(spans, ids::contains);
       AttributionWriter.write(store, result, VERSION);
       written += result.size();
@@ -80,10 +79,11 @@ public final class Analyzer {
     }
     List<SpanRecord> spans = new ArrayList<>(merged.values());
     // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
-    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanName = 'llm_request' AND TraceId != '" + id + "'"
-        + " AND Timestamp >= fromUnixTimestamp64Nano(" + (t - 2 * STEP_WINDOW_NS) + ")"
-        + " AND Timestamp <= fromUnixTimestamp64Nano(" + (t + 2 * STEP_WINDOW_NS) + ") LIMIT 500)"
-        + " AND (SpanKind = 'Client' OR SpanName = 'llm_request')"));
+    Map<String, Object> around = TraceReader.window(t - 2 * STEP_WINDOW_NS, t + 2 * STEP_WINDOW_NS);
+    around.put("trace_id", id);
+    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanName = 'llm_request'"
+        + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
+        + " AND (SpanKind = 'Client' OR SpanName = 'llm_request')", around));
     Aligned aligned = alignClocks(spans);
     Attribution attribution = attribute(aligned, id::equals).stream().findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
@@ -97,8 +97,7 @@ public final class Analyzer {
 
   /** Every span that started in [fromNs, toNs], clock-aligned. */
   public List<SpanRecord> window(long fromNs, long toNs) {
-    return alignClocks(reader.where("Timestamp >= fromUnixTimestamp64Nano(" + fromNs + ") AND Timestamp <= fromUnixTimestamp64Nano("
-        + toNs + ") LIMIT 1000000")).spans();
+    return alignClocks(reader.where(TraceReader.IN_WINDOW + " LIMIT 1000000", TraceReader.window(fromNs, toNs))).spans();
   }
 
   /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */

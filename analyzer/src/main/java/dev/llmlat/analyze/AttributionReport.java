@@ -48,12 +48,13 @@ public final class AttributionReport {
   }
 
   public static AttributionReport load(ClickHouseStore store, long fromNs, long sloNs) {
-    String where = " FROM llm_request_attribution FINAL WHERE ArrivalTime >= fromUnixTimestamp64Nano(" + fromNs + ")";
-    StringBuilder sql = new StringBuilder("SELECT count(), countIf(TtftNs > " + sloNs + "), quantilesExact(0.5, 0.9, 0.99)(TtftNs), avg(TtftNs)");
+    String where = " FROM llm_request_attribution FINAL WHERE ArrivalTime >= fromUnixTimestamp64Nano({from_ns:Int64})";
+    Map<String, Object> params = Map.of("from_ns", fromNs, "slo_ns", sloNs);
+    StringBuilder sql = new StringBuilder("SELECT count(), countIf(TtftNs > {slo_ns:Int64}), quantilesExact(0.5, 0.9, 0.99)(TtftNs), avg(TtftNs)");
     for (String c : COLUMNS) {
       sql.append(", quantilesExact(0.5, 0.9, 0.99)(").append(c).append("), avg(").append(c).append(')');
     }
-    List<String> row = store.query(sql + where).rows().get(0);
+    List<String> row = store.query(sql + where, params).rows().get(0);
     long n = Long.parseLong(row.get(0));
     List<Quantiles> components = new ArrayList<>();
     for (int i = 0; i < COLUMNS.length; i++) {
@@ -69,7 +70,7 @@ public final class AttributionReport {
       argmax.append(COLUMNS[i]).append(" = greatest(").append(greatest).append("), '").append(Attribution.COMPONENTS.get(i)).append("', ");
     }
     argmax.append("'none')");
-    for (List<String> r : store.query("SELECT " + argmax + " AS c, count() AS n" + where + " GROUP BY c ORDER BY n DESC").rows()) {
+    for (List<String> r : store.query("SELECT " + argmax + " AS c, count() AS n" + where + " GROUP BY c ORDER BY n DESC", params).rows()) {
       dominant.put(r.get(0), Long.parseLong(r.get(1)));
     }
     Map<String, Long> stalls = new LinkedHashMap<>();
@@ -77,7 +78,7 @@ public final class AttributionReport {
     for (List<String> r : store.query("SELECT multiIf(startsWith(TopStallCause, 'stalled by prefill'), 'stalled by another request''s prefill',"
         + " startsWith(TopStallCause, 'slow step'), 'slow step', startsWith(TopStallCause, 'batch grew'), 'batch grew',"
         + " TopStallCause) AS c, count() AS n"
-        + where + " AND TopStallCause != '' GROUP BY c ORDER BY n DESC LIMIT 8").rows()) {
+        + where + " AND TopStallCause != '' GROUP BY c ORDER BY n DESC LIMIT 8", params).rows()) {
       stalls.put(r.get(0), Long.parseLong(r.get(1)));
     }
     List<Slow> slowest = new ArrayList<>();
@@ -85,7 +86,7 @@ public final class AttributionReport {
     for (String c : COLUMNS) {
       cols.append(", ").append(c);
     }
-    for (List<String> r : store.query("SELECT TraceId, Model, TtftNs" + cols + where + " ORDER BY TtftNs DESC LIMIT 10").rows()) {
+    for (List<String> r : store.query("SELECT TraceId, Model, TtftNs" + cols + where + " ORDER BY TtftNs DESC LIMIT 10", params).rows()) {
       Map<String, Long> parts = new LinkedHashMap<>();
       for (int i = 0; i < COLUMNS.length; i++) {
         parts.put(Attribution.COMPONENTS.get(i), Long.parseLong(r.get(3 + i)));
@@ -95,10 +96,10 @@ public final class AttributionReport {
     long[] histogram = new long[24];
     double bucket = 1;
     if (n > 0) {
-      long max = Long.parseLong(store.query("SELECT max(TtftNs)" + where).single());
+      long max = Long.parseLong(store.query("SELECT max(TtftNs)" + where, params).single());
       bucket = Math.max(1, max / (double) histogram.length);
       for (List<String> r : store.query("SELECT least(" + (histogram.length - 1) + ", toUInt32(floor(TtftNs / " + bucket + "))) AS b, count()"
-          + where + " GROUP BY b").rows()) {
+          + where + " GROUP BY b", params).rows()) {
         histogram[Integer.parseInt(r.get(0))] = Long.parseLong(r.get(1));
       }
     }

@@ -4,6 +4,7 @@ import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +30,8 @@ public final class TraceReader {
   public static String checkTraceId(String traceId) {
     String id = traceId.strip().toLowerCase(java.util.Locale.ROOT);
     if (!TRACE_ID.matcher(id).matches()) {
-      throw new IllegalArgumentException("not a trace id (32 hex digits): '" + traceId + "'");
+      String shown = traceId.length() <= 80 ? traceId : traceId.substring(0, 77) + "..."; // arguments may be huge
+      throw new IllegalArgumentException("not a trace id (32 hex digits): '" + shown + "'");
     }
     return id;
   }
@@ -44,6 +46,20 @@ public final class TraceReader {
   }
 
   /**
+   * The condition "started in [{from_ns}, {to_ns}]" over query parameters; {@link #window} gives
+   * their values.
+   */
+  static final String IN_WINDOW =
+      "Timestamp >= fromUnixTimestamp64Nano({from_ns:Int64}) AND Timestamp <= fromUnixTimestamp64Nano({to_ns:Int64})";
+
+  static Map<String, Object> window(long fromNs, long toNs) {
+    Map<String, Object> params = new HashMap<>();
+    params.put("from_ns", fromNs);
+    params.put("to_ns", toNs);
+    return params;
+  }
+
+  /**
    * Every span of the given traces, plus the step spans (engine and GPU) in [fromNs, toNs]. When
    * the window is given, trace spans are looked up in it too (they lie within it), which lets the
    * engine skip the parts of the table outside it.
@@ -51,20 +67,33 @@ public final class TraceReader {
   public List<SpanRecord> read(Collection<String> traceIds, long fromNs, long toNs) {
     Map<String, SpanRecord> spans = new LinkedHashMap<>();
     List<String> ids = new ArrayList<>(traceIds);
+    boolean windowed = fromNs <= toNs;
     for (int i = 0; i < ids.size(); i += 5000) {
-      select("TraceId IN " + sqlList(ids.subList(i, Math.min(ids.size(), i + 5000))) + (fromNs <= toNs ? " AND Timestamp >= fromUnixTimestamp64Nano(" + fromNs
-          + ") AND Timestamp <= fromUnixTimestamp64Nano(" + toNs + ")" : ""), spans);
+      Map<String, Object> params = window(fromNs, toNs);
+      params.put("trace_ids", arrayParameter(ids.subList(i, Math.min(ids.size(), i + 5000))));
+      select("TraceId IN {trace_ids:Array(String)}" + (windowed ? " AND " + IN_WINDOW : ""), params, spans);
     }
-    if (fromNs <= toNs) {
-      select("SpanName = 'step' AND Timestamp >= fromUnixTimestamp64Nano(" + fromNs + ") AND Timestamp <= fromUnixTimestamp64Nano("
-          + toNs + ")", spans);
+    if (windowed) {
+      select("SpanName = 'step' AND " + IN_WINDOW, window(fromNs, toNs), spans);
     }
     return new ArrayList<>(spans.values());
   }
 
-  /** Spans matching a SQL condition built by this package (never from user text). */
-  List<SpanRecord> where(String condition) {
-    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition));
+  /** An {@code Array(String)} parameter's value ({@code ['id','id']}); each id checked first. */
+  static String arrayParameter(Collection<String> traceIds) {
+    StringBuilder array = new StringBuilder("[");
+    for (String id : traceIds) {
+      array.append(array.length() == 1 ? "'" : ",'").append(checkTraceId(id)).append('\'');
+    }
+    return array.append(']').toString();
+  }
+
+  /**
+   * Spans matching a condition built by this package; whatever a user typed reaches it only as a
+   * query parameter ({@code {name:Type}} in the condition, the value in {@code params}).
+   */
+  List<SpanRecord> where(String condition, Map<String, ?> params) {
+    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition, params));
     List<SpanRecord> spans = new ArrayList<>();
     while (in.hasMore()) {
       spans.add(parse(in));
@@ -73,8 +102,8 @@ public final class TraceReader {
   }
 
   // RowBinary, not text: rendering maps as text and parsing them back would dominate the read
-  private void select(String condition, Map<String, SpanRecord> into) {
-    for (SpanRecord span : where(condition)) {
+  private void select(String condition, Map<String, ?> params, Map<String, SpanRecord> into) {
+    for (SpanRecord span : where(condition, params)) {
       into.putIfAbsent(span.traceId() + span.spanId(), span);
     }
   }

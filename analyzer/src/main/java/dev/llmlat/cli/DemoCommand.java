@@ -8,6 +8,7 @@ import dev.llmlat.demo.EndToEndDemo;
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanPublisher;
 import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -92,13 +92,13 @@ final class DemoCommand implements Callable<Integer> {
       bootstrap = ownBroker.bootstrapServers();
     }
     try (ClickHouseStore s = store.open()) {
-      try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+      try (Admin admin = kafka.clientProperties().admin(bootstrap)) {
         SpanTopics.ensure(admin, SpanTopics.SPANS, 4);
       }
       out.println("store: " + s.description() + " (ClickHouse " + s.query("SELECT version()").single() + ")");
       out.println("kafka: " + bootstrap + (ownBroker != null ? " (started for this run)" : ""));
       if (!synthetic) {
-        runEndToEnd(s, bootstrap, servicesIngest, home, endToEnd, out);
+        runEndToEnd(s, bootstrap, kafka.clientProperties(), servicesIngest, home, endToEnd, out);
         return 0;
       }
       List<DemoTraces.Request> generated = new ArrayList<>();
@@ -107,11 +107,10 @@ final class DemoCommand implements Callable<Integer> {
           new DemoTraces(seed ^ System.nanoTime(), System.currentTimeMillis() * 1_000_000L).generate(requests, generated);
       int spans = SpanPublisher.spanCount(batch);
       String ids = DemoTraces.sqlList(generated);
-      SpanIngester ingester = servicesIngest ? null
-          : new SpanIngester(IngesterConfig.builder(bootstrap).linger(Duration.ofMillis(200)).reportInterval(Duration.ZERO).build(), s).start();
+      SpanIngester ingester = servicesIngest ? null : startIngester(s, bootstrap, kafka.clientProperties());
       try {
         long t0 = System.nanoTime();
-        try (SpanPublisher publisher = new SpanPublisher(bootstrap, SpanTopics.SPANS)) {
+        try (SpanPublisher publisher = new SpanPublisher(bootstrap, SpanTopics.SPANS, null, kafka.clientProperties())) {
           publisher.publish(batch);
           publisher.flush();
           out.printf("published %d spans of %d requests as %d OTLP records (key = trace id) to %s%n",
@@ -143,14 +142,19 @@ final class DemoCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static void runEndToEnd(ClickHouseStore s, String bootstrap, boolean servicesIngest, LlmlatHome home,
-      EndToEndDemo.Config config, PrintWriter out) throws IOException, InterruptedException {
-    SpanIngester ingester = servicesIngest ? null
-        : new SpanIngester(IngesterConfig.builder(bootstrap).linger(Duration.ofMillis(200)).reportInterval(Duration.ZERO).build(), s).start();
+  /** The demo's own ingester, when no `llmlat services` ingester runs. */
+  private static SpanIngester startIngester(ClickHouseStore s, String bootstrap, KafkaClientProperties kafkaClient) {
+    return new SpanIngester(IngesterConfig.builder(bootstrap).linger(Duration.ofMillis(200)).reportInterval(Duration.ZERO)
+        .kafkaClient(kafkaClient).build(), s).start();
+  }
+
+  private static void runEndToEnd(ClickHouseStore s, String bootstrap, KafkaClientProperties kafkaClient, boolean servicesIngest,
+      LlmlatHome home, EndToEndDemo.Config config, PrintWriter out) throws IOException, InterruptedException {
+    SpanIngester ingester = servicesIngest ? null : startIngester(s, bootstrap, kafkaClient);
     long start = System.currentTimeMillis() * 1_000_000L;
     List<EndToEndDemo.ClientRequest> sent;
     try {
-      sent = EndToEndDemo.run(bootstrap, s, home.logs(), config, out);
+      sent = EndToEndDemo.run(bootstrap, kafkaClient, s, home.logs(), config, out);
     } finally {
       if (ingester != null) {
         ingester.close();

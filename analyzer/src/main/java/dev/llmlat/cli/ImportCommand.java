@@ -95,7 +95,7 @@ final class ImportCommand {
           store = common.store.open();
           target = new StoreImportTarget(store);
         } else {
-          target = new KafkaImportTarget(common.kafka.required(), SpanTopics.SPANS);
+          target = new KafkaImportTarget(common.kafka.required(), SpanTopics.SPANS, common.kafka.clientProperties());
         }
         report = GpuImporter.importFile(file, format(), options, target);
         target.commit();

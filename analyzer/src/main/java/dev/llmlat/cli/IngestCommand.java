@@ -57,7 +57,7 @@ final class IngestCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     IngesterConfig config = IngesterConfig.builder(kafka.required()).topic(topic).groupId(group)
         .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
-        .reportInterval(Duration.ofMillis(reportIntervalMs)).instanceId(instanceId).build();
+        .reportInterval(Duration.ofMillis(reportIntervalMs)).instanceId(instanceId).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
       SpanIngester ingester = new SpanIngester(config, s);

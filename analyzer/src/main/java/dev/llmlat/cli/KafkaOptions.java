@@ -1,6 +1,8 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.kafka.KafkaClientProperties;
+import java.nio.file.Path;
 import dev.llmlat.services.LocalServices;
 import picocli.CommandLine.Option;
 
@@ -12,6 +14,21 @@ final class KafkaOptions {
       defaultValue = "${env:LLMLAT_KAFKA}",
       description = "An existing Kafka cluster (bootstrap servers) instead of the broker `llmlat services up` runs. Env: LLMLAT_KAFKA.")
   String bootstrap;
+
+  @Option(
+      names = "--kafka-config",
+      paramLabel = "FILE",
+      defaultValue = "${env:LLMLAT_KAFKA_CONFIG}",
+      description = {"Kafka client settings for every client llmlat creates: a Java properties file with e.g.",
+          "security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location. Its values are never printed.",
+          "Env: LLMLAT_KAFKA_CONFIG."})
+  Path clientConfig;
+
+  /** The user's client settings (none unless --kafka-config / LLMLAT_KAFKA_CONFIG names a file). */
+  KafkaClientProperties clientProperties() {
+    return clientConfig == null || clientConfig.toString().isBlank()
+        ? KafkaClientProperties.none() : KafkaClientProperties.load(clientConfig);
+  }
 
   /** The bootstrap servers, or null when neither given nor running. */
   String bootstrapOrRunning() {

@@ -52,6 +52,14 @@ public final class Llmlat {
         commandLine.getErr().println("llmlat: " + e.getMessage());
         return EXIT_FAILURE;
       }
+      if (e instanceof org.apache.kafka.common.KafkaException) {
+        // e.g. a SASL/TLS handshake refused: Kafka's messages name the mechanism, never the secret
+        boolean refused = e instanceof org.apache.kafka.common.errors.AuthenticationException
+            || e instanceof org.apache.kafka.common.errors.AuthorizationException;
+        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": Kafka: " + e.getMessage()
+            + (refused ? " (check the --kafka-config settings)" : ""));
+        return EXIT_FAILURE;
+      }
       if (e instanceof IllegalStateException || e instanceof java.io.IOException) {
         commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         return EXIT_FAILURE;

@@ -39,7 +39,7 @@ final class ReportCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (sloMs <= 0) {
+    if (!(sloMs > 0) || Double.isInfinite(sloMs)) {
       throw new IllegalArgumentException("--slo-ttft must be positive, got " + sloMs);
     }
     long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();

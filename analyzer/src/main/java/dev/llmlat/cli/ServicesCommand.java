@@ -35,9 +35,7 @@ final class ServicesCommand {
   @Command(name = "up", mixinStandardHelpOptions = true,
       description = "Starts the broker (unless --kafka names a cluster), the store and the ingester; reuses running ones.")
   static final class Up implements Callable<Integer> {
-    @Option(names = "--kafka", paramLabel = "HOST:PORT", defaultValue = "${env:LLMLAT_KAFKA}",
-        description = "Use this Kafka cluster instead of starting a broker. Env: LLMLAT_KAFKA.")
-    String kafka;
+    @Mixin KafkaOptions kafka;
 
     @Option(names = "--kafka-port", defaultValue = "9092", description = "Broker port. Default: ${DEFAULT-VALUE}.")
     int kafkaPort;
@@ -57,7 +55,8 @@ final class ServicesCommand {
     public Integer call() throws IOException, InterruptedException {
       PrintWriter out = spec.commandLine().getOut();
       List<LocalServices.Status> status = new LocalServices(LlmlatHome.fromEnvironment())
-          .up(new LocalServices.Options(kafkaPort, controllerPort, storePort, partitions, kafka));
+          .up(new LocalServices.Options(kafkaPort, controllerPort, storePort, partitions,
+              kafka.bootstrap == null || kafka.bootstrap.isBlank() ? null : kafka.bootstrap, kafka.clientProperties()));
       printStatus(status, out);
       return 0;
     }

@@ -7,8 +7,16 @@ import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.ClickHouseStores;
 import dev.llmlat.store.StoreConfig;
+import com.clickhouse.client.api.ClientConfigProperties;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** The options that pick a store: the embedded default, or a server. */
 final class StoreOptions {
@@ -30,8 +38,32 @@ final class StoreOptions {
       names = "--clickhouse-password",
       paramLabel = "PASSWORD",
       defaultValue = "${env:LLMLAT_CLICKHOUSE_PASSWORD}",
-      description = "Server password; prefer the env variable LLMLAT_CLICKHOUSE_PASSWORD (flags show in ps). Never printed.")
+      description = "Server password; prefer --clickhouse-password-file or the env variable LLMLAT_CLICKHOUSE_PASSWORD (flags show in ps). Never printed.")
   String password;
+
+  @Option(
+      names = "--clickhouse-password-file",
+      paramLabel = "FILE",
+      defaultValue = "${env:LLMLAT_CLICKHOUSE_PASSWORD_FILE}",
+      description = "Read the server password from FILE (its first line). Env: LLMLAT_CLICKHOUSE_PASSWORD_FILE.")
+  Path passwordFile;
+
+  @Option(
+      names = "--clickhouse-ssl-root-cert",
+      paramLabel = "FILE",
+      defaultValue = "${env:LLMLAT_CLICKHOUSE_SSL_ROOT_CERT}",
+      description = "CA certificate (PEM) to trust for an https:// server. Env: LLMLAT_CLICKHOUSE_SSL_ROOT_CERT.")
+  Path sslRootCert;
+
+  @Option(
+      names = "--clickhouse-option",
+      paramLabel = "KEY=VALUE",
+      description = {"A setting passed to the ClickHouse driver (clickhouse-jdbc / client-v2 property names, e.g.",
+          "ssl_mode=strict, socket_timeout=60000, trust_store=FILE); repeatable. Values are never printed."})
+  Map<String, String> driverOptions = new LinkedHashMap<>();
+
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec mixee;
 
   @Option(
       names = "--data-dir",
@@ -52,7 +84,15 @@ final class StoreOptions {
       if (dataDir != null) {
         throw new IllegalArgumentException("--data-dir is for the embedded store; it cannot be combined with --clickhouse-url");
       }
-      return StoreConfig.server(url, user, password);
+      return StoreConfig.server(url, user, password()).withDriverOptions(driverOptions());
+    }
+    // given on the command line without a server: a mistake worth saying; from the environment
+    // (set for a server elsewhere) they are ignored, as LLMLAT_CLICKHOUSE_PASSWORD is
+    for (String serverOnly : new String[] {"--clickhouse-password-file", "--clickhouse-ssl-root-cert", "--clickhouse-option"}) {
+      if (mixee != null && mixee.commandLine() != null && mixee.commandLine().getParseResult() != null
+          && mixee.commandLine().getParseResult().hasMatchedOption(serverOnly)) {
+        throw new IllegalArgumentException(serverOnly + " is for a server: pass --clickhouse-url too");
+      }
     }
     if (dataDir == null) {
       // When the services run, their store process owns the data directory: go through it.
@@ -75,6 +115,34 @@ final class StoreOptions {
       throw new IllegalArgumentException("--cluster needs a ClickHouse server of that cluster (--clickhouse-url); the embedded store is one node");
     }
     return SchemaMigrator.bundledForCluster(cluster);
+  }
+
+  /** The password: from the flag or LLMLAT_CLICKHOUSE_PASSWORD, or the file's first line. */
+  private String password() {
+    if (passwordFile == null) {
+      return password;
+    }
+    if (password != null && !password.isEmpty()) {
+      throw new IllegalArgumentException("give the ClickHouse password one way: --clickhouse-password (or LLMLAT_CLICKHOUSE_PASSWORD)"
+          + " or --clickhouse-password-file, not both");
+    }
+    try {
+      return Files.readString(passwordFile, StandardCharsets.UTF_8).lines().findFirst().orElse("");
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw new IllegalArgumentException("ClickHouse password file " + passwordFile + " cannot be read: " + e.getClass().getSimpleName()
+          + (e instanceof java.nio.file.NoSuchFileException ? " (no such file)" : ""));
+    }
+  }
+
+  private Map<String, String> driverOptions() {
+    Map<String, String> all = new LinkedHashMap<>(driverOptions);
+    if (sslRootCert != null) {
+      if (!Files.isReadable(sslRootCert)) {
+        throw new IllegalArgumentException("--clickhouse-ssl-root-cert " + sslRootCert + " is not a readable file");
+      }
+      all.put(ClientConfigProperties.CA_CERTIFICATE.getKey(), sslRootCert.toAbsolutePath().toString());
+    }
+    return all;
   }
 
   /** Opens the store and brings its schema up to date. */

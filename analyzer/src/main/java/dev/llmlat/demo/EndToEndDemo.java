@@ -3,6 +3,7 @@ package dev.llmlat.demo;
 import dev.llmlat.engine.DemoEngine;
 import dev.llmlat.engine.EngineConfig;
 import dev.llmlat.engine.ExporterKind;
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
@@ -61,8 +62,8 @@ public final class EndToEndDemo {
     }
   }
 
-  public static List<ClientRequest> run(String bootstrap, ClickHouseStore store, Path logs, Config config, PrintWriter out)
-      throws IOException, InterruptedException {
+  public static List<ClientRequest> run(String bootstrap, KafkaClientProperties kafkaClient, ClickHouseStore store, Path logs,
+      Config config, PrintWriter out) throws IOException, InterruptedException {
     Path agent = agentDir().resolve("opentelemetry-javaagent.jar");
     Path extension = agentDir().resolve("llmlat-agent-extension.jar");
     if (!Files.isRegularFile(agent) || !Files.isRegularFile(extension)) {
@@ -73,17 +74,22 @@ public final class EndToEndDemo {
     // for the peer's delayed ACK (tens of ms), which the attribution shows as network time.
     System.setProperty("sun.net.httpserver.nodelay", "true");
     EngineConfig engineConfig = EngineConfig.builder().host("127.0.0.1").port(0).model("tinylm-1b").serviceName("llm-engine")
-        .maxBatch(8).timeScale(config.timeScale()).exporter(ExporterKind.KAFKA).kafkaBootstrap(bootstrap).build();
+        .maxBatch(8).timeScale(config.timeScale()).exporter(ExporterKind.KAFKA).kafkaBootstrap(bootstrap)
+        .kafkaProperties(kafkaClient.values()).build();
     try (DemoEngine engine = DemoEngine.start(engineConfig)) {
       out.printf("engine: %s (continuous batching, H200 step-time model x%.2f), spans to Kafka%n", engine.baseUri(), config.timeScale());
       Path gatewayLog = logs.resolve("demo-gateway.log");
       Files.deleteIfExists(gatewayLog);
-      Process gateway = ChildJvm.start(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true", "-javaagent:" + agent,
+      List<String> gatewayFlags = new java.util.ArrayList<>(List.of("-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true", "-javaagent:" + agent,
           "-Dotel.javaagent.extensions=" + extension, "-Dotel.service.name=llm-gateway", "-Dotel.traces.exporter=kafka",
           "-Dotel.exporter.kafka.bootstrap.servers=" + bootstrap, "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
           "-Dotel.instrumentation.common.default-enabled=false", "-Dotel.instrumentation.java-http-server.enabled=true",
           "-Dotel.instrumentation.java-http-client.enabled=true", "-Dotel.bsp.schedule.delay=200",
-          "-Dotel.javaagent.logging=application"), DemoGateway.class.getName(), List.of(engine.baseUri().toString().replaceAll("/$", "")),
+          "-Dotel.javaagent.logging=application"));
+      if (kafkaClient.source() != null) { // the file's path, not its secrets, on the gateway's command line
+        gatewayFlags.add("-Dotel.exporter.kafka.config.file=" + kafkaClient.source().toAbsolutePath());
+      }
+      Process gateway = ChildJvm.start(gatewayFlags, DemoGateway.class.getName(), List.of(engine.baseUri().toString().replaceAll("/$", "")),
           gatewayLog);
       try {
         int port = Integer.parseInt(ChildJvm.awaitLine(gateway, gatewayLog, "LISTENING ", Duration.ofSeconds(90)));

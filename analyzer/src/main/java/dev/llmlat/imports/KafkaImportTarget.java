@@ -1,5 +1,6 @@
 package dev.llmlat.imports;
 
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanPublisher;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.util.UUID;
@@ -12,9 +13,13 @@ public final class KafkaImportTarget implements ImportTarget {
   private boolean open;
 
   public KafkaImportTarget(String bootstrap, String topic) {
+    this(bootstrap, topic, KafkaClientProperties.none());
+  }
+
+  public KafkaImportTarget(String bootstrap, String topic, KafkaClientProperties kafkaClient) {
     this.bootstrap = bootstrap;
     this.topic = topic;
-    this.publisher = new SpanPublisher(bootstrap, topic, "llmlat-import-" + UUID.randomUUID());
+    this.publisher = new SpanPublisher(bootstrap, topic, "llmlat-import-" + UUID.randomUUID(), kafkaClient);
     publisher.begin();
     open = true;
   }

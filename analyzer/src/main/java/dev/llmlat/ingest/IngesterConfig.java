@@ -1,5 +1,6 @@
 package dev.llmlat.ingest;
 
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanTopics;
 import java.time.Duration;
 import java.util.Objects;
@@ -18,6 +19,8 @@ import java.util.Objects;
  *     to the others (the broker accepts 6 s to 5 min by default)
  * @param instanceId a static group member id ({@code group.instance.id}) or null: an ingester
  *     restarted with the same id takes its partitions back at once instead of after the session timeout
+ * @param kafkaClient the user's Kafka client settings (security), for the consumer, the DLQ
+ *     producer and the admin client alike
  */
 public record IngesterConfig(
     String bootstrapServers,
@@ -28,9 +31,11 @@ public record IngesterConfig(
     Duration linger,
     Duration reportInterval,
     Duration sessionTimeout,
-    String instanceId) {
+    String instanceId,
+    KafkaClientProperties kafkaClient) {
 
   public IngesterConfig {
+    Objects.requireNonNull(kafkaClient, "kafkaClient");
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     if (bootstrapServers.isBlank() || !bootstrapServers.contains(":")) {
       throw new IllegalArgumentException("Kafka bootstrap servers must be host:port[,host:port], got '" + bootstrapServers + "'");
@@ -76,6 +81,7 @@ public record IngesterConfig(
     // rides out a long GC pause (heartbeats run on their own thread).
     private Duration sessionTimeout = Duration.ofSeconds(10);
     private String instanceId;
+    private KafkaClientProperties kafkaClient = KafkaClientProperties.none();
 
     private Builder(String bootstrapServers) {
       this.bootstrapServers = bootstrapServers;
@@ -121,9 +127,14 @@ public record IngesterConfig(
       return this;
     }
 
+    public Builder kafkaClient(KafkaClientProperties kafkaClient) {
+      this.kafkaClient = kafkaClient;
+      return this;
+    }
+
     public IngesterConfig build() {
       return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval,
-          sessionTimeout, instanceId);
+          sessionTimeout, instanceId, kafkaClient);
     }
   }
 }

@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -177,8 +176,7 @@ public final class SpanIngester implements AutoCloseable {
    * deduplication tokens name the topic incarnation, not just its name.
    */
   private String topicId() {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers(),
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+    try (Admin admin = config.kafkaClient().admin(config.bootstrapServers())) {
       return admin.describeTopics(List.of(config.topic())).allTopicNames().get(30, TimeUnit.SECONDS)
           .get(config.topic()).topicId().toString();
     } catch (ExecutionException e) {
@@ -208,7 +206,7 @@ public final class SpanIngester implements AutoCloseable {
       // static membership: a restarted ingester gets its partitions back at once, not after the session timeout
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.instanceId());
     }
-    return p;
+    return ownSettingsLast(p);
   }
 
   private Map<String, Object> producerProperties() {
@@ -217,6 +215,19 @@ public final class SpanIngester implements AutoCloseable {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-ingest-dlq");
+    return ownSettingsLast(p);
+  }
+
+  /** The user's settings over the defaults above, then the ones exactly-once depends on again. */
+  private Map<String, Object> ownSettingsLast(Map<String, Object> p) {
+    Map<String, Object> own = new HashMap<>(p);
+    config.kafkaClient().applyTo(p);
+    for (String key : List.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.ACKS_CONFIG)) {
+      if (own.containsKey(key)) {
+        p.put(key, own.get(key));
+      }
+    }
     return p;
   }
 

@@ -45,6 +45,11 @@ public final class SpanPublisher implements AutoCloseable {
    * after {@link #abort()}: an import that fails half-way leaves nothing behind.
    */
   public SpanPublisher(String bootstrapServers, String topic, String transactionalId) {
+    this(bootstrapServers, topic, transactionalId, KafkaClientProperties.none());
+  }
+
+  /** As above, with the user's Kafka client settings (security) over llmlat's defaults. */
+  public SpanPublisher(String bootstrapServers, String topic, String transactionalId, KafkaClientProperties kafkaClient) {
     Map<String, Object> p = new HashMap<>();
     if (transactionalId != null) {
       p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
@@ -56,6 +61,8 @@ public final class SpanPublisher implements AutoCloseable {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-publisher");
+    kafkaClient.applyTo(p);
+    p.put(ProducerConfig.ACKS_CONFIG, "all"); // transactions and flush() semantics need it
     this.producer = new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
     this.topic = topic;
     this.bootstrapServers = bootstrapServers;

@@ -29,12 +29,32 @@ public final class KafkaBroker {
       "-Djava.awt.headless=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
       "-Dorg.slf4j.simpleLogger.log.kafka.server.KafkaRaftServer=info", "-Dorg.slf4j.simpleLogger.showDateTime=true");
 
-  /** Where the broker keeps its state and which loopback ports it listens on. */
-  public record Config(Path dataDir, Path logFile, Path pidFile, int port, int controllerPort) {
+  /**
+   * Where the broker keeps its state and which loopback ports it listens on. With {@code
+   * saslPlainUsers} (user -> password) it also serves a SASL_PLAINTEXT listener with the PLAIN
+   * mechanism for those users, on a port of its own ({@link #saslBootstrapServers()}); the
+   * plaintext listener stays for the broker's own traffic.
+   */
+  public record Config(Path dataDir, Path logFile, Path pidFile, int port, int controllerPort, Map<String, String> saslPlainUsers) {
     public Config {
       if (port < 0 || port > 65535 || controllerPort < 0 || controllerPort > 65535) {
         throw new IllegalArgumentException("Kafka ports must be 0..65535, got " + port + " and " + controllerPort);
       }
+      saslPlainUsers = Map.copyOf(saslPlainUsers);
+      for (Map.Entry<String, String> user : saslPlainUsers.entrySet()) {
+        if (!user.getKey().matches("[A-Za-z0-9_.-]+") || user.getValue().contains("\"") || user.getValue().contains("\\")) {
+          throw new IllegalArgumentException("SASL user names must be [A-Za-z0-9_.-]+ and passwords free of quotes and backslashes");
+        }
+      }
+    }
+
+    public Config(Path dataDir, Path logFile, Path pidFile, int port, int controllerPort) {
+      this(dataDir, logFile, pidFile, port, controllerPort, Map.of());
+    }
+
+    /** This config with a SASL/PLAIN listener for {@code users} (user -> password). */
+    public Config withSaslPlainUsers(Map<String, String> users) {
+      return new Config(dataDir, logFile, pidFile, port, controllerPort, users);
     }
 
     /** The layout under one llmlat home, with the given ports (0: any free ones). */
@@ -46,15 +66,25 @@ public final class KafkaBroker {
   private final Config config;
   private final ProcessHandle process;
   private final int port;
+  private final int saslPort;
 
-  private KafkaBroker(Config config, ProcessHandle process, int port) {
+  private KafkaBroker(Config config, ProcessHandle process, int port, int saslPort) {
     this.config = config;
     this.process = process;
     this.port = port;
+    this.saslPort = saslPort;
   }
 
   public String bootstrapServers() {
     return "127.0.0.1:" + port;
+  }
+
+  /** The SASL_PLAINTEXT listener's address (only when the config names SASL users). */
+  public String saslBootstrapServers() {
+    if (saslPort <= 0) {
+      throw new IllegalStateException("this broker has no SASL listener");
+    }
+    return "127.0.0.1:" + saslPort;
   }
 
   public long pid() {
@@ -65,6 +95,7 @@ public final class KafkaBroker {
   public static KafkaBroker start(Config config) throws IOException {
     int port = config.port() == 0 ? freePort() : config.port();
     int controllerPort = config.controllerPort() == 0 ? freePort() : config.controllerPort();
+    int saslPort = config.saslPlainUsers().isEmpty() ? 0 : freePort();
     for (int p : new int[] {port, controllerPort}) {
       if (inUse(p)) {
         throw new IllegalStateException("port " + p + " on 127.0.0.1 is in use: is a broker already running?"
@@ -77,12 +108,15 @@ public final class KafkaBroker {
     Files.createDirectories(config.logFile().getParent());
     Files.createDirectories(config.pidFile().getParent());
     Path properties = dataDir.resolve("server.properties");
-    Files.writeString(properties, serverProperties(logDir, port, controllerPort), StandardCharsets.UTF_8);
+    Files.writeString(properties, serverProperties(logDir, port, controllerPort, saslPort, config.saslPlainUsers()), StandardCharsets.UTF_8);
+    if (saslPort > 0) { // it holds the users' passwords
+      Files.setPosixFilePermissions(properties, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    }
     if (!Files.exists(logDir.resolve("meta.properties"))) {
       format(properties, config.logFile());
     }
     Process process = ChildJvm.start(JVM_OPTIONS, "kafka.Kafka", List.of(properties.toString()), config.logFile());
-    KafkaBroker broker = new KafkaBroker(config, process.toHandle(), port);
+    KafkaBroker broker = new KafkaBroker(config, process.toHandle(), port, saslPort);
     try {
       broker.awaitReady();
       new PidFile(process.pid(), broker.bootstrapServers()).write(config.pidFile());
@@ -96,7 +130,7 @@ public final class KafkaBroker {
   /** The broker a PID file describes, if that process still runs. */
   public static Optional<KafkaBroker> running(Config config) {
     return PidFile.read(config.pidFile()).flatMap(pf -> pf.process().map(p ->
-        new KafkaBroker(config, p, Integer.parseInt(pf.address().substring(pf.address().lastIndexOf(':') + 1)))));
+        new KafkaBroker(config, p, Integer.parseInt(pf.address().substring(pf.address().lastIndexOf(':') + 1)), 0)));
   }
 
   /** SIGTERM, then waits up to {@code timeout} for a clean shutdown before killing it. */
@@ -157,16 +191,24 @@ public final class KafkaBroker {
     }
   }
 
-  static String serverProperties(Path logDir, int port, int controllerPort) {
+  static String serverProperties(Path logDir, int port, int controllerPort, int saslPort, Map<String, String> saslPlainUsers) {
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
-    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    String sasl = saslPort > 0 ? ",SASL_PLAINTEXT://127.0.0.1:" + saslPort : "";
+    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + sasl + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port + sasl);
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (saslPort > 0 ? ",SASL_PLAINTEXT:SASL_PLAINTEXT" : ""));
+    if (saslPort > 0) {
+      // the broker's PLAIN login module checks clients against user_NAME="password" entries
+      StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+      saslPlainUsers.forEach((user, password) -> jaas.append(" user_").append(user).append("=\"").append(password).append('"'));
+      p.put("sasl.enabled.mechanisms", "PLAIN");
+      p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.append(';').toString());
+    }
     p.put("log.dirs", logDir.toString());
     p.put("num.partitions", "1");
     p.put("offsets.topic.replication.factor", "1");

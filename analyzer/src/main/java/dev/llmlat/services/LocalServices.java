@@ -1,6 +1,7 @@
 package dev.llmlat.services;
 
 import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanTopics;
 import java.io.IOException;
 import java.net.URI;
@@ -12,10 +13,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
  * The services of one llmlat home, each a process of its own with a PID file and a log: the Kafka
@@ -30,8 +29,10 @@ public final class LocalServices {
   private static final List<String> SERVICE_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC");
 
   /** What to start: ports, partitions, and an external cluster instead of our broker. */
-  public record Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka) {
+  public record Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka,
+      KafkaClientProperties kafkaClient) {
     public Options {
+      java.util.Objects.requireNonNull(kafkaClient, "kafkaClient");
       if (partitions < 1 || partitions > 1000) {
         throw new IllegalArgumentException("--partitions must be 1..1000, got " + partitions);
       }
@@ -76,8 +77,7 @@ public final class LocalServices {
       Optional<String> running = kafkaBootstrap();
       bootstrap = running.isPresent() ? running.get() : KafkaBroker.start(brokerConfig(options)).bootstrapServers();
     }
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+    try (Admin admin = options.kafkaClient().admin(bootstrap)) {
       SpanTopics.ensure(admin, SpanTopics.SPANS, options.partitions());
     }
     String storeUrl = storeUrl().orElse(null);
@@ -85,7 +85,11 @@ public final class LocalServices {
       storeUrl = startStore(options.storePort());
     }
     if (PidFile.read(pidFile(INGEST)).isEmpty()) {
-      Process ingest = startCli(List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl), log(INGEST));
+      List<String> args = new ArrayList<>(List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl));
+      if (options.kafkaClient().source() != null) { // the file's path, never its content, on the command line
+        args.addAll(List.of("--kafka-config", options.kafkaClient().source().toAbsolutePath().toString()));
+      }
+      Process ingest = startCli(args, log(INGEST));
       new PidFile(ingest.pid(), bootstrap + " -> " + storeUrl).write(pidFile(INGEST));
       Thread.sleep(300);
       if (!ingest.isAlive()) {

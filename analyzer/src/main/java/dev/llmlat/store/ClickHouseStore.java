@@ -1,6 +1,7 @@
 package dev.llmlat.store;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * A ClickHouse database: the embedded engine ({@link EmbeddedClickHouse}) or a server reached
@@ -15,13 +16,27 @@ public interface ClickHouseStore extends AutoCloseable {
   void execute(String sql);
 
   /** Runs one query and returns all its rows as text, with column names and types. */
-  QueryResult query(String sql);
+  default QueryResult query(String sql) {
+    return query(sql, Map.of());
+  }
+
+  /**
+   * Like {@link #query(String)} with ClickHouse query parameters: each {@code {name:Type}} in
+   * {@code sql} takes its value from {@code params} ({@link QueryParameters}), which the engine
+   * parses as a value of that type, never as SQL. Every value that comes from a user goes this way.
+   */
+  QueryResult query(String sql, Map<String, ?> params);
 
   /**
    * Runs one query and returns its rows in {@code RowBinary} (no names, no types: the caller
    * knows its columns). For bulk reads, where text rendering and re-parsing would dominate.
    */
-  byte[] queryRowBinary(String sql);
+  default byte[] queryRowBinary(String sql) {
+    return queryRowBinary(sql, Map.of());
+  }
+
+  /** {@link #queryRowBinary(String)} with query parameters, as {@link #query(String, Map)}. */
+  byte[] queryRowBinary(String sql, Map<String, ?> params);
 
   /**
    * Inserts rows already encoded in ClickHouse's {@code RowBinary} format into {@code table}'s

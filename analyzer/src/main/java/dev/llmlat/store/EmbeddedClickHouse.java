@@ -93,14 +93,30 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
   }
 
   @Override
-  public QueryResult query(String sql) {
-    return TabSeparatedDecoder.decode(
-        run(sql.getBytes(StandardCharsets.UTF_8), "TabSeparatedWithNamesAndTypes", sql).bytes());
+  public QueryResult query(String sql, Map<String, ?> params) {
+    return TabSeparatedDecoder.decode(withParameters(params, () -> run(sql.getBytes(StandardCharsets.UTF_8),
+        "TabSeparatedWithNamesAndTypes", sql)).bytes());
   }
 
   @Override
-  public byte[] queryRowBinary(String sql) {
-    return run(sql.getBytes(StandardCharsets.UTF_8), "RowBinary", sql).bytes();
+  public byte[] queryRowBinary(String sql, Map<String, ?> params) {
+    return withParameters(params, () -> run(sql.getBytes(StandardCharsets.UTF_8), "RowBinary", sql)).bytes();
+  }
+
+  /**
+   * The engine has no per-query parameter argument: the values are set on the session, then the
+   * query runs, both under the connection's lock so no other thread's parameters interleave.
+   */
+  private ChdbConnection.Result withParameters(Map<String, ?> params, java.util.function.Supplier<ChdbConnection.Result> query) {
+    String set = QueryParameters.setStatement(params);
+    if (set == null) {
+      return query.get();
+    }
+    synchronized (connection) {
+      // the values are not repeated in a failure message: they may be anything a user typed
+      run(set.getBytes(StandardCharsets.UTF_8), "TabSeparated", "SET param_" + String.join(", param_", params.keySet()));
+      return query.get();
+    }
   }
 
   /**
@@ -224,6 +240,7 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
         if (!SETTING_NAME.matcher(setting.getKey()).matches()) {
           throw new ChdbConnection.QueryFailure("Code: 115. DB::Exception: Unknown setting '" + setting.getKey() + "'");
         }
+        // query parameters (param_x) arrive in ClickHouse's escaped format already, as the HTTP interface takes them
         connection.query(
             ("SET " + setting.getKey() + " = " + quote(setting.getValue())).getBytes(StandardCharsets.UTF_8),
             "TabSeparated");
@@ -232,7 +249,9 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
         return connection.query(sql, format);
       } finally {
         for (String name : settings.keySet()) {
-          connection.query(("SET " + name + " = DEFAULT").getBytes(StandardCharsets.UTF_8), "TabSeparated");
+          if (!name.startsWith("param_")) { // a parameter has no default; the next query sets its own
+            connection.query(("SET " + name + " = DEFAULT").getBytes(StandardCharsets.UTF_8), "TabSeparated");
+          }
         }
       }
     }
@@ -251,7 +270,7 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
     return oneLine.length() <= 300 ? oneLine : oneLine.substring(0, 297) + "...";
   }
 
-  private static String quote(String value) {
+  static String quote(String value) {
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }
 

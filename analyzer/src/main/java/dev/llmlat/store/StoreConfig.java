@@ -2,6 +2,7 @@ package dev.llmlat.store;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -26,15 +27,17 @@ public final class StoreConfig {
   private final String url;
   private final String user;
   private final String password;
+  private final Map<String, String> options;
 
   private StoreConfig(
-      Kind kind, Path dataDir, Path engineLibrary, String url, String user, String password) {
+      Kind kind, Path dataDir, Path engineLibrary, String url, String user, String password, Map<String, String> options) {
     this.kind = kind;
     this.dataDir = dataDir;
     this.engineLibrary = engineLibrary;
     this.url = url;
     this.user = user;
     this.password = password;
+    this.options = Map.copyOf(options);
   }
 
   /** The embedded engine at {@code engineLibrary} ({@code libchdb.so}), keeping data in {@code dataDir}. */
@@ -42,7 +45,7 @@ public final class StoreConfig {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(engineLibrary, "engineLibrary");
     return new StoreConfig(
-        Kind.EMBEDDED, dataDir.toAbsolutePath().normalize(), engineLibrary, null, null, null);
+        Kind.EMBEDDED, dataDir.toAbsolutePath().normalize(), engineLibrary, null, null, null, Map.of());
   }
 
   /**
@@ -72,7 +75,33 @@ public final class StoreConfig {
               + " or LLMLAT_CLICKHOUSE_USER/LLMLAT_CLICKHOUSE_PASSWORD");
     }
     String u = user == null || user.isBlank() ? "default" : user;
-    return new StoreConfig(Kind.SERVER, null, null, http, u, password == null ? "" : password);
+    return new StoreConfig(Kind.SERVER, null, null, http, u, password == null ? "" : password, Map.of());
+  }
+
+  /**
+   * This server config with driver options (client-v2 / clickhouse-jdbc property names, e.g.
+   * {@code sslrootcert}, {@code ssl_mode}, {@code socket_timeout}) passed through to the driver.
+   * User and password have their own settings and are refused here.
+   */
+  public StoreConfig withDriverOptions(Map<String, String> driverOptions) {
+    if (kind != Kind.SERVER && !driverOptions.isEmpty()) {
+      throw new IllegalArgumentException("ClickHouse driver options are for a server (--clickhouse-url); the embedded store takes none");
+    }
+    for (String key : driverOptions.keySet()) {
+      String k = key.toLowerCase(java.util.Locale.ROOT);
+      if (k.equals("user") || k.equals("username") || k.equals("password")) {
+        throw new IllegalArgumentException("ClickHouse driver option '" + key + "': pass it with --clickhouse-user,"
+            + " --clickhouse-password-file or LLMLAT_CLICKHOUSE_USER/LLMLAT_CLICKHOUSE_PASSWORD");
+      }
+    }
+    Map<String, String> all = new java.util.TreeMap<>(options);
+    all.putAll(driverOptions);
+    return new StoreConfig(kind, dataDir, engineLibrary, url, user, password, all);
+  }
+
+  /** Options for the driver; their values may be secrets (a key store password): never printed. */
+  public Map<String, String> driverOptions() {
+    return options;
   }
 
   public Kind kind() {

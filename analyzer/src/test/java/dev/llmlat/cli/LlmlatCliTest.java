@@ -16,7 +16,8 @@ class LlmlatCliTest {
 
   record Run(int exit, String out, String err) {}
 
-  Run run(String... args) {
+  /** Runs the CLI in-process with captured streams (also used by {@link CliSecurityTest}). */
+  static Run run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int exit = Llmlat.run(args, new PrintWriter(out, true), new PrintWriter(err, true));

@@ -59,6 +59,35 @@ class JdbcClickHouseTest {
   }
 
   @Test
+  void queryParametersCarryHostileTextAsValuesOnBothStores() {
+    SchemaMigrator.bundled().migrate(server);
+    String countBefore = embedded.query("SELECT count() FROM system.tables WHERE database = 'default'").single();
+    List<String> hostile = List.of("x' OR 1=1 --", "'); DROP TABLE otel_traces; --", "tab\there\nnewline \\ back\\slash",
+        "ünïcødé 😀 'quoted' \"dq\"", "{other:String}", "x".repeat(100_000));
+    for (String value : hostile) {
+      for (ClickHouseStore store : List.of(embedded, server)) {
+        QueryResult r = store.query("SELECT {v:String} AS v, length({v:String}) AS n", Map.of("v", value));
+        assertThat(r.rows().get(0).get(1)).as("%s on %s", value.length() > 40 ? value.substring(0, 40) : value, store.description())
+            .isEqualTo(Long.toString(value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length));
+        assertThat(store.queryRowBinary("SELECT {v:String} = {w:String}", Map.of("v", value, "w", value)))
+            .as("RowBinary: one true UInt8").containsExactly(1);
+      }
+    }
+    assertThat(server.query("SELECT {a:Int64} + 1, {ids:Array(String)}", Map.of("a", -5L, "ids", "['a','b']")).rows())
+        .containsExactly(List.of("-4", "['a','b']"));
+    assertThat(embedded.query("SELECT count() FROM system.tables WHERE database = 'default'").single()).isEqualTo(countBefore);
+    assertThatThrownBy(() -> embedded.query("SELECT {v:String}", Map.of("v; DROP", "x")))
+        .hasMessageContaining("not a query parameter name");
+  }
+
+  @Test
+  void driverErrorsNeverShowThePassword() {
+    // the password appears in the SQL here, so the server's error echoes it back: blotted out
+    assertThatThrownBy(() -> server.query("SELECT concat('secret-pw', no_such_column)"))
+        .isInstanceOf(StoreException.class).hasMessageNotContaining("secret-pw").hasMessageContaining("******");
+  }
+
+  @Test
   void aRetriedBatchWithTheSameTokenIsNotDuplicated() {
     server.execute("CREATE TABLE d (n UInt32) ENGINE = MergeTree ORDER BY n SETTINGS non_replicated_deduplication_window = 100");
     byte[] rows = new RowBinaryWriter(8).uint32(1).uint32(2).toByteArray();

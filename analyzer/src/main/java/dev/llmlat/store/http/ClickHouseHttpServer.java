@@ -124,7 +124,7 @@ public final class ClickHouseHttpServer implements AutoCloseable {
       String format = parameter(exchange, params, "default_format", "X-ClickHouse-Format", "TabSeparated");
       Map<String, String> settings = new LinkedHashMap<>();
       params.forEach((k, v) -> {
-        if (!PROTOCOL_PARAMETERS.contains(k) && !k.startsWith("param_")) {
+        if (!PROTOCOL_PARAMETERS.contains(k)) { // settings and query parameters (param_x)
           settings.put(k, v);
         }
       });

@@ -1,5 +1,6 @@
 package dev.llmlat.engine;
 
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -19,12 +20,14 @@ import java.util.Objects;
  * @param exporter where spans go
  * @param kafkaBootstrap Kafka bootstrap servers (for {@link ExporterKind#KAFKA})
  * @param topic Kafka topic for spans
+ * @param kafkaProperties extra Kafka producer settings (security: SASL, TLS), over the defaults
  */
 public record EngineConfig(String host, int port, String model, String serviceName, int maxBatch,
     int chunkedPrefillBudget, int kvCacheTokens, double timeScale, int defaultMaxTokens,
-    StepCostModel costModel, ExporterKind exporter, String kafkaBootstrap, String topic) {
+    StepCostModel costModel, ExporterKind exporter, String kafkaBootstrap, String topic, Map<String, String> kafkaProperties) {
 
   public EngineConfig {
+    kafkaProperties = Map.copyOf(kafkaProperties);
     require(host != null && !host.isBlank(), "host is required");
     require(port >= 0 && port <= 65535, "port must be 0..65535, got " + port);
     require(model != null && !model.isBlank(), "model is required");
@@ -71,6 +74,7 @@ public record EngineConfig(String host, int port, String model, String serviceNa
     private StepCostModel costModel = StepCostModel.H200_TINYLM;
     private ExporterKind exporter = ExporterKind.LOGGING;
     private String kafkaBootstrap;
+    private Map<String, String> kafkaProperties = Map.of();
     private String topic = "otlp_spans";
 
     private Builder() {}
@@ -87,11 +91,12 @@ public record EngineConfig(String host, int port, String model, String serviceNa
     public Builder costModel(StepCostModel costModel) { this.costModel = costModel; return this; }
     public Builder exporter(ExporterKind exporter) { this.exporter = exporter; return this; }
     public Builder kafkaBootstrap(String servers) { this.kafkaBootstrap = servers; return this; }
+    public Builder kafkaProperties(Map<String, String> properties) { this.kafkaProperties = properties; return this; }
     public Builder topic(String topic) { this.topic = topic; return this; }
 
     public EngineConfig build() {
       return new EngineConfig(host, port, model, serviceName, maxBatch, chunkedPrefillBudget, kvCacheTokens,
-          timeScale, defaultMaxTokens, costModel, exporter, kafkaBootstrap, topic);
+          timeScale, defaultMaxTokens, costModel, exporter, kafkaBootstrap, topic, kafkaProperties);
     }
   }
 }

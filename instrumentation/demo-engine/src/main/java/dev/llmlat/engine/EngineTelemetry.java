@@ -43,7 +43,7 @@ final class EngineTelemetry implements AutoCloseable {
   static SpanExporter exporterFor(EngineConfig config) {
     switch (config.exporter()) {
       case KAFKA:
-        return KafkaSpanExporter.create(config.kafkaBootstrap(), config.topic());
+        return KafkaSpanExporter.create(config.kafkaBootstrap(), config.topic(), config.kafkaProperties());
       case LOGGING:
         return LoggingSpanExporter.create();
       default:

@@ -42,6 +42,11 @@ public final class KafkaSpanExporter implements SpanExporter {
   }
 
   public static KafkaSpanExporter create(String bootstrapServers, String topic) {
+    return create(bootstrapServers, topic, Map.of());
+  }
+
+  /** With the user's producer settings (security) over the defaults; their values are never logged. */
+  public static KafkaSpanExporter create(String bootstrapServers, String topic, Map<String, String> properties) {
     Map<String, Object> p = new HashMap<>();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-demo-engine");
@@ -52,6 +57,7 @@ public final class KafkaSpanExporter implements SpanExporter {
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+    p.putAll(properties);
     return new KafkaSpanExporter(new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer()), topic);
   }
 

@@ -203,6 +203,42 @@ class DemoEngineTest {
     }
   }
 
+  @Test
+  void noPromptOrCompletionTextOnAnySpan() throws Exception {
+    String prompt = "zebra-quartz-7731 must stay out of every span";
+    String body = "{\"model\":\"tinylm\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]";
+    InMemorySpanExporter spans = InMemorySpanExporter.create();
+    List<String> completions = new ArrayList<>();
+    List<SpanData> all;
+    try (DemoEngine engine = DemoEngine.start(EngineConfig.builder().port(0).timeScale(0.01).build(), spans)) {
+      ChatClient client = new ChatClient(engine.baseUri());
+      HttpResponse<String> plain = client.send(null, body + ",\"stream\":false}");
+      assertThat(plain.statusCode()).isEqualTo(200);
+      completions.add(json.readTree(plain.body()).at("/choices/0/message/content").asText());
+      StringBuilder streamed = new StringBuilder();
+      for (String data : client.stream(null, body + ",\"stream\":true}").get(30, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!data.equals("[DONE]")) {
+          streamed.append(json.readTree(data).at("/choices/0/delta/content").asText());
+        }
+      }
+      completions.add(streamed.toString());
+      assertThat(engine.flushSpans(Duration.ofSeconds(10))).isTrue();
+      all = spans.getFinishedSpanItems(); // before close: shutting the exporter down clears it
+    }
+    assertThat(all).as("spans of both requests").isNotEmpty();
+    assertThat(completions).allMatch(c -> c.strip().split("\\s+").length >= 4, "completions of several words");
+    StringBuilder everything = new StringBuilder();
+    for (SpanData s : all) {
+      everything.append(s.getName()).append(s.getAttributes()).append(s.getResource().getAttributes());
+      s.getEvents().forEach(e -> everything.append(e.getName()).append(e.getAttributes()));
+      s.getLinks().forEach(l -> everything.append(l.getAttributes()));
+    }
+    assertThat(everything.toString()).contains("gen_ai.request.model").doesNotContain("zebra-quartz-7731");
+    for (String completion : completions) {
+      assertThat(everything.toString()).doesNotContain(completion.strip());
+    }
+  }
+
   /** Each step's modelled time is the fitted model's, and the scheduler really waited that long (scaled). */
   static void assertStepDurationsFollowTheModel(List<SpanData> steps, StepCostModel model) {
     List<Long> excess = new ArrayList<>();

@@ -12,6 +12,8 @@ final class GatewayHelpers {
           PACKAGE + "OpenAiRequestScanner",
           PACKAGE + "OpenAiRequestScanner$Listener",
           PACKAGE + "SseEventCounter",
+          PACKAGE + "ContentCapture",
+          PACKAGE + "CompletionText",
           PACKAGE + "GatewayExchange",
           PACKAGE + "GatewayExchange$ResponseMode");
 

@@ -75,6 +75,27 @@ public final class KafkaSpanExporterBuilder {
     return this;
   }
 
+  /**
+   * Producer settings from a Java properties file (security: {@code security.protocol}, {@code
+   * sasl.jaas.config}, {@code ssl.truststore.location}, ...), applied over the defaults like {@link
+   * #putProducerProperty}. The values are never logged.
+   *
+   * @throws IllegalArgumentException naming the file when it cannot be read
+   */
+  public KafkaSpanExporterBuilder loadProducerProperties(java.nio.file.Path file) {
+    java.util.Properties p = new java.util.Properties();
+    try (java.io.Reader in = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
+      p.load(in);
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      throw new IllegalArgumentException("Kafka producer settings file " + file + " cannot be read ("
+          + e.getClass().getSimpleName() + ")");
+    }
+    for (String key : p.stringPropertyNames()) {
+      putProducerProperty(key.trim(), p.getProperty(key).trim());
+    }
+    return this;
+  }
+
   /** Extra producer settings (security, timeouts), applied last. */
   public KafkaSpanExporterBuilder putProducerProperty(String key, Object value) {
     producerProperties.put(requireText(key, "key"), Objects.requireNonNull(value, "value"));

@@ -1,8 +1,10 @@
 package dev.llmlat.agent.kafka;
 
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
+import io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException;
 import io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.Map;
 
@@ -18,7 +20,11 @@ import java.util.Map;
  *   <li>{@code otel.exporter.kafka.log.interval} (default {@code 60s})
  *   <li>{@code otel.exporter.kafka.compression} {@code none|gzip} (default {@code none})
  *   <li>{@code otel.exporter.kafka.buffer.memory} bytes (default 8 MiB)
- *   <li>{@code otel.exporter.kafka.producer.properties}: extra producer settings, {@code k=v,k=v}
+ *   <li>{@code otel.exporter.kafka.config.file}: a Java properties file of producer settings, e.g.
+ *       {@code security.protocol}, {@code sasl.mechanism}, {@code sasl.jaas.config}, {@code
+ *       ssl.truststore.location} (secrets belong here, not on the command line)
+ *   <li>{@code otel.exporter.kafka.producer.properties}: extra producer settings, {@code k=v,k=v},
+ *       applied after the file
  * </ul>
  */
 public final class KafkaSpanExporterProvider implements ConfigurableSpanExporterProvider {
@@ -41,6 +47,14 @@ public final class KafkaSpanExporterProvider implements ConfigurableSpanExporter
             .setLogInterval(config.getDuration(PREFIX + "log.interval", Duration.ofMinutes(1)))
             .setCompression(config.getString(PREFIX + "compression", "none"))
             .setBufferMemoryBytes(config.getLong(PREFIX + "buffer.memory", 8L << 20));
+    String file = config.getString(PREFIX + "config.file");
+    if (file != null && !file.isBlank()) {
+      try {
+        builder.loadProducerProperties(Paths.get(file.trim()));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigurationException(PREFIX + "config.file: " + e.getMessage(), e);
+      }
+    }
     for (Map.Entry<String, String> property : config.getMap(PREFIX + "producer.properties").entrySet()) {
       builder.putProducerProperty(property.getKey(), property.getValue());
     }

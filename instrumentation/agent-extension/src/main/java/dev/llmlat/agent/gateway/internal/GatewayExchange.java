@@ -24,6 +24,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   static final AttributeKey<Long> FIRST_CHUNK_NS =
       AttributeKey.longKey(LlmlatAttributes.GATEWAY_FIRST_CHUNK_NS);
   static final AttributeKey<Long> CHUNKS = AttributeKey.longKey(LlmlatAttributes.GATEWAY_CHUNKS);
+  // GenAI semantic conventions; written only when the user opted in (ContentCapture)
+  static final AttributeKey<String> INPUT_MESSAGES = AttributeKey.stringKey("gen_ai.input.messages");
+  static final AttributeKey<String> OUTPUT_MESSAGES = AttributeKey.stringKey("gen_ai.output.messages");
 
   private enum ResponseMode {
     UNKNOWN,
@@ -33,8 +36,13 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   private final OpenAiEndpoint endpoint;
-  private final OpenAiRequestScanner scanner = new OpenAiRequestScanner(this);
+  private final OpenAiRequestScanner scanner =
+      new OpenAiRequestScanner(this, ContentCapture.enabled() ? ContentCapture.maxLength() : 0);
   private final SseEventCounter events = new SseEventCounter();
+  /** Null unless content capture is on: by default no response byte is kept. */
+  private final CompletionText completion =
+      ContentCapture.enabled() ? new CompletionText(ContentCapture.maxLength()) : null;
+  private String inputMessages;
   private Span span;
   private String model;
   private Boolean stream;
@@ -79,6 +87,15 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     if (maxTokens != null) {
       span.setAttribute(MAX_TOKENS, maxTokens);
     }
+    if (inputMessages != null) {
+      span.setAttribute(INPUT_MESSAGES, inputMessages);
+    }
+  }
+
+  @Override
+  public void onInputMessages(String json, long totalChars) {
+    this.inputMessages = ContentCapture.bounded(json, totalChars, ContentCapture.maxLength());
+    applyRequestAttributes();
   }
 
   public synchronized void onRequestBytes(byte[] bytes, int offset, int length) {
@@ -139,6 +156,11 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     if (length <= 0) {
       return;
     }
+    if (completion != null) {
+      for (int i = offset; i < offset + length; i++) {
+        captureResponse(bytes[i]);
+      }
+    }
     if (mode == ResponseMode.EVENT_STREAM) {
       pendingEvents += events.accept(bytes, offset, length);
     } else if (mode == ResponseMode.CHUNKED) {
@@ -149,6 +171,11 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   public synchronized void onResponseBytes(ByteBuffer buffer) {
     if (!buffer.hasRemaining()) {
       return;
+    }
+    if (completion != null) {
+      for (int i = buffer.position(); i < buffer.limit(); i++) {
+        captureResponse(buffer.get(i));
+      }
     }
     if (mode == ResponseMode.EVENT_STREAM) {
       pendingEvents += events.accept(buffer);
@@ -174,6 +201,14 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     int sent = mode == ResponseMode.EVENT_STREAM ? pendingEvents : pendingBytes ? 1 : 0;
     pendingEvents = 0;
     pendingBytes = false;
+    if (completion != null && span() != null) {
+      if (mode != ResponseMode.EVENT_STREAM) {
+        completion.finishBody();
+      }
+      if (completion.changed()) {
+        span.setAttribute(OUTPUT_MESSAGES, completion.json());
+      }
+    }
     if (sent == 0 || span() == null) {
       chunks += sent;
       return;
@@ -187,6 +222,14 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     chunks += sent;
     // Set on every chunk (cheap): some stacks end the span before the response stream is closed.
     span.setAttribute(CHUNKS, chunks);
+  }
+
+  private void captureResponse(byte b) {
+    if (mode == ResponseMode.EVENT_STREAM) {
+      completion.acceptEventStream(b);
+    } else {
+      completion.acceptBody(b);
+    }
   }
 
   private static long epochNanos() {

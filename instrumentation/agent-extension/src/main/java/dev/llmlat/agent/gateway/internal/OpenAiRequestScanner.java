@@ -7,8 +7,10 @@ import java.nio.charset.StandardCharsets;
  * Reads the few top-level fields of an OpenAI-style JSON request body ({@code model},
  * {@code stream}, {@code max_tokens}/{@code max_completion_tokens}) from the bytes as the
  * application reads them. Incremental and constant-memory: it sees each byte once, keeps no body
- * text, and never captures the value of any other field (prompts and messages pass through
- * unseen). Not thread-safe; one per request.
+ * text, and never captures the value of any other field: prompts and messages pass through
+ * unseen unless the user opted in to content capture ({@link ContentCapture}), in which case the
+ * raw JSON of {@code messages} (chat) or {@code prompt} (completions) is kept up to a bound. Not
+ * thread-safe; one per request.
  */
 public final class OpenAiRequestScanner {
 
@@ -19,6 +21,12 @@ public final class OpenAiRequestScanner {
     void onStream(boolean stream);
 
     void onMaxTokens(long maxTokens);
+
+    /**
+     * The raw JSON value of {@code messages} or {@code prompt}, cut at the capture bound
+     * ({@code totalChars} tells how long it was); only with content capture on.
+     */
+    default void onInputMessages(String json, long totalChars) {}
   }
 
   /** Keys and values longer than this are not fields we care about. */
@@ -44,8 +52,24 @@ public final class OpenAiRequestScanner {
   private boolean done;
   private int found;
 
+  /** Content capture: the most characters of the input kept, 0 when off. */
+  private final int captureChars;
+  /** The top-level key just read names the input (messages/prompt): its value is captured. */
+  private boolean captureNext;
+  /** Capturing now; the value is a string ('"'), a composite ('[' '{') or a scalar (other). */
+  private int captureKind;
+  private java.io.ByteArrayOutputStream captured;
+  private long capturedTotal;
+  private boolean inputSeen;
+
   public OpenAiRequestScanner(Listener listener) {
+    this(listener, 0);
+  }
+
+  /** With {@code captureChars > 0}, also hands the request's messages to the listener (opt-in only). */
+  public OpenAiRequestScanner(Listener listener, int captureChars) {
     this.listener = listener;
+    this.captureChars = captureChars;
   }
 
   /** True once scanning stopped (all fields seen, malformed input, or too large). */
@@ -75,6 +99,59 @@ public final class OpenAiRequestScanner {
   }
 
   private void step(int c) {
+    if (captureChars > 0) {
+      captureStep(c);
+    }
+    stepFields(c);
+    if (captureKind != 0 && captureEnded(c)) {
+      endCapture();
+    }
+  }
+
+  private void captureStep(int c) {
+    if (captureKind == 0 && captureNext && depth == 1 && !inString && c != ':' && !isSpace(c)) {
+      captureNext = false;
+      captureKind = c == '"' || c == '[' || c == '{' ? c : 's';
+      captured = new java.io.ByteArrayOutputStream();
+      capturedTotal = 0;
+    }
+    if (captureKind != 0) {
+      if (captureKind == 's' && (c == ',' || c == '}')) {
+        return; // the scalar ended before this byte
+      }
+      if ((c & 0xC0) != 0x80) {
+        capturedTotal++; // characters, not UTF-8 continuation bytes
+      }
+      if (captured.size() < captureChars * 4L) { // UTF-8: at most 4 bytes a character
+        captured.write(c);
+      }
+    }
+  }
+
+  private boolean captureEnded(int c) {
+    switch (captureKind) {
+      case '"':
+        return !inString && c == '"';
+      case '[':
+      case '{':
+        return depth == 1 && (c == ']' || c == '}');
+      default:
+        return c == ',' || c == '}';
+    }
+  }
+
+  private void endCapture() {
+    captureKind = 0;
+    inputSeen = true;
+    String json = new String(captured.toByteArray(), StandardCharsets.UTF_8);
+    listener.onInputMessages(json, capturedTotal);
+    captured = null;
+    if (found == 7) {
+      done = true;
+    }
+  }
+
+  private void stepFields(int c) {
     if (inString) {
       if (escaped) {
         escaped = false;
@@ -143,7 +220,9 @@ public final class OpenAiRequestScanner {
     capturingString = false;
     if (expectKey) {
       expectKey = false;
-      wantedKey = tokenOverflow ? null : wanted(new String(token, 0, tokenLength, StandardCharsets.UTF_8));
+      String key = tokenOverflow ? null : new String(token, 0, tokenLength, StandardCharsets.UTF_8);
+      wantedKey = key == null ? null : wanted(key);
+      captureNext = captureChars > 0 && ("messages".equals(key) || "prompt".equals(key));
     } else if (wantedKey != null && !tokenOverflow && wantedKey.equals("model")) {
       listener.onModel(new String(token, 0, tokenLength, StandardCharsets.UTF_8));
       found(wantedKey);
@@ -175,7 +254,7 @@ public final class OpenAiRequestScanner {
   private void found(String key) {
     int bit = key.equals("model") ? 1 : key.equals("stream") ? 2 : 4;
     found |= bit;
-    if (found == 7) {
+    if (found == 7 && (captureChars == 0 || inputSeen)) {
       done = true;
     }
   }

@@ -28,6 +28,38 @@ class OpenAiRequestScannerTest {
     public void onMaxTokens(long maxTokens) {
       events.add("max_tokens=" + maxTokens);
     }
+
+    @Override
+    public void onInputMessages(String json, long totalChars) {
+      events.add("input(" + totalChars + ")=" + json);
+    }
+  }
+
+  @Test
+  void capturesTheRawMessagesOnlyWhenAskedAndAtAnySplit() {
+    String messages = "[{\"role\":\"user\",\"content\":\"q \\\"x\\\" ] } ü\"}]";
+    String body = "{\"model\":\"m\",\"messages\":" + messages + ",\"stream\":true,\"max_tokens\":5}";
+    for (int piece : new int[] {1, 3, 1000}) {
+      Seen seen = new Seen();
+      OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen, 1000);
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      for (int i = 0; i < bytes.length; i += piece) {
+        scanner.accept(bytes, i, Math.min(piece, bytes.length - i));
+      }
+      assertThat(seen.events).as("split every %d bytes", piece)
+          .containsExactly("model=m", "input(" + messages.length() + ")=" + messages, "stream=true", "max_tokens=5");
+    }
+    // off (the default): the same body yields no input at all
+    assertThat(scanInPieces(body, 1)).noneMatch(e -> e.startsWith("input"));
+  }
+
+  @Test
+  void capturesACompletionPromptCutAtTheBound() {
+    Seen seen = new Seen();
+    String prompt = "\"" + "p".repeat(50) + "\"";
+    new OpenAiRequestScanner(seen, 10).accept(ByteBuffer.wrap(("{\"prompt\": " + prompt + " ,\"model\":\"m\"}")
+        .getBytes(StandardCharsets.UTF_8)));
+    assertThat(seen.events).containsExactly("input(52)=" + prompt.substring(0, 40), "model=m");
   }
 
   private static List<String> scanInPieces(String json, int piece) {
