@@ -42,6 +42,17 @@ public final class Llmlat {
     System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
+  /** What to check when Kafka refused the client's credentials or rights (anywhere in the causes), else "". */
+  private static String kafkaHint(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.apache.kafka.common.errors.AuthenticationException
+          || t instanceof org.apache.kafka.common.errors.AuthorizationException) {
+        return " (check the --kafka-config settings)";
+      }
+    }
+    return "";
+  }
+
   /** Runs the command line with the given streams; returns the exit code. */
   public static int run(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new Llmlat());
@@ -54,14 +65,11 @@ public final class Llmlat {
       }
       if (e instanceof org.apache.kafka.common.KafkaException) {
         // e.g. a SASL/TLS handshake refused: Kafka's messages name the mechanism, never the secret
-        boolean refused = e instanceof org.apache.kafka.common.errors.AuthenticationException
-            || e instanceof org.apache.kafka.common.errors.AuthorizationException;
-        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": Kafka: " + e.getMessage()
-            + (refused ? " (check the --kafka-config settings)" : ""));
+        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": Kafka: " + e.getMessage() + kafkaHint(e));
         return EXIT_FAILURE;
       }
       if (e instanceof IllegalStateException || e instanceof java.io.IOException) {
-        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage() + kafkaHint(e));
         return EXIT_FAILURE;
       }
       if (e instanceof IllegalArgumentException) {

@@ -129,7 +129,7 @@ class KafkaClientSecurityTest {
     Run imported = llmlat("import", "otlp-json", otlpJson(traceId).toString(),
         "--kafka", broker.saslBootstrapServers(), "--kafka-config", wrong.toString());
     assertThat(imported.exit()).isEqualTo(Llmlat.EXIT_FAILURE);
-    assertThat(imported.err()).contains("Kafka: Authentication failed: Invalid username or password")
+    assertThat(imported.err()).contains("Kafka at " + broker.saslBootstrapServers()).contains("Authentication failed: Invalid username or password")
         .contains("(check the --kafka-config settings)").doesNotContain(WRONG);
 
     IngesterConfig config = IngesterConfig.builder(broker.saslBootstrapServers()).groupId("sasl-wrong")
