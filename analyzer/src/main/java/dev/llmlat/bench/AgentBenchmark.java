@@ -109,9 +109,16 @@ public final class AgentBenchmark {
         measure(client, pool, p.getValue(), requestsPerRound); // warm-up: JIT, connections, the agent's first spans
       }
       Map<String, List<double[]>> samples = new LinkedHashMap<>();
+      // CPU each gateway and the broker spent while that gateway was measured: where export cost goes
+      Map<String, long[]> cpuNanos = new LinkedHashMap<>();
       for (int round = 0; round < rounds; round++) {
         for (Map.Entry<String, Integer> p : ports.entrySet()) {
+          long gateway0 = cpuNanos(gateways.get(p.getKey()).toHandle());
+          long broker0 = cpuNanos(ProcessHandle.of(broker.pid()).orElse(null));
           samples.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measure(client, pool, p.getValue(), requestsPerRound));
+          long[] cpu = cpuNanos.computeIfAbsent(p.getKey(), k -> new long[2]);
+          cpu[0] += cpuNanos(gateways.get(p.getKey()).toHandle()) - gateway0;
+          cpu[1] += cpuNanos(ProcessHandle.of(broker.pid()).orElse(null)) - broker0;
         }
       }
       List<Figures> figures = new ArrayList<>();
@@ -127,12 +134,18 @@ public final class AgentBenchmark {
             100 * (f.p50Ms() / exporting.p50Ms() - 1), 100 * (f.p50Ms() / vanilla.p50Ms() - 1), 100 * (f.p50Ms() / none.p50Ms() - 1));
       }
       out.printf("(%d rounds x %d requests per mode, %d concurrent clients, medians over rounds)%n", rounds, requestsPerRound, concurrency);
+      for (Map.Entry<String, long[]> c : cpuNanos.entrySet()) {
+        double requests = (double) rounds * requestsPerRound;
+        out.printf("%-30s CPU per request: gateway %6.1f us, broker %6.1f us%n", c.getKey(), c.getValue()[0] / 1e3 / requests,
+            c.getValue()[1] / 1e3 / requests);
+      }
       out.printf("delivered while measuring: OTLP receiver %d spans in %d requests; Kafka %s%n", otlp.spans(), otlp.requests(),
           kafkaRecords(broker.bootstrapServers()));
-      double upRatio = pairedRatio(samples.get("agent+extension+kafka"), samples.get("vanilla agent+otlp"));
-      double downRatio = pairedRatio(samples.get("agent+extension, kafka down"), samples.get("vanilla agent+otlp"));
-      out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios): Kafka up %+.1f%%,"
-          + " Kafka down %+.1f%% (target: under 5%%)%n", 100 * (upRatio - 1), 100 * (downRatio - 1));
+      double[] up = pairedRatio(samples.get("agent+extension+kafka"), samples.get("vanilla agent+otlp"));
+      double[] down = pairedRatio(samples.get("agent+extension, kafka down"), samples.get("vanilla agent+otlp"));
+      out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios, bootstrap 95%% CI):"
+          + " Kafka up %+.1f%% [%+.1f%%, %+.1f%%], Kafka down %+.1f%% [%+.1f%%, %+.1f%%] (target: under 5%%)%n",
+          100 * (up[0] - 1), 100 * (up[1] - 1), 100 * (up[2] - 1), 100 * (down[0] - 1), 100 * (down[1] - 1), 100 * (down[2] - 1));
       out.flush();
       return figures;
     } finally {
@@ -225,14 +238,37 @@ public final class AgentBenchmark {
         requests / seconds};
   }
 
-  /** The median over rounds of {@code a}'s p50 divided by {@code b}'s in the same round. */
-  private static double pairedRatio(List<double[]> a, List<double[]> b) {
+  /** Total CPU time of a process so far (0 when unknown). */
+  private static long cpuNanos(ProcessHandle process) {
+    return process == null ? 0 : process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+  }
+
+  /**
+   * The median over rounds of {@code a}'s p50 divided by {@code b}'s in the same round, and a 95%
+   * bootstrap interval of that median (resampling rounds; fixed seed, so a run is repeatable).
+   */
+  private static double[] pairedRatio(List<double[]> a, List<double[]> b) {
     double[] r = new double[a.size()];
     for (int i = 0; i < r.length; i++) {
       r[i] = a.get(i)[0] / b.get(i)[0];
     }
-    Arrays.sort(r);
-    return r.length % 2 == 1 ? r[r.length / 2] : (r[r.length / 2 - 1] + r[r.length / 2]) / 2;
+    java.util.Random random = new java.util.Random(42);
+    double[] medians = new double[2000];
+    double[] resample = new double[r.length];
+    for (int k = 0; k < medians.length; k++) {
+      for (int i = 0; i < r.length; i++) {
+        resample[i] = r[random.nextInt(r.length)];
+      }
+      medians[k] = medianOf(resample);
+    }
+    Arrays.sort(medians);
+    return new double[] {medianOf(r), medians[(int) (0.025 * medians.length)], medians[(int) (0.975 * medians.length) - 1]};
+  }
+
+  private static double medianOf(double[] values) {
+    double[] v = values.clone();
+    Arrays.sort(v);
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 
   /** Records on the spans topic: proof that the Kafka mode really delivered while measured. */
