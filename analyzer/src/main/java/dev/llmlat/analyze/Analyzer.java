@@ -15,13 +15,25 @@ public final class Analyzer {
   public static final String VERSION = "llmlat-analyzer 0.1";
   private static final long STEP_WINDOW_NS = 60_000_000_000L;
   private static final int CHUNK = 20_000;
+  /** Added to the longest span for the chunk margins: room for clock skew between hosts. */
+  private static final long SKEW_SLACK_NS = 10_000_000_000L;
 
   private final ClickHouseStore store;
   private final TraceReader reader;
+  private final int chunk;
 
   public Analyzer(ClickHouseStore store) {
+    this(store, CHUNK);
+  }
+
+  /** With {@code chunk} requests per read (tests cut small chunks to cross their boundaries). */
+  Analyzer(ClickHouseStore store, int chunk) {
+    if (chunk < 1) {
+      throw new IllegalArgumentException("chunk must be at least 1");
+    }
     this.store = store;
     this.reader = new TraceReader(store);
+    this.chunk = chunk;
   }
 
   /** What one run did. */
@@ -37,21 +49,36 @@ public final class Analyzer {
         + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
         + " GROUP BY TraceId ORDER BY 2";
     List<List<String>> rows = store.query(sql, TraceReader.window(fromNs, toNs)).rows();
+    if (rows.isEmpty()) {
+      return new Summary(0, 0, fromNs, toNs);
+    }
+    // A request's spans, and the steps that ran while it waited or ran, start within one longest
+    // span of its engine span: that (plus skew slack), not fixed minutes, bounds each chunk's read.
+    long longest = longestSpanNs(Long.parseLong(rows.get(0).get(1)) - STEP_WINDOW_NS,
+        Long.parseLong(rows.get(rows.size() - 1).get(1)) + 2 * STEP_WINDOW_NS);
+    long before = Math.min(STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
+    long after = Math.min(2 * STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
     int written = 0;
-    for (int i = 0; i < rows.size(); i += CHUNK) {
-      List<List<String>> chunk = rows.subList(i, Math.min(rows.size(), i + CHUNK));
-      java.util.Set<String> ids = new java.util.HashSet<>(chunk.stream().map(r -> r.get(0)).toList());
-      long first = Long.parseLong(chunk.get(0).get(1));
-      long last = Long.parseLong(chunk.get(chunk.size() - 1).get(1));
+    for (int i = 0; i < rows.size(); i += chunk) {
+      List<List<String>> part = rows.subList(i, Math.min(rows.size(), i + chunk));
+      java.util.Set<String> ids = new java.util.HashSet<>(part.stream().map(r -> r.get(0)).toList());
+      long first = Long.parseLong(part.get(0).get(1));
+      long last = Long.parseLong(part.get(part.size() - 1).get(1));
       // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
-      // each span name, so the engine reads just that range. A request's spans all start between
-      // its gateway span and its first token, minutes at most.
-      List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - STEP_WINDOW_NS, last + 2 * STEP_WINDOW_NS));
+      // each span name, so the engine reads just that range.
+      List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
       List<Attribution> result = attribute(spans, ids::contains);
       AttributionWriter.write(store, result, VERSION);
       written += result.size();
     }
     return new Summary(rows.size(), written, fromNs, toNs);
+  }
+
+  /** The longest span that starts in [fromNs, toNs] (0 when none). */
+  private long longestSpanNs(long fromNs, long toNs) {
+    String longest = store.query("SELECT max(Duration) FROM otel_traces WHERE " + TraceReader.IN_WINDOW,
+        TraceReader.window(fromNs, toNs)).single();
+    return longest == null || longest.isEmpty() ? 0 : Long.parseLong(longest);
   }
 
   /** One request's attribution and the aligned spans it was computed from. */

@@ -1,7 +1,7 @@
 package dev.llmlat.store;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -9,44 +9,58 @@ import java.util.Map;
  * LEB128 lengths, {@code DateTime64(9)} as signed nanoseconds.
  */
 public final class RowBinaryWriter {
-  private final ByteArrayOutputStream out;
+  // A plain array, not a ByteArrayOutputStream: its write(int) is synchronized and re-checks
+  // capacity per byte, which showed as most of the analyzer's row encoding in a profile.
+  private byte[] buf;
+  private int size;
 
   public RowBinaryWriter(int initialCapacity) {
-    out = new ByteArrayOutputStream(initialCapacity);
+    buf = new byte[Math.max(16, initialCapacity)];
+  }
+
+  private void ensure(int more) {
+    if (size + more > buf.length) {
+      buf = Arrays.copyOf(buf, Math.max(size + more, buf.length * 2));
+    }
   }
 
   public RowBinaryWriter uint8(int v) {
-    out.write(v);
+    ensure(1);
+    buf[size++] = (byte) v;
     return this;
   }
 
   public RowBinaryWriter uint16(int v) {
-    out.write(v);
-    out.write(v >>> 8);
+    ensure(2);
+    buf[size++] = (byte) v;
+    buf[size++] = (byte) (v >>> 8);
     return this;
   }
 
   public RowBinaryWriter uint32(long v) {
+    ensure(4);
     for (int i = 0; i < 4; i++) {
-      out.write((int) (v >>> (8 * i)));
+      buf[size++] = (byte) (v >>> (8 * i));
     }
     return this;
   }
 
   /** UInt64, Int64 and DateTime64(9) (nanoseconds since the epoch). */
   public RowBinaryWriter int64(long v) {
+    ensure(8);
     for (int i = 0; i < 8; i++) {
-      out.write((int) (v >>> (8 * i)));
+      buf[size++] = (byte) (v >>> (8 * i));
     }
     return this;
   }
 
   public RowBinaryWriter varUInt(long v) {
+    ensure(10);
     while ((v & ~0x7FL) != 0) {
-      out.write((int) ((v & 0x7F) | 0x80));
+      buf[size++] = (byte) ((v & 0x7F) | 0x80);
       v >>>= 7;
     }
-    out.write((int) v);
+    buf[size++] = (byte) v;
     return this;
   }
 
@@ -54,7 +68,9 @@ public final class RowBinaryWriter {
   public RowBinaryWriter string(String s) {
     byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
     varUInt(bytes.length);
-    out.write(bytes, 0, bytes.length);
+    ensure(bytes.length);
+    System.arraycopy(bytes, 0, buf, size, bytes.length);
+    size += bytes.length;
     return this;
   }
 
@@ -71,14 +87,14 @@ public final class RowBinaryWriter {
   }
 
   public int size() {
-    return out.size();
+    return size;
   }
 
   public byte[] toByteArray() {
-    return out.toByteArray();
+    return Arrays.copyOf(buf, size);
   }
 
   public void reset() {
-    out.reset();
+    size = 0;
   }
 }

@@ -133,6 +133,24 @@ class H200EndToEndTest {
   }
 
   @Test
+  void analysisInChunksOfThreeAgreesWithExplainForEveryRequest() {
+    // chunk boundaries fall between neighbouring requests: each chunk's read window (its requests'
+    // span plus the longest span and skew slack) must still hold every span the request needs
+    assertThat(new Analyzer(store, 3).analyze(0, Long.MAX_VALUE / 2, false).written()).isEqualTo(16);
+    for (Map.Entry<String, Attribution> e : byTrace.entrySet()) {
+      List<String> row = store.query("SELECT TtftNs, GatewayInNs, NetworkInNs, QueueNs, PrefillCpuNs, PrefillGpuNs,"
+          + " BatchInterferenceNs, FirstSampleNs, NetworkOutNs, GatewayOutNs, UnattributedNs FROM llm_request_attribution FINAL"
+          + " WHERE TraceId = '" + e.getKey() + "'").rows().get(0);
+      List<String> expected = new ArrayList<>();
+      expected.add(Long.toString(e.getValue().ttftNs()));
+      for (String c : Attribution.COMPONENTS) {
+        expected.add(Long.toString(e.getValue().component(c)));
+      }
+      assertThat(row).as(e.getKey()).isEqualTo(expected);
+    }
+  }
+
+  @Test
   void ttftRunsFromTheGatewaysServerSpanToTheEnginesFirstToken() {
     for (JsonNode r : requests) {
       String t = r.get("trace_id").asText();
