@@ -30,13 +30,17 @@ record RequestView(
     final Map<String, List<SpanRecord>> gpuStepsByTrace = new HashMap<>();
     /** The request traces each step served ({@code llmlat.trace_ids}, parsed once). */
     final Map<SpanRecord, List<String>> served = new java.util.IdentityHashMap<>();
+    /** The engine request spans, in start order. */
+    private final List<SpanRecord> requests = new ArrayList<>();
     long longestEngineStepNs;
     long longestGpuStepNs;
 
     Index(List<SpanRecord> spans) {
       for (SpanRecord s : spans) {
-        byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>()).add(s);
-        if (LayerNames.STEP.equals(s.name())) {
+        byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>(8)).add(s);
+        if (LayerNames.REQUEST.equals(s.name())) {
+          requests.add(s);
+        } else if (LayerNames.STEP.equals(s.name())) {
           if (LayerNames.GPU.equals(s.layer())) {
             gpuSteps.add(s);
             String engineStep = s.attr(LlmlatAttributes.STEP_SPAN_ID);
@@ -49,6 +53,7 @@ record RequestView(
           }
         }
       }
+      requests.sort(Comparator.comparingLong(SpanRecord::startNs));
       engineSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
       gpuSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
       for (SpanRecord s : engineSteps) {
@@ -101,18 +106,9 @@ record RequestView(
       return out;
     }
 
-    /** Every engine request span loaded. */
+    /** Every engine request span loaded, in start order. */
     List<SpanRecord> requests() {
-      List<SpanRecord> out = new ArrayList<>();
-      for (List<SpanRecord> trace : byTrace.values()) {
-        for (SpanRecord s : trace) {
-          if (LayerNames.REQUEST.equals(s.name())) {
-            out.add(s);
-          }
-        }
-      }
-      out.sort(Comparator.comparingLong(SpanRecord::startNs));
-      return out;
+      return requests;
     }
 
     RequestView view(SpanRecord engine) {

@@ -112,11 +112,11 @@ public final class TraceReader {
     String traceId = in.string();
     String spanId = in.string();
     String parent = in.string();
-    String name = in.string();
-    String kind = in.string();
-    String service = in.string();
-    String layer = in.string();
-    String host = in.string();
+    String name = in.repeatedString();
+    String kind = in.repeatedString();
+    String service = in.repeatedString();
+    String layer = in.repeatedString();
+    String host = in.repeatedString();
     long start = in.int64();
     long duration = in.int64();
     Map<String, String> attributes = in.stringMap();
@@ -126,7 +126,7 @@ public final class TraceReader {
     }
     String[] names = new String[in.arrayLength()];
     for (int i = 0; i < names.length; i++) {
-      names[i] = in.string();
+      names[i] = in.repeatedString();
     }
     List<SpanRecord.Event> events = new ArrayList<>(times.length);
     int eventAttrs = in.arrayLength();

@@ -1,6 +1,7 @@
 package dev.llmlat.store;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -9,8 +10,11 @@ import java.util.Map;
  * RowBinaryWriter}): little-endian numbers, LEB128 lengths, strings as UTF-8.
  */
 public final class RowBinaryReader {
+  private static final int REPEATED_SLOTS = 512;
   private final byte[] data;
   private int pos;
+  private final byte[][] repeatedBytes = new byte[REPEATED_SLOTS][];
+  private final String[] repeatedStrings = new String[REPEATED_SLOTS];
 
   public RowBinaryReader(byte[] data) {
     this.data = data;
@@ -49,12 +53,38 @@ public final class RowBinaryReader {
     return s;
   }
 
-  /** Map(String, String) and Map(LowCardinality(String), String). */
+  /**
+   * A string of a low-cardinality column (names, kinds, hosts, attribute keys): equal values come
+   * back as one String object, so a read of many rows holds one copy each and later comparisons
+   * stop at identity. A small direct-mapped table keyed by the bytes; a miss just makes a new one.
+   */
+  public String repeatedString() {
+    int n = (int) varUInt();
+    int h = 1;
+    for (int i = pos, end = pos + n; i < end; i++) {
+      h = 31 * h + data[i];
+    }
+    int slot = (h ^ (h >>> 16)) & (REPEATED_SLOTS - 1);
+    byte[] known = repeatedBytes[slot];
+    String s;
+    if (known != null && Arrays.equals(known, 0, known.length, data, pos, pos + n)) {
+      s = repeatedStrings[slot];
+    } else {
+      // interned: the same object as the constants code compares these names with
+      s = new String(data, pos, n, StandardCharsets.UTF_8).intern();
+      repeatedBytes[slot] = Arrays.copyOfRange(data, pos, pos + n);
+      repeatedStrings[slot] = s;
+    }
+    pos += n;
+    return s;
+  }
+
+  /** Map(String, String) and Map(LowCardinality(String), String); keys as {@link #repeatedString()}. */
   public Map<String, String> stringMap() {
     int n = (int) varUInt();
     Map<String, String> map = new HashMap<>(n * 2);
     for (int i = 0; i < n; i++) {
-      map.put(string(), string());
+      map.put(repeatedString(), string());
     }
     return map;
   }

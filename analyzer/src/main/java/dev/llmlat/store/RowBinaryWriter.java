@@ -86,6 +86,14 @@ public final class RowBinaryWriter {
     return varUInt(n);
   }
 
+  /** Appends what {@code other} holds (rows encoded elsewhere, e.g. on another thread). */
+  public RowBinaryWriter append(RowBinaryWriter other) {
+    ensure(other.size);
+    System.arraycopy(other.buf, 0, buf, size, other.size);
+    size += other.size;
+    return this;
+  }
+
   public int size() {
     return size;
   }
