@@ -291,8 +291,7 @@ public final class AgentBenchmark {
   }
 
   private static double median(List<double[]> rounds, int index) {
-    double[] v = rounds.stream().mapToDouble(r -> r[index]).sorted().toArray();
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    return medianOf(rounds.stream().mapToDouble(r -> r[index]).toArray());
   }
 
   @SafeVarargs

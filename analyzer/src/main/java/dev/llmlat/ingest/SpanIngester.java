@@ -295,9 +295,9 @@ public final class SpanIngester implements AutoCloseable {
     metrics.records.incrementAndGet();
     try {
       ExportTraceServiceRequest request = OtlpRecordDecoder.decode(record.value());
-      int before = batch.rows.spans() + batch.rows.kernels();
+      int before = batch.size();
       batch.rows.add(request);
-      metrics.pendingSpans.addAndGet(batch.rows.spans() + batch.rows.kernels() - before);
+      metrics.pendingSpans.addAndGet(batch.size() - before);
     } catch (OtlpRecordDecoder.InvalidRecordException e) {
       deadLetter(record, e.getMessage());
     }

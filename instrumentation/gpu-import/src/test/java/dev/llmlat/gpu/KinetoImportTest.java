@@ -19,21 +19,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class KinetoImportTest {
-  static final String[] FILES = {
-      "public/kineto__hta_alexnet_a100.json.gz",
-      "public/kineto__hta_cuda_event_sync_a100.json.gz",
-      "public/kineto__hta_legacy_inference_rank1.json.gz",
-      "public/kineto__hta_ns_resolution_v100.json.gz",
-      "public/kineto__hta_rocm6.2_mi250.json.gz",
-      "public/kineto__hta_triton_example_a100.json.gz",
-      "public/kineto__tracelens_hf_qwen1.5-0.5b-chat_h100.json.gz",
-      "public/kineto__tracelens_sglang_qwen3-8b_decode_mi300x.json.gz",
-      "public/kineto__tracelens_sglang_qwen3-8b_prefill_mi300x.json.gz",
-      "public/kineto__tracelens_vllm_b200_prefill_eager.json.gz",
-      "public/kineto__tracelens_vllm_decode_fullgraph_mi300x.json.gz",
-      "public/kineto__tracelens_vllm_prefilldecode_piecewise_mi300x.json.gz",
-      "h200-tinylm/kineto/kineto_trace.json.gz"};
-
   /** The GPU activities of a trace, by a plain tree walk: kind (0 kernel, 1 memcpy, 2 memset), start, end in ns. */
   static List<long[]> activities(JsonNode root) {
     List<long[]> out = new ArrayList<>();
