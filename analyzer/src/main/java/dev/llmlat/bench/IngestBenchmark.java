@@ -1,5 +1,6 @@
 package dev.llmlat.bench;
 
+import dev.llmlat.gpu.SpanBatch;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
@@ -60,8 +61,9 @@ public final class IngestBenchmark {
     while (spanCount < spans) {
       ExportTraceServiceRequest batch = traces.generate(200, new ArrayList<>());
       batches.add(batch);
-      for (ExportTraceServiceRequest perTrace : SpanPublisher.splitByTrace(batch).values()) {
-        byte[] v = perTrace.toByteArray();
+      SpanBatch perTrace = SpanBatch.of(batch);
+      for (int i = 0; i < perTrace.recordCount(); i++) {
+        byte[] v = perTrace.record(i);
         values.add(v);
         bytes += v.length;
       }

@@ -2,7 +2,7 @@ package dev.llmlat.imports;
 
 import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanPublisher;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import dev.llmlat.gpu.SpanBatch;
 import java.util.UUID;
 
 /** Publishes an import to the span topic in one Kafka transaction (the ingester reads committed only). */
@@ -25,7 +25,7 @@ public final class KafkaImportTarget implements ImportTarget {
   }
 
   @Override
-  public void accept(ExportTraceServiceRequest batch) {
+  public void accept(SpanBatch batch) {
     publisher.publish(batch);
   }
 

@@ -1,5 +1,6 @@
 package dev.llmlat.imports;
 
+import dev.llmlat.gpu.SpanBatch;
 import dev.llmlat.spans.GpuKernelRowEncoder;
 import dev.llmlat.spans.OtelTracesRowEncoder;
 import dev.llmlat.spans.SpanRouter;
@@ -30,8 +31,10 @@ public final class StoreImportTarget implements ImportTarget {
   }
 
   @Override
-  public void accept(ExportTraceServiceRequest batch) {
-    rows.add(batch);
+  public void accept(SpanBatch batch) {
+    for (ExportTraceServiceRequest request : batch.requests()) {
+      rows.add(request);
+    }
     if (rows.spans() + rows.kernels() >= FLUSH_ROWS) {
       flush();
     }

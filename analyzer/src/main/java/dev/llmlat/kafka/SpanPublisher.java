@@ -1,5 +1,6 @@
 package dev.llmlat.kafka;
 
+import dev.llmlat.gpu.SpanBatch;
 import dev.llmlat.spans.OtelTracesRowEncoder;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -106,17 +107,23 @@ public final class SpanPublisher implements AutoCloseable {
 
   /** Splits {@code request} per trace and sends one record for each; returns the records sent. */
   public int publish(ExportTraceServiceRequest request) {
-    Map<String, ExportTraceServiceRequest> perTrace = splitByTrace(request);
+    return publish(SpanBatch.of(request));
+  }
+
+  /** Sends each of the batch's per-trace records, keyed by its trace id; returns the records sent. */
+  public int publish(SpanBatch batch) {
     try {
-      perTrace.forEach((traceId, value) -> inFlight.add(producer.send(new ProducerRecord<>(topic, traceId, value.toByteArray()))));
+      for (int i = 0; i < batch.recordCount(); i++) {
+        inFlight.add(producer.send(new ProducerRecord<>(topic, batch.traceId(i), batch.record(i))));
+      }
     } catch (KafkaException e) {
       throw failure("could not send span records", e); // e.g. no broker within max.block.ms
     }
-    records += perTrace.size();
+    records += batch.recordCount();
     if (inFlight.size() > 10_000) {
       flush();
     }
-    return perTrace.size();
+    return batch.recordCount();
   }
 
   /** How many spans an OTLP request carries. */
@@ -150,26 +157,6 @@ public final class SpanPublisher implements AutoCloseable {
   /** Kafka's own exceptions name neither the cluster nor the topic: a message that does. */
   private IllegalStateException failure(String what, KafkaException e) {
     return new IllegalStateException("Kafka at " + bootstrapServers + " (topic " + topic + "): " + what + ": " + e.getMessage(), e);
-  }
-
-  /** One request per trace id (hex), keeping resource and scope of each span. */
-  public static Map<String, ExportTraceServiceRequest> splitByTrace(ExportTraceServiceRequest request) {
-    Map<String, ExportTraceServiceRequest.Builder> builders = new LinkedHashMap<>();
-    for (ResourceSpans rs : request.getResourceSpansList()) {
-      for (ScopeSpans ss : rs.getScopeSpansList()) {
-        Map<String, List<Span>> byTrace = new LinkedHashMap<>();
-        for (Span span : ss.getSpansList()) {
-          byTrace.computeIfAbsent(OtelTracesRowEncoder.hex(span.getTraceId()), k -> new ArrayList<>()).add(span);
-        }
-        byTrace.forEach((traceId, spans) -> builders.computeIfAbsent(traceId, k -> ExportTraceServiceRequest.newBuilder())
-            .addResourceSpans(ResourceSpans.newBuilder().setResource(rs.getResource()).setSchemaUrl(rs.getSchemaUrl())
-                .addScopeSpans(ScopeSpans.newBuilder().setScope(ss.getScope()).setSchemaUrl(ss.getSchemaUrl())
-                    .addAllSpans(spans))));
-      }
-    }
-    Map<String, ExportTraceServiceRequest> result = new LinkedHashMap<>();
-    builders.forEach((k, b) -> result.put(k, b.build()));
-    return result;
   }
 
   /** Closes without waiting for unacknowledged records (after an abort, or when the broker is away). */

@@ -8,6 +8,7 @@ import static dev.llmlat.gpu.OtlpAttributes.strings;
 import com.google.protobuf.ByteString;
 import dev.llmlat.gpu.NvtxPattern;
 import dev.llmlat.gpu.RangeMatch;
+import dev.llmlat.gpu.SpanBatch;
 import dev.llmlat.gpu.SpanSink;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -364,7 +365,7 @@ final class SpanAssembler {
     }
     pending.clear();
     pendingCount = 0;
-    sink.accept(request.build());
+    sink.accept(SpanBatch.of(request.build()));
   }
 
   private ByteString randomId(int bytes) {

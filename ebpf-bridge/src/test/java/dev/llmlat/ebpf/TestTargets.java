@@ -2,6 +2,7 @@ package dev.llmlat.ebpf;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.llmlat.gpu.SpanBatch;
 import dev.llmlat.gpu.SpanSink;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -101,8 +102,8 @@ final class TestTargets {
     final List<ExportTraceServiceRequest> batches = new CopyOnWriteArrayList<>();
 
     @Override
-    public void accept(ExportTraceServiceRequest batch) {
-      batches.add(batch);
+    public void accept(SpanBatch batch) {
+      batches.addAll(batch.requests());
     }
 
     List<Span> spans() {

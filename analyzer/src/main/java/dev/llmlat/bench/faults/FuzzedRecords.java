@@ -1,5 +1,6 @@
 package dev.llmlat.bench.faults;
 
+import dev.llmlat.gpu.SpanBatch;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.kafka.SpanPublisher;
 import dev.llmlat.kafka.SpanTopics;
@@ -47,7 +48,10 @@ final class FuzzedRecords {
     this.keep = keep;
     DemoTraces traces = new DemoTraces(seed, 1_795_946_400_000_000_000L);
     this.valid = new ArrayList<>();
-    SpanPublisher.splitByTrace(traces.generate(64, new ArrayList<>())).values().forEach(r -> valid.add(r.toByteArray()));
+    SpanBatch batch = SpanBatch.of(traces.generate(64, new ArrayList<>()));
+    for (int i = 0; i < batch.recordCount(); i++) {
+      valid.add(batch.record(i));
+    }
   }
 
   /** Record {@code i}: 40% random bytes, 50% a valid record mutated 1-8 times, 10% a valid record as it is. */

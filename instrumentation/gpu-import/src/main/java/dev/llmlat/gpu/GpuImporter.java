@@ -76,7 +76,7 @@ public final class GpuImporter {
     long batches = OtlpJson.scan(file, options.progress(), size, 2 * size, request -> {
       request.getResourceSpansList().forEach(rs -> rs.getScopeSpansList()
           .forEach(ss -> spans[0] += ss.getSpansCount()));
-      sink.accept(request);
+      sink.accept(SpanBatch.of(request));
     });
     options.progress().update(2 * size, 2 * size);
     return new ImportReport(file, ExportFormat.OTLP_JSON, 0, 0, 0, 0, 0, 0, Map.of(), "otlp:as recorded",

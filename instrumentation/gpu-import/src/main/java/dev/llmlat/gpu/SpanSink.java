@@ -1,13 +1,10 @@
 package dev.llmlat.gpu;
 
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-
 /**
  * Receives the spans of an import, one bounded batch at a time ({@link ImportOptions#batchSize()}
- * spans at most). A batch is exactly what the {@code otlp_spans} Kafka topic carries, so a sink may
- * write {@code batch.toByteArray()} as a record value unchanged.
+ * spans at most), already split into the per-trace records the {@code otlp_spans} topic carries.
  */
 @FunctionalInterface
 public interface SpanSink {
-  void accept(ExportTraceServiceRequest batch);
+  void accept(SpanBatch batch);
 }

@@ -81,8 +81,7 @@ class NsysImportTest {
       assertThat(report.requestsMatched()).isEqualTo(requests.size());
       assertThat(report.spans()).isEqualTo(kernels + memcpys + memsets + steps);
       assertThat(sink.spans).hasSize((int) report.spans());
-      assertThat(sink.batches).allSatisfy(b -> assertThat(b.getResourceSpans(0).getScopeSpans(0).getSpansCount())
-          .isLessThanOrEqualTo(500));
+      assertThat(sink.batches).allSatisfy(b -> assertThat(b.spanCount()).isLessThanOrEqualTo(500));
       assertThat(report.batches()).isEqualTo(sink.batches.size());
 
       boolean sessionStart = hasTable(c, "TARGET_INFO_SESSION_START_TIME");

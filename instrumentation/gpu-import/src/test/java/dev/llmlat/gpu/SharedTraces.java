@@ -1,5 +1,7 @@
 package dev.llmlat.gpu;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -10,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
 
@@ -64,15 +67,37 @@ final class SharedTraces {
     return out;
   }
 
-  /** Collects every batch and flattens the spans. */
+  /**
+   * Collects every batch and flattens the spans, checking each record on the way: it parses, its
+   * spans all carry the record's trace id, and its bytes are exactly what protobuf-java writes for
+   * the parsed message (the hand-written encoder must not drift from the library's encoding).
+   */
   static final class Collector implements SpanSink {
-    final List<ExportTraceServiceRequest> batches = new ArrayList<>();
+    final List<SpanBatch> batches = new ArrayList<>();
+    final List<ExportTraceServiceRequest> records = new ArrayList<>();
     final List<Span> spans = new ArrayList<>();
 
     @Override
-    public void accept(ExportTraceServiceRequest batch) {
+    public void accept(SpanBatch batch) {
       batches.add(batch);
-      batch.getResourceSpansList().forEach(rs -> rs.getScopeSpansList().forEach(ss -> spans.addAll(ss.getSpansList())));
+      List<ExportTraceServiceRequest> parsed = batch.requests();
+      int count = 0;
+      for (int i = 0; i < parsed.size(); i++) {
+        ExportTraceServiceRequest r = parsed.get(i);
+        assertThat(r.toByteArray()).as("record %d re-encoded", i).isEqualTo(batch.record(i));
+        String traceId = batch.traceId(i);
+        for (var rs : r.getResourceSpansList()) {
+          for (var ss : rs.getScopeSpansList()) {
+            for (Span s : ss.getSpansList()) {
+              assertThat(HexFormat.of().formatHex(s.getTraceId().toByteArray())).isEqualTo(traceId);
+              spans.add(s);
+              count++;
+            }
+          }
+        }
+        records.add(r);
+      }
+      assertThat(count).isEqualTo(batch.spanCount());
     }
   }
 

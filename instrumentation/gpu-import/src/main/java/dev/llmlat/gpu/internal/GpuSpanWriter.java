@@ -12,7 +12,10 @@ import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,25 +36,33 @@ public final class GpuSpanWriter {
   private static final long ID_STEP = 1;
   private static final long ID_ACTIVITY = 2;
   private static final long ID_LONE_TRACE = 3;
+  private static final int SPAN_TRACE_ID = ProtoWriter.lenTag(1);
+  private static final int SPAN_SPAN_ID = ProtoWriter.lenTag(2);
+  private static final int SPAN_PARENT_SPAN_ID = ProtoWriter.lenTag(4);
+  private static final int SPAN_NAME = ProtoWriter.lenTag(5);
+  private static final int SPAN_KIND = 6 << 3;
+  private static final int SPAN_START = 7 << 3 | 1;
+  private static final int SPAN_END = 8 << 3 | 1;
 
   private final Path file;
   private final ExportFormat format;
-  private final SpanBatcher out;
+  private final SpanRecords out;
   private final Ids ids;
   private final String clockRule;
   private final boolean sortedActivities;
   private final KeyValue sourceAttr;
   private final KeyValue clockAttr;
-  private final KeyValue[] kindAttrs = new KeyValue[3];
-  private final IntAttributes deviceAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_DEVICE);
-  private final IntAttributes streamAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_STREAM);
-  private final IntAttributes pidAttrs = IntAttributes.repeated("process.pid");
-  private final IntAttributes tidAttrs = IntAttributes.repeated(LlmlatAttributes.THREAD_ID);
-  private final IntAttributes correlationAttrs = IntAttributes.unique(LlmlatAttributes.CUDA_CORRELATION_ID);
-  private final IntAttributes bytesAttrs = IntAttributes.repeated(LlmlatAttributes.GPU_BYTES);
-  // One builder for every activity span: build() leaves it reusable after clear().
-  private final Span.Builder span = Span.newBuilder();
-  private final List<KeyValue> attrs = new ArrayList<>(16);
+  // Kernel spans are encoded by hand (see ProtoWriter): these are their attributes' bytes.
+  private final byte[][] kindFields = new byte[3][];
+  private final byte[] sourceAndClockFields;
+  private final IntAttribute deviceAttr = new IntAttribute(LlmlatAttributes.GPU_DEVICE);
+  private final IntAttribute streamAttr = new IntAttribute(LlmlatAttributes.GPU_STREAM);
+  private final IntAttribute pidAttr = new IntAttribute("process.pid");
+  private final IntAttribute tidAttr = new IntAttribute(LlmlatAttributes.THREAD_ID);
+  private final IntAttribute correlationAttr = new IntAttribute(LlmlatAttributes.CUDA_CORRELATION_ID);
+  private final IntAttribute bytesAttr = new IntAttribute(LlmlatAttributes.GPU_BYTES);
+  private final ProtoWriter span = new ProtoWriter(512);
+  private final Map<String, byte[]> names = new HashMap<>();
   private final List<Step> steps = new ArrayList<>();
   private final Set<String> requests = new HashSet<>();
   private final long[] counts = new long[3];
@@ -67,19 +78,19 @@ public final class GpuSpanWriter {
     final long rangeEnd;
     final ByteString spanId;
     final ByteString traceId;
-    final KeyValue[] shared;
+    final byte[] sharedFields;
     final IntervalUnion busy;
     long kernels;
 
     Step(RangeMatch match, String text, long rangeStart, long rangeEnd, ByteString spanId, ByteString traceId,
-        KeyValue[] shared, IntervalUnion busy) {
+        byte[] sharedFields, IntervalUnion busy) {
       this.match = match;
       this.text = text;
       this.rangeStart = rangeStart;
       this.rangeEnd = rangeEnd;
       this.spanId = spanId;
       this.traceId = traceId;
-      this.shared = shared;
+      this.sharedFields = sharedFields;
       this.busy = busy;
     }
   }
@@ -92,15 +103,19 @@ public final class GpuSpanWriter {
       String identity, boolean sortedActivities) {
     this.file = file;
     this.format = format;
-    this.out = new SpanBatcher(options.serviceName(), options.hostName(), options.batchSize(), sink);
+    this.out = new SpanRecords(options.serviceName(), options.hostName(), options.batchSize(), sink);
     this.ids = new Ids(identity);
     this.clockRule = clockRule;
     this.sortedActivities = sortedActivities;
     this.sourceAttr = OtlpAttributes.string(LlmlatAttributes.GPU_SOURCE, format.source());
     this.clockAttr = OtlpAttributes.string(LlmlatAttributes.CLOCK_RULE, clockRule);
     for (int k = 0; k < 3; k++) {
-      kindAttrs[k] = OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]);
+      kindFields[k] = IntAttribute.field(OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]));
     }
+    ProtoWriter w = new ProtoWriter(256);
+    w.raw(IntAttribute.field(sourceAttr));
+    w.raw(IntAttribute.field(clockAttr));
+    this.sourceAndClockFields = Arrays.copyOf(w.array(), w.size());
   }
 
   /** Counts a CPU range of the export, matched or not. */
@@ -119,7 +134,11 @@ public final class GpuSpanWriter {
       shared.add(OtlpAttributes.string(LlmlatAttributes.STEP_NAME, match.kind()));
     }
     shared.add(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
-    steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, shared.toArray(new KeyValue[0]),
+    ProtoWriter fields = new ProtoWriter(256);
+    for (KeyValue kv : shared) {
+      fields.raw(IntAttribute.field(kv));
+    }
+    steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, Arrays.copyOf(fields.array(), fields.size()),
         sortedActivities ? IntervalUnion.streaming() : IntervalUnion.buffered()));
     requests.addAll(match.traceIds());
     return index;
@@ -142,47 +161,75 @@ public final class GpuSpanWriter {
       long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
     counts[kind]++;
     long seq = activitySeq++;
-    Span.Builder s = span.clear()
-        .setSpanId(ids.spanId(ID_ACTIVITY, seq))
-        .setName(name == null ? KIND_NAMES[kind] : name)
-        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-        .setStartTimeUnixNano(startNs)
-        .setEndTimeUnixNano(Math.max(startNs, endNs));
-    // Collected first, then added at once: the span's list is allocated at its final size (adding
-    // one by one grew it past its default capacity on every span, which showed in the profile).
-    List<KeyValue> a = attrs;
-    a.clear();
-    a.add(kindAttrs[kind]);
-    a.add(deviceAttrs.of(device));
-    a.add(streamAttrs.of(stream));
-    a.add(correlationAttrs.of(correlation));
-    if (bytes >= 0 && kind != KERNEL) {
-      a.add(bytesAttrs.of(bytes));
-    }
-    if (pid >= 0) {
-      a.add(pidAttrs.of(pid));
-    }
-    if (tid >= 0) {
-      a.add(tidAttrs.of(tid));
-    }
-    if (step >= 0) {
-      Step st = steps.get(step);
-      s.setTraceId(st.traceId).setParentSpanId(st.spanId);
-      for (KeyValue kv : st.shared) {
-        a.add(kv);
-      }
-      st.busy.add(startNs, Math.max(startNs, endNs));
+    long end = Math.max(startNs, endNs);
+    Step st = step >= 0 ? steps.get(step) : null;
+    ByteString traceId;
+    if (st != null) {
+      traceId = st.traceId;
+      st.busy.add(startNs, end);
       if (kind == KERNEL) {
         st.kernels++;
       }
     } else {
-      s.setTraceId(ids.traceId(ID_LONE_TRACE, seq));
+      traceId = ids.traceId(ID_LONE_TRACE, seq);
       unattributed[reason.ordinal()]++;
     }
-    a.add(sourceAttr);
-    a.add(clockAttr);
-    s.addAllAttributes(a);
-    out.add(s.build());
+    // Span fields in number order, defaults left out: the bytes protobuf-java would write.
+    ProtoWriter w = span;
+    w.reset();
+    w.rawByte(SPAN_TRACE_ID);
+    w.rawByte(16);
+    w.raw(traceId);
+    w.rawByte(SPAN_SPAN_ID);
+    w.rawByte(8);
+    w.longBigEndian(ids.spanIdBits(ID_ACTIVITY, seq));
+    if (st != null) {
+      w.rawByte(SPAN_PARENT_SPAN_ID);
+      w.rawByte(8);
+      w.raw(st.spanId);
+    }
+    byte[] n = nameBytes(name == null ? KIND_NAMES[kind] : name);
+    w.lengthDelimited(SPAN_NAME, n, 0, n.length);
+    w.rawByte(SPAN_KIND);
+    w.rawByte(Span.SpanKind.SPAN_KIND_INTERNAL_VALUE);
+    if (startNs != 0) {
+      w.rawByte(SPAN_START);
+      w.fixed64(startNs);
+    }
+    if (end != 0) {
+      w.rawByte(SPAN_END);
+      w.fixed64(end);
+    }
+    w.raw(kindFields[kind]);
+    deviceAttr.write(w, device);
+    streamAttr.write(w, stream);
+    correlationAttr.write(w, correlation);
+    if (bytes >= 0 && kind != KERNEL) {
+      bytesAttr.write(w, bytes);
+    }
+    if (pid >= 0) {
+      pidAttr.write(w, pid);
+    }
+    if (tid >= 0) {
+      tidAttr.write(w, tid);
+    }
+    if (st != null) {
+      w.raw(st.sharedFields);
+    }
+    w.raw(sourceAndClockFields);
+    out.add(traceId, w.array(), 0, w.size());
+  }
+
+  private byte[] nameBytes(String name) {
+    byte[] b = names.get(name);
+    if (b == null) {
+      if (names.size() >= 65_536) {
+        names.clear(); // bounded: exports with more distinct names than this are rare
+      }
+      b = name.getBytes(StandardCharsets.UTF_8);
+      names.put(name, b);
+    }
+    return b;
   }
 
   /**

@@ -29,8 +29,13 @@ public final class Ids {
   }
 
   public ByteString spanId(long kind, long n) {
+    return ByteString.copyFrom(longBytes(spanIdBits(kind, n)));
+  }
+
+  /** {@link #spanId}'s eight bytes as a long, most significant byte first. */
+  public long spanIdBits(long kind, long n) {
     long v = mix(seed + kind * 0x9e3779b97f4a7c15L + mix(n));
-    return ByteString.copyFrom(longBytes(v == 0 ? 1 : v));
+    return v == 0 ? 1 : v;
   }
 
   public ByteString traceId(long kind, long n) {
