@@ -36,13 +36,18 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * The gateway's request latency (full streamed response, as a client reads it) and throughput
  * with no agent, the vanilla OpenTelemetry agent exporting nothing, the vanilla agent with its
  * default OTLP exporter delivering to a live OTLP/HTTP receiver, the agent with llmlat's extension
- * exporting to a live Kafka broker, and the same with the broker down. All gateways run at once and
- * are measured in interleaved rounds, so machine noise hits them alike; medians over rounds, and
+ * exporting to a live Kafka broker, the same with the broker down, and the extension's hooks with no
+ * exporter. All gateways run at once and are measured in interleaved rounds, so machine noise hits them alike; medians over rounds, and
  * the extension's overhead as the median of per-round paired ratios.
  *
  * <p>The like-for-like baseline for the extension is the vanilla agent that exports (its default,
  * OTLP): both then pay for encoding and shipping spans; what remains is the extension's hooks and
  * its Kafka exporter against the stock exporter.
+ *
+ * <p>Measured on a 2-core VM: with a warm-up of a few thousand requests C2 was still compiling
+ * through the rounds (more so in the modes that load the Kafka client), and that, not the request
+ * path, made most of the differences; after 30,000 requests the gateways ran 2-4x faster and the
+ * modes' figures drew together. Hence the long default warm-up, and JIT time printed apart.
  */
 public final class AgentBenchmark {
   /** One mode's figures (medians over rounds). */
@@ -52,15 +57,35 @@ public final class AgentBenchmark {
   private final int rounds;
   private final int concurrency;
   private final Path scratch;
+  private final CpuPinning pinning;
+  private final int warmupRequests;
+  private final double rate;
 
-  public AgentBenchmark(int requestsPerRound, int rounds, int concurrency, Path scratch) {
-    if (requestsPerRound < 10 || rounds < 1 || concurrency < 1) {
-      throw new IllegalArgumentException("need >= 10 requests per round, >= 1 round, >= 1 concurrent client");
+  /**
+   * @param warmupRequests requests through each gateway before measuring: enough for the JIT to
+   *     compile the per-request paths (C2 compiles a method after about 10,000 calls), so that
+   *     compilation does not land in the measured rounds
+   * @param rate requests/s of the paced (open-loop) latency batches; 0: a quarter of the slowest
+   *     gateway's throughput measured at the end of the warm-up (at half, on a 2-core VM, queueing
+   *     behind noise made p50 swing by 50%)
+   * @param pinning gateways on its measured CPUs, everything else on the others; null to leave
+   *     every process free to run anywhere
+   */
+  public AgentBenchmark(int requestsPerRound, int rounds, int concurrency, int warmupRequests, double rate, Path scratch,
+      CpuPinning pinning) {
+    if (requestsPerRound < 10 || rounds < 1 || concurrency < 1 || warmupRequests < 0) {
+      throw new IllegalArgumentException("need >= 10 requests per round, >= 1 round, >= 1 concurrent client, >= 0 warm-up requests");
     }
+    if (rate < 0) {
+      throw new IllegalArgumentException("--rate must be positive (or 0 for half the slowest gateway's throughput)");
+    }
+    this.warmupRequests = warmupRequests;
+    this.rate = rate;
     this.requestsPerRound = requestsPerRound;
     this.rounds = rounds;
     this.concurrency = concurrency;
     this.scratch = scratch;
+    this.pinning = pinning;
   }
 
   public List<Figures> run(PrintWriter out) throws IOException, InterruptedException {
@@ -68,6 +93,14 @@ public final class AgentBenchmark {
     // delayed ACKs and hide everything else. Set before the fake engine's server class loads.
     System.setProperty("sun.net.httpserver.nodelay", "true");
     Files.createDirectories(scratch);
+    if (pinning != null) {
+      pinning.pinSelfToOthers(); // before the broker starts: it inherits the affinity
+      out.printf("gateways on CPUs %s; load generator, upstream, broker and OTLP receiver on CPUs %s%n",
+          pinning.measured(), pinning.others());
+    } else {
+      out.println("no CPU pinning: gateways, load generator, broker and receiver share every CPU");
+    }
+    out.flush();
     Path agent = EndToEndDemo.agentDir().resolve("opentelemetry-javaagent.jar");
     KafkaBroker broker = KafkaBroker.start(new KafkaBroker.Config(scratch.resolve("kafka"), scratch.resolve("kafka.log"),
         scratch.resolve("kafka.pid"), 0, 0));
@@ -90,6 +123,11 @@ public final class AgentBenchmark {
         "-Dotel.exporter.otlp.protocol=http/protobuf", "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint()));
     modes.put("agent+extension+kafka", extensionFlags(broker.bootstrapServers()));
     modes.put("agent+extension, kafka down", extensionFlags(downBroker));
+    // The extension's hooks alone, against "vanilla agent": what the instrumentation costs without any export.
+    List<String> hooksOnly = new ArrayList<>(extensionFlags(downBroker));
+    hooksOnly.removeIf(f -> f.startsWith("-Dotel.traces.exporter") || f.startsWith("-Dotel.exporter.kafka"));
+    hooksOnly.add("-Dotel.traces.exporter=none");
+    modes.put("agent+extension, no export", hooksOnly);
     Map<String, Process> gateways = new LinkedHashMap<>();
     Map<String, Integer> ports = new LinkedHashMap<>();
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -98,54 +136,93 @@ public final class AgentBenchmark {
       for (Map.Entry<String, List<String>> m : modes.entrySet()) {
         Path log = scratch.resolve("gateway-" + gateways.size() + ".log");
         List<String> jvm = concat(m.getValue(), "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true");
-        gateways.put(m.getKey(), ChildJvm.start(jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log));
+        gateways.put(m.getKey(), ChildJvm.start(pinning == null ? List.of() : pinning.measuredLauncher(), jvm,
+            DemoGateway.class.getName(), List.of(upstreamUrl), log));
       }
       int i = 0;
       for (Map.Entry<String, Process> g : gateways.entrySet()) {
         ports.put(g.getKey(), Integer.parseInt(ChildJvm.awaitLine(g.getValue(), scratch.resolve("gateway-" + i++ + ".log"),
             "LISTENING ", Duration.ofSeconds(90))));
       }
-      for (Map.Entry<String, Integer> p : ports.entrySet()) {
-        measure(client, pool, p.getValue(), requestsPerRound); // warm-up: JIT, connections, the agent's first spans
+      // Warm-up: JIT, connections, the agent's first spans and exports; interleaved like the rounds,
+      // and with paced batches too: the JIT recompiled for a while after the first paced batches
+      // when the warm-up had only saturated the gateways.
+      int warmupChunk = Math.max(10, requestsPerRound);
+      Map<String, Double> saturated = new LinkedHashMap<>();
+      double paced = rate;
+      for (int done = 0; done < Math.max(warmupRequests, 10); done += warmupChunk) {
+        for (Map.Entry<String, Integer> p : ports.entrySet()) {
+          saturated.put(p.getKey(), measure(client, pool, p.getValue(), warmupChunk)[2]);
+        }
+        if (done < Math.max(warmupRequests, 10) * 4 / 5) {
+          continue; // paced batches in the last fifth only: at a cold gateway's pace they take minutes
+        }
+        if (rate == 0) {
+          paced = 0.25 * saturated.values().stream().mapToDouble(Double::doubleValue).min().orElse(400);
+        }
+        for (Map.Entry<String, Integer> p : ports.entrySet()) {
+          measurePaced(client, p.getValue(), warmupChunk, paced);
+        }
       }
-      Map<String, List<double[]>> samples = new LinkedHashMap<>();
+      if (paced == 0) {
+        paced = 0.25 * saturated.values().stream().mapToDouble(Double::doubleValue).min().orElse(400);
+      }
+      out.printf("warmed up: %d requests through each gateway; paced latency batches at %.0f requests/s%n",
+          Math.max(warmupRequests, 10), paced);
+      out.flush();
+      // Per round and mode: a saturating batch (closed loop: throughput, CPU per request), then a
+      // paced batch (open loop at a fixed rate: the latency a request sees on a gateway that is not
+      // saturated, timed from its scheduled start so that a stall is not hidden).
+      Map<String, List<double[]>> saturation = new LinkedHashMap<>();
+      Map<String, List<double[]>> latency = new LinkedHashMap<>();
       // CPU each gateway and the broker spent while that gateway was measured: where export cost goes
-      Map<String, long[]> cpuNanos = new LinkedHashMap<>();
+      Map<String, ProcessCpu[]> cpu = new LinkedHashMap<>();
       for (int round = 0; round < rounds; round++) {
         for (Map.Entry<String, Integer> p : ports.entrySet()) {
-          long gateway0 = cpuNanos(gateways.get(p.getKey()).toHandle());
-          long broker0 = cpuNanos(ProcessHandle.of(broker.pid()).orElse(null));
-          samples.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measure(client, pool, p.getValue(), requestsPerRound));
-          long[] cpu = cpuNanos.computeIfAbsent(p.getKey(), k -> new long[2]);
-          cpu[0] += cpuNanos(gateways.get(p.getKey()).toHandle()) - gateway0;
-          cpu[1] += cpuNanos(ProcessHandle.of(broker.pid()).orElse(null)) - broker0;
+          ProcessCpu gateway0 = ProcessCpu.of(gateways.get(p.getKey()).toHandle());
+          ProcessCpu broker0 = ProcessCpu.of(ProcessHandle.of(broker.pid()).orElse(null));
+          saturation.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measure(client, pool, p.getValue(), requestsPerRound));
+          ProcessCpu[] c = cpu.computeIfAbsent(p.getKey(), k -> new ProcessCpu[] {new ProcessCpu(0, 0), new ProcessCpu(0, 0)});
+          c[0] = c[0].plus(ProcessCpu.of(gateways.get(p.getKey()).toHandle()).minus(gateway0));
+          c[1] = c[1].plus(ProcessCpu.of(ProcessHandle.of(broker.pid()).orElse(null)).minus(broker0));
+          latency.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measurePaced(client, p.getValue(), requestsPerRound, paced));
         }
       }
       List<Figures> figures = new ArrayList<>();
-      for (Map.Entry<String, List<double[]>> s : samples.entrySet()) {
-        figures.add(new Figures(s.getKey(), median(s.getValue(), 0), median(s.getValue(), 1), median(s.getValue(), 2)));
+      for (String mode : latency.keySet()) {
+        figures.add(new Figures(mode, median(latency.get(mode), 0), median(latency.get(mode), 1), median(saturation.get(mode), 2)));
       }
       Figures none = figures.get(0);
       Figures vanilla = figures.get(1);
       Figures exporting = figures.get(2);
+      out.printf("latency at %.0f requests/s (open loop) and throughput at saturation (%d concurrent clients):%n", paced, concurrency);
       for (Figures f : figures) {
         out.printf("%-30s p50 %7.3f ms  p99 %7.3f ms  %8.1f req/s  p50 vs vanilla+otlp %+6.1f%%  vs vanilla (no export) %+6.1f%%"
                 + "  vs no agent %+6.1f%%%n", f.mode(), f.p50Ms(), f.p99Ms(), f.requestsPerSecond(),
             100 * (f.p50Ms() / exporting.p50Ms() - 1), 100 * (f.p50Ms() / vanilla.p50Ms() - 1), 100 * (f.p50Ms() / none.p50Ms() - 1));
       }
-      out.printf("(%d rounds x %d requests per mode, %d concurrent clients, medians over rounds)%n", rounds, requestsPerRound, concurrency);
-      for (Map.Entry<String, long[]> c : cpuNanos.entrySet()) {
+      out.printf("(%d rounds x %d requests per mode and batch, medians over rounds)%n", rounds, requestsPerRound);
+      for (Map.Entry<String, ProcessCpu[]> c : cpu.entrySet()) {
         double requests = (double) rounds * requestsPerRound;
-        out.printf("%-30s CPU per request: gateway %6.1f us, broker %6.1f us%n", c.getKey(), c.getValue()[0] / 1e3 / requests,
-            c.getValue()[1] / 1e3 / requests);
+        ProcessCpu g = c.getValue()[0];
+        ProcessCpu b = c.getValue()[1];
+        out.printf("%-30s CPU per request: gateway %6.1f us (+ JIT %5.1f us), broker %6.1f us;  p50 at saturation %7.3f ms%n",
+            c.getKey(), g.applicationNanos() / 1e3 / requests, g.jitNanos() / 1e3 / requests,
+            (b.applicationNanos() + b.jitNanos()) / 1e3 / requests, median(saturation.get(c.getKey()), 0));
       }
       out.printf("delivered while measuring: OTLP receiver %d spans in %d requests; Kafka %s%n", otlp.spans(), otlp.requests(),
           kafkaRecords(broker.bootstrapServers()));
-      double[] up = pairedRatio(samples.get("agent+extension+kafka"), samples.get("vanilla agent+otlp"));
-      double[] down = pairedRatio(samples.get("agent+extension, kafka down"), samples.get("vanilla agent+otlp"));
+      double[] up = pairedRatio(latency.get("agent+extension+kafka"), latency.get("vanilla agent+otlp"));
+      double[] down = pairedRatio(latency.get("agent+extension, kafka down"), latency.get("vanilla agent+otlp"));
+      double[] hooks = pairedRatio(latency.get("agent+extension, no export"), latency.get("vanilla agent"));
+      double[] cpuUp = {applicationCpu(cpu.get("agent+extension+kafka")) / applicationCpu(cpu.get("vanilla agent+otlp"))};
       out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios, bootstrap 95%% CI):"
           + " Kafka up %+.1f%% [%+.1f%%, %+.1f%%], Kafka down %+.1f%% [%+.1f%%, %+.1f%%] (target: under 5%%)%n",
           100 * (up[0] - 1), 100 * (up[1] - 1), 100 * (up[2] - 1), 100 * (down[0] - 1), 100 * (down[1] - 1), 100 * (down[2] - 1));
+      out.printf("extension hooks alone (no export) against the vanilla agent (no export): %+.1f%% [%+.1f%%, %+.1f%%]%n",
+          100 * (hooks[0] - 1), 100 * (hooks[1] - 1), 100 * (hooks[2] - 1));
+      out.printf("gateway CPU per request (JIT excluded), extension + Kafka against vanilla + OTLP: %+.1f%%"
+          + " (at saturation this is what p50 and throughput pay)%n", 100 * (cpuUp[0] - 1));
       out.flush();
       return figures;
     } finally {
@@ -206,12 +283,58 @@ public final class AgentBenchmark {
     return server;
   }
 
-  /** p50 ms, p99 ms, requests/s of one batch through one gateway. */
-  private static double[] measure(HttpClient client, ExecutorService pool, int port, int requests) throws InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+  /**
+   * p50 ms, p99 ms, requests/s of {@code requests} sent at a fixed rate whatever the responses do
+   * (open loop); each latency is from the request's scheduled start, so time a request spent
+   * waiting to be sent behind a stalled one counts too.
+   */
+  private static double[] measurePaced(HttpClient client, int port, int requests, double perSecond)
+      throws InterruptedException {
+    HttpRequest request = chatRequest(port);
+    long interval = (long) (1e9 / perSecond);
+    List<java.util.concurrent.CompletableFuture<Long>> futures = new ArrayList<>(requests);
+    long t0 = System.nanoTime() + 1_000_000;
+    for (int i = 0; i < requests; i++) {
+      long scheduled = t0 + i * interval;
+      for (long wait; (wait = scheduled - System.nanoTime()) > 0; ) {
+        java.util.concurrent.locks.LockSupport.parkNanos(wait);
+      }
+      futures.add(client.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).thenApply(r -> {
+        if (r.statusCode() != 200) {
+          throw new IllegalStateException("gateway answered " + r.statusCode());
+        }
+        return System.nanoTime() - scheduled;
+      }));
+    }
+    long[] latencies = new long[requests];
+    for (int i = 0; i < requests; i++) {
+      try {
+        latencies[i] = futures.get(i).get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IllegalStateException("benchmark request failed: " + e.getCause(), e.getCause());
+      }
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    Arrays.sort(latencies);
+    return new double[] {latencies[requests / 2] / 1e6, latencies[(int) Math.min(requests - 1, Math.floor(requests * 0.99))] / 1e6,
+        requests / seconds};
+  }
+
+  private static HttpRequest chatRequest(int port) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
         .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
         .build();
+  }
+
+  /** Gateway CPU, JIT excluded, over all rounds of one mode (same request count in every mode). */
+  private static double applicationCpu(ProcessCpu[] cpu) {
+    return cpu[0].applicationNanos();
+  }
+
+  /** p50 ms, p99 ms, requests/s of one batch through one gateway, {@code concurrency} clients in a closed loop. */
+  private static double[] measure(HttpClient client, ExecutorService pool, int port, int requests) throws InterruptedException {
+    HttpRequest request = chatRequest(port);
     List<Future<Long>> futures = new ArrayList<>();
     long t0 = System.nanoTime();
     for (int i = 0; i < requests; i++) {
@@ -236,11 +359,6 @@ public final class AgentBenchmark {
     Arrays.sort(latencies);
     return new double[] {latencies[requests / 2] / 1e6, latencies[(int) Math.min(requests - 1, Math.floor(requests * 0.99))] / 1e6,
         requests / seconds};
-  }
-
-  /** Total CPU time of a process so far (0 when unknown). */
-  private static long cpuNanos(ProcessHandle process) {
-    return process == null ? 0 : process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.bench.AgentBenchmark;
+import dev.llmlat.bench.CpuPinning;
 import dev.llmlat.bench.HeapTrend;
 import dev.llmlat.bench.IngestBenchmark;
 import dev.llmlat.bench.SoakBenchmark;
@@ -90,8 +91,9 @@ final class BenchCommand {
 
   @Command(name = "agent", mixinStandardHelpOptions = true, description = {
       "Gateway request latency p50/p99 and throughput with no agent, the vanilla OpenTelemetry agent exporting nothing and",
-      "exporting OTLP to a live receiver, the agent with llmlat's extension exporting to Kafka, and with the broker down;",
-      "all five gateways in one run, interleaved rounds; the extension's overhead against the exporting vanilla agent."})
+      "exporting OTLP to a live receiver, the agent with llmlat's extension exporting to Kafka, with the broker down, and",
+      "the extension's hooks without export; all six gateways in one run, interleaved rounds after a long warm-up; the",
+      "extension's overhead against the exporting vanilla agent."})
   static final class Agent implements Callable<Integer> {
     @Option(names = "--requests", defaultValue = "400", description = "Requests per mode per round. Default: ${DEFAULT-VALUE}.")
     int requests;
@@ -102,12 +104,33 @@ final class BenchCommand {
     @Option(names = "--concurrency", defaultValue = "4", description = "Concurrent clients. Default: ${DEFAULT-VALUE}.")
     int concurrency;
 
+    @Option(names = "--warmup", defaultValue = "30000", description = {
+        "Requests through each gateway before measuring, so that JIT compilation of the request and export paths is",
+        "over before the rounds (with 6,000, C2 was still busy through the rounds). Default: ${DEFAULT-VALUE}."})
+    int warmup;
+
+    @Option(names = "--rate", defaultValue = "0", description = {
+        "Requests/s of the paced latency batches (open loop: latency on a gateway that is not saturated). 0: a quarter",
+        "of the slowest gateway's throughput at the end of the warm-up. Default: ${DEFAULT-VALUE}."})
+    double rate;
+
+    @Option(names = "--gateway-cpus", defaultValue = "auto", paramLabel = "auto|none|LIST", description = {
+        "CPUs for the gateways (taskset list like 1 or 2-3); the load generator, upstream, broker and OTLP receiver get the",
+        "rest, as when the gateway has its own cores and exports to other machines. auto: the upper half of the CPUs",
+        "(unpinned with fewer than two or without taskset); none: no pinning. Default: ${DEFAULT-VALUE}."})
+    String gatewayCpus;
+
     @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-agent-" + ProcessHandle.current().pid());
-      new AgentBenchmark(requests, rounds, concurrency, scratch).run(spec.commandLine().getOut());
+      CpuPinning pinning = switch (gatewayCpus) {
+        case "auto" -> CpuPinning.halves().orElse(null);
+        case "none" -> null;
+        default -> CpuPinning.of(gatewayCpus);
+      };
+      new AgentBenchmark(requests, rounds, concurrency, warmup, rate, scratch, pinning).run(spec.commandLine().getOut());
       return 0;
     }
   }

@@ -15,8 +15,14 @@ public final class ChildJvm {
   private ChildJvm() {}
 
   public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log) throws IOException {
+    return start(List.of(), jvmOptions, mainClass, args, log);
+  }
+
+  /** The same, with {@code launcher} (e.g. {@code taskset -c 1}) in front of the java command. */
+  public static Process start(List<String> launcher, List<String> jvmOptions, String mainClass, List<String> args, Path log)
+      throws IOException {
     Files.createDirectories(log.getParent());
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(launcher);
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmOptions);
     String home = System.getProperty(LlmlatHome.PROPERTY);
