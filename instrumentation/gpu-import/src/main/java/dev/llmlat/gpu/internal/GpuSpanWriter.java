@@ -11,12 +11,12 @@ import dev.llmlat.gpu.UnattributedReason;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
-import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,13 +36,6 @@ public final class GpuSpanWriter {
   private static final long ID_STEP = 1;
   private static final long ID_ACTIVITY = 2;
   private static final long ID_LONE_TRACE = 3;
-  private static final int SPAN_TRACE_ID = ProtoWriter.lenTag(1);
-  private static final int SPAN_SPAN_ID = ProtoWriter.lenTag(2);
-  private static final int SPAN_PARENT_SPAN_ID = ProtoWriter.lenTag(4);
-  private static final int SPAN_NAME = ProtoWriter.lenTag(5);
-  private static final int SPAN_KIND = 6 << 3;
-  private static final int SPAN_START = 7 << 3 | 1;
-  private static final int SPAN_END = 8 << 3 | 1;
 
   private final Path file;
   private final ExportFormat format;
@@ -110,11 +103,11 @@ public final class GpuSpanWriter {
     this.sourceAttr = OtlpAttributes.string(LlmlatAttributes.GPU_SOURCE, format.source());
     this.clockAttr = OtlpAttributes.string(LlmlatAttributes.CLOCK_RULE, clockRule);
     for (int k = 0; k < 3; k++) {
-      kindFields[k] = IntAttribute.field(OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]));
+      kindFields[k] = SpanFields.attribute(OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]));
     }
     ProtoWriter w = new ProtoWriter(256);
-    w.raw(IntAttribute.field(sourceAttr));
-    w.raw(IntAttribute.field(clockAttr));
+    w.raw(SpanFields.attribute(sourceAttr));
+    w.raw(SpanFields.attribute(clockAttr));
     this.sourceAndClockFields = Arrays.copyOf(w.array(), w.size());
   }
 
@@ -136,7 +129,7 @@ public final class GpuSpanWriter {
     shared.add(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
     ProtoWriter fields = new ProtoWriter(256);
     for (KeyValue kv : shared) {
-      fields.raw(IntAttribute.field(kv));
+      fields.raw(SpanFields.attribute(kv));
     }
     steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, Arrays.copyOf(fields.array(), fields.size()),
         sortedActivities ? IntervalUnion.streaming() : IntervalUnion.buffered()));
@@ -177,27 +170,27 @@ public final class GpuSpanWriter {
     // Span fields in number order, defaults left out: the bytes protobuf-java would write.
     ProtoWriter w = span;
     w.reset();
-    w.rawByte(SPAN_TRACE_ID);
+    w.rawByte(SpanFields.TRACE_ID);
     w.rawByte(16);
     w.raw(traceId);
-    w.rawByte(SPAN_SPAN_ID);
+    w.rawByte(SpanFields.SPAN_ID);
     w.rawByte(8);
     w.longBigEndian(ids.spanIdBits(ID_ACTIVITY, seq));
     if (st != null) {
-      w.rawByte(SPAN_PARENT_SPAN_ID);
+      w.rawByte(SpanFields.PARENT_SPAN_ID);
       w.rawByte(8);
       w.raw(st.spanId);
     }
     byte[] n = nameBytes(name == null ? KIND_NAMES[kind] : name);
-    w.lengthDelimited(SPAN_NAME, n, 0, n.length);
-    w.rawByte(SPAN_KIND);
+    w.lengthDelimited(SpanFields.NAME, n, 0, n.length);
+    w.rawByte(SpanFields.KIND);
     w.rawByte(Span.SpanKind.SPAN_KIND_INTERNAL_VALUE);
     if (startNs != 0) {
-      w.rawByte(SPAN_START);
+      w.rawByte(SpanFields.START_TIME);
       w.fixed64(startNs);
     }
     if (end != 0) {
-      w.rawByte(SPAN_END);
+      w.rawByte(SpanFields.END_TIME);
       w.fixed64(end);
     }
     w.raw(kindFields[kind]);

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
  * straight into a {@link ProtoWriter}; the key's bytes are encoded once.
  */
 final class IntAttribute {
-  private static final int SPAN_ATTRIBUTES = ProtoWriter.lenTag(9);
   private static final int KEY = ProtoWriter.lenTag(1);
   private static final int VALUE = ProtoWriter.lenTag(2);
   private static final int INT_VALUE = 3 << 3; // varint
@@ -21,20 +20,12 @@ final class IntAttribute {
   void write(ProtoWriter w, long value) {
     int any = 1 + ProtoWriter.varintSize(value);
     int keyValue = 1 + ProtoWriter.varintSize(key.length) + key.length + 1 + 1 + any;
-    w.varint(SPAN_ATTRIBUTES);
+    w.varint(SpanFields.ATTRIBUTES);
     w.varint(keyValue);
     w.lengthDelimited(KEY, key, 0, key.length);
     w.rawByte(VALUE);
     w.rawByte(any);
     w.rawByte(INT_VALUE);
     w.varint(value);
-  }
-
-  /** An attribute made elsewhere (string, array), encoded once as its whole span field. */
-  static byte[] field(io.opentelemetry.proto.common.v1.KeyValue kv) {
-    byte[] body = kv.toByteArray();
-    ProtoWriter w = new ProtoWriter(1 + ProtoWriter.varintSize(body.length) + body.length);
-    w.lengthDelimited(SPAN_ATTRIBUTES, body, 0, body.length);
-    return w.array();
   }
 }
