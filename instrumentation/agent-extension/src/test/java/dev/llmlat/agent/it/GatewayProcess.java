@@ -62,8 +62,8 @@ public final class GatewayProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(java);
     command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC",
-        // tests: C1 only starts faster; the benchmark (-Dllmlat.gateway.fullJit=true) keeps C2
-        Boolean.getBoolean("llmlat.gateway.fullJit") ? "-XX:+TieredCompilation" : "-XX:TieredStopAtLevel=1",
+        // tests: C1 only starts faster (overhead is measured by `llmlat bench agent`, with C2)
+        "-XX:TieredStopAtLevel=1",
         // no Nagle on the JDK server's small SSE writes (else ~40 ms delayed-ACK stalls per request)
         "-Dsun.net.httpserver.nodelay=true"));
     command.addAll(jvmFlags);
