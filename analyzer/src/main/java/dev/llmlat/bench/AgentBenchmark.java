@@ -158,14 +158,14 @@ public final class AgentBenchmark {
           continue; // paced batches in the last fifth only: at a cold gateway's pace they take minutes
         }
         if (rate == 0) {
-          paced = 0.25 * saturated.values().stream().mapToDouble(Double::doubleValue).min().orElse(400);
+          paced = quarterOfSlowest(saturated);
         }
         for (Map.Entry<String, Integer> p : ports.entrySet()) {
           measurePaced(client, p.getValue(), warmupChunk, paced);
         }
       }
       if (paced == 0) {
-        paced = 0.25 * saturated.values().stream().mapToDouble(Double::doubleValue).min().orElse(400);
+        paced = quarterOfSlowest(saturated); // a warm-up too short to reach its paced batches
       }
       out.printf("warmed up: %d requests through each gateway; paced latency batches at %.0f requests/s%n",
           Math.max(warmupRequests, 10), paced);
@@ -215,14 +215,14 @@ public final class AgentBenchmark {
       double[] up = pairedRatio(latency.get("agent+extension+kafka"), latency.get("vanilla agent+otlp"));
       double[] down = pairedRatio(latency.get("agent+extension, kafka down"), latency.get("vanilla agent+otlp"));
       double[] hooks = pairedRatio(latency.get("agent+extension, no export"), latency.get("vanilla agent"));
-      double[] cpuUp = {applicationCpu(cpu.get("agent+extension+kafka")) / applicationCpu(cpu.get("vanilla agent+otlp"))};
+      double cpuUp = (double) cpu.get("agent+extension+kafka")[0].applicationNanos() / cpu.get("vanilla agent+otlp")[0].applicationNanos();
       out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios, bootstrap 95%% CI):"
           + " Kafka up %+.1f%% [%+.1f%%, %+.1f%%], Kafka down %+.1f%% [%+.1f%%, %+.1f%%] (target: under 5%%)%n",
           100 * (up[0] - 1), 100 * (up[1] - 1), 100 * (up[2] - 1), 100 * (down[0] - 1), 100 * (down[1] - 1), 100 * (down[2] - 1));
       out.printf("extension hooks alone (no export) against the vanilla agent (no export): %+.1f%% [%+.1f%%, %+.1f%%]%n",
           100 * (hooks[0] - 1), 100 * (hooks[1] - 1), 100 * (hooks[2] - 1));
       out.printf("gateway CPU per request (JIT excluded), extension + Kafka against vanilla + OTLP: %+.1f%%"
-          + " (at saturation this is what p50 and throughput pay)%n", 100 * (cpuUp[0] - 1));
+          + " (at saturation this is what p50 and throughput pay)%n", 100 * (cpuUp - 1));
       out.flush();
       return figures;
     } finally {
@@ -306,6 +306,19 @@ public final class AgentBenchmark {
         return System.nanoTime() - scheduled;
       }));
     }
+    return summary(futures, t0);
+  }
+
+  private static HttpRequest chatRequest(int port) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+        .build();
+  }
+
+  /** p50 ms, p99 ms, requests/s of a batch of request latencies (ns) started at {@code t0}. */
+  private static double[] summary(List<? extends Future<Long>> futures, long t0) throws InterruptedException {
+    int requests = futures.size();
     long[] latencies = new long[requests];
     for (int i = 0; i < requests; i++) {
       try {
@@ -320,16 +333,9 @@ public final class AgentBenchmark {
         requests / seconds};
   }
 
-  private static HttpRequest chatRequest(int port) {
-    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-        .build();
-  }
-
-  /** Gateway CPU, JIT excluded, over all rounds of one mode (same request count in every mode). */
-  private static double applicationCpu(ProcessCpu[] cpu) {
-    return cpu[0].applicationNanos();
+  /** The default paced rate: a quarter of the slowest gateway's saturated throughput. */
+  private static double quarterOfSlowest(Map<String, Double> saturated) {
+    return 0.25 * saturated.values().stream().mapToDouble(Double::doubleValue).min().orElse(400);
   }
 
   /** p50 ms, p99 ms, requests/s of one batch through one gateway, {@code concurrency} clients in a closed loop. */
@@ -347,18 +353,7 @@ public final class AgentBenchmark {
         return System.nanoTime() - start;
       }));
     }
-    long[] latencies = new long[requests];
-    for (int i = 0; i < requests; i++) {
-      try {
-        latencies[i] = futures.get(i).get();
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw new IllegalStateException("benchmark request failed: " + e.getCause(), e.getCause());
-      }
-    }
-    double seconds = (System.nanoTime() - t0) / 1e9;
-    Arrays.sort(latencies);
-    return new double[] {latencies[requests / 2] / 1e6, latencies[(int) Math.min(requests - 1, Math.floor(requests * 0.99))] / 1e6,
-        requests / seconds};
+    return summary(futures, t0);
   }
 
   /**

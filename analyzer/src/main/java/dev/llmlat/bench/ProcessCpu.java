@@ -22,16 +22,14 @@ record ProcessCpu(long applicationNanos, long jitNanos) {
     }
     Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
     if (!Files.isDirectory(tasks)) {
-      return new ProcessCpu(process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L), 0);
+      return totalOnly(process);
     }
     long total;
     try {
       // The process's own counters include threads that have ended (pool threads come and go).
-      String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      total = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
+      total = cpuNanos(Path.of("/proc", Long.toString(process.pid()), "stat"));
     } catch (IOException | RuntimeException e) {
-      return new ProcessCpu(process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L), 0);
+      return totalOnly(process);
     }
     long jit = 0;
     try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
@@ -39,19 +37,29 @@ record ProcessCpu(long applicationNanos, long jitNanos) {
         try {
           String name = Files.readString(t.resolve("comm")).strip();
           if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
-            String stat = Files.readString(t.resolve("stat"));
-            // Fields after the parenthesised name: state is the 1st, utime the 12th, stime the 13th.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            jit += (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
+            jit += cpuNanos(t.resolve("stat"));
           }
         } catch (IOException | RuntimeException e) {
           // the thread ended while being read: its time is gone from /proc either way
         }
       }
     } catch (IOException e) {
-      return new ProcessCpu(process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L), 0);
+      return totalOnly(process);
     }
     return new ProcessCpu(Math.max(0, total - jit), jit);
+  }
+
+  /** Without {@code /proc}: the JDK's total, all counted as application time. */
+  private static ProcessCpu totalOnly(ProcessHandle process) {
+    return new ProcessCpu(process.info().totalCpuDuration().map(Duration::toNanos).orElse(0L), 0);
+  }
+
+  /** utime + stime of a {@code /proc} stat file (a process's or a thread's). */
+  private static long cpuNanos(Path stat) throws IOException {
+    String line = Files.readString(stat);
+    // Fields after the parenthesised name: state is the 1st, utime the 12th, stime the 13th.
+    String[] f = line.substring(line.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * NANOS_PER_TICK;
   }
 
   ProcessCpu minus(ProcessCpu earlier) {
