@@ -4,6 +4,7 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -21,10 +22,11 @@ import java.util.Locale;
  * correlationId, shortName FROM CUPTI_ACTIVITY_KIND_KERNEL} read through sqlite-jdbc and (2) a full
  * import into a sink that counts the spans and bytes of the encoded per-trace records (what the
  * Kafka sink sends as they are), alternately in the same JVM. Round 1 warms the JIT and page cache and
- * is left out of the median; the last line is the one to quote:
+ * is left out of the median. Each round also prints the process CPU time of either side (all threads,
+ * GC and JIT included), steadier than wall time on a shared machine. The last line is the one to quote:
  *
  * <pre>
- * median of rounds 2-5: raw scan 1234567 kernels/s; import 654321 kernels/s; ratio 53%
+ * median of rounds 2-5: raw scan 1234567 kernels/s; import 654321 kernels/s; ratio 53%; import CPU time 3.1x the raw scan's
  * </pre>
  *
  * <p>Usage: {@code ImportBenchmark <export.sqlite> [copies=100] [rounds=5]}
@@ -45,11 +47,15 @@ public final class ImportBenchmark {
       double[] raw = new double[rounds - 1];
       double[] imported = new double[rounds - 1];
       double[] ratio = new double[rounds - 1];
+      double[] cpuRatio = new double[rounds - 1];
       for (int round = 1; round <= rounds; round++) {
+        long c0 = cpuNanos();
         long t0 = System.nanoTime();
         long scanned = rawScan(big);
         double rawSeconds = (System.nanoTime() - t0) / 1e9;
+        double rawCpu = (cpuNanos() - c0) / 1e9;
         long[] spans = new long[2];
+        c0 = cpuNanos();
         t0 = System.nanoTime();
         ImportReport report = GpuImporter.importFile(big, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(),
             batch -> {
@@ -57,23 +63,32 @@ public final class ImportBenchmark {
               spans[1] += batch.byteSize();
             });
         double importSeconds = (System.nanoTime() - t0) / 1e9;
+        double importCpu = (cpuNanos() - c0) / 1e9;
         double rawRate = scanned / rawSeconds;
         double importRate = report.kernels() / importSeconds;
         System.out.printf(Locale.ROOT, "round %d: raw scan %d kernels in %.2f s = %.0f kernels/s; import %d kernels"
-                + " (%d spans, %d steps, %.1f MB of OTLP records) in %.2f s = %.0f kernels/s; ratio %.0f%%%n", round,
+                + " (%d spans, %d steps, %.1f MB of OTLP records) in %.2f s = %.0f kernels/s; ratio %.0f%%;"
+            + " CPU: raw scan %.2f s, import %.2f s%n", round,
             scanned, rawSeconds, rawRate, report.kernels(), spans[0], report.stepsMatched(), spans[1] / 1e6, importSeconds, importRate,
-            100 * importRate / rawRate);
+            100 * importRate / rawRate, rawCpu, importCpu);
         if (round > 1) {
           raw[round - 2] = rawRate;
           imported[round - 2] = importRate;
           ratio[round - 2] = importRate / rawRate;
+          cpuRatio[round - 2] = importCpu / rawCpu;
         }
       }
       System.out.printf(Locale.ROOT, "median of rounds 2-%d: raw scan %.0f kernels/s; import %.0f kernels/s;"
-          + " ratio %.0f%%%n", rounds, median(raw), median(imported), 100 * median(ratio));
+          + " ratio %.0f%%; import CPU time %.1fx the raw scan's%n", rounds, median(raw), median(imported),
+          100 * median(ratio), median(cpuRatio));
     } finally {
       Files.deleteIfExists(big);
     }
+  }
+
+  /** CPU time of the whole process (all threads, GC included): steadier than wall time on a busy machine. */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static double median(double[] values) {

@@ -3,6 +3,7 @@ package dev.llmlat.gpu.internal;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Kernels, memcpys and memsets of an Nsight export in one start-ordered stream, merged from one
@@ -18,14 +19,20 @@ public final class ActivityStream implements AutoCloseable {
     this.cursors = cursors;
   }
 
+  /** The export's activities; checks the tables' order first ({@link NsysExport#unorderedActivityTables()}). */
   public static ActivityStream open(NsysExport export) throws SQLException {
+    return open(export, export.unorderedActivityTables());
+  }
+
+  /** The export's activities, sorting the tables named in {@code unordered}. */
+  static ActivityStream open(NsysExport export, Set<String> unordered) throws SQLException {
     List<ActivityCursor> cursors = new ArrayList<>(3);
     ActivityStream stream = new ActivityStream(cursors);
     try {
       String[] tables = {NsysExport.KERNEL, NsysExport.MEMCPY, NsysExport.MEMSET};
       for (int kind = 0; kind < tables.length; kind++) {
         if (export.has(tables[kind])) {
-          cursors.add(new ActivityCursor(kind, export.activityScan(tables[kind])));
+          cursors.add(new ActivityCursor(kind, export.activityScan(tables[kind], unordered.contains(tables[kind]))));
         }
       }
     } catch (SQLException | RuntimeException e) {

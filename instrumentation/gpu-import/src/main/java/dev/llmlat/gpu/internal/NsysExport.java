@@ -32,6 +32,15 @@ public final class NsysExport implements AutoCloseable {
   static final String RULE_SESSION = "nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start";
   static final String RULE_RELATIVE = "nsys:start (no TARGET_INFO_SESSION_START_TIME; session-relative ns)";
   private static final String[] ACTIVITY_COLUMNS = {"start", "end", "deviceId", "streamId", "correlationId"};
+  /**
+   * CUDA runtime/driver calls that never enqueue work on a device, so no kernel, memcpy or memset
+   * correlates with them: getters, queries, attribute setters, object creation and destruction,
+   * synchronization (e.g. {@code cuKernelGetName}, {@code cudaStreamIsCapturing_v10000}, {@code
+   * cudaEventQuery_v3020}). Matched on a camel-case word so that no launch or copy API can match;
+   * checked against every real capture under ../shared/traces by NonLaunchingCallsTest.
+   */
+  public static final java.util.regex.Pattern NON_LAUNCHING = java.util.regex.Pattern.compile(
+      "cu(?:da)?[A-Za-z0-9]*?(?:Get|Query|IsCapturing|SetAttribute|Create|Destroy|Synchronize)(?![a-z])");
   private static final String[] COPY_KINDS = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
       "DtoD", "HtoH", "PtoP"};
 
@@ -40,6 +49,7 @@ public final class NsysExport implements AutoCloseable {
   private final Map<String, Set<String>> columns = new HashMap<>();
   private final Long sessionStartNs;
   private StringIds strings;
+  private String nonLaunching;
 
   private NsysExport(Path file, Connection db) throws InvalidExportException {
     this.file = file;
@@ -229,10 +239,11 @@ public final class NsysExport implements AutoCloseable {
    * One activity table's rows in start order. Columns: start, end, deviceId, streamId,
    * correlationId, globalPid, then for kernels the name id, for memcpys bytes and copyKind, for
    * memsets bytes. A NULL correlation id, globalPid or name id reads as -1 ({@link ActivityCursor#NONE}),
-   * which spares a {@code wasNull()} call per column. Sorts only when the table is not already in
-   * start order (Nsight writes it in order; measured, sorting doubled the cost of the scan).
+   * which spares a {@code wasNull()} call per column. {@code sort} only for tables not already in
+   * start order ({@link #unorderedActivityTables()}; Nsight writes them in order, and measured,
+   * sorting doubled the cost of the scan).
    */
-  PreparedStatement activityScan(String table) throws SQLException {
+  PreparedStatement activityScan(String table, boolean sort) throws SQLException {
     String extra;
     if (table.equals(KERNEL)) {
       String name = hasColumns(KERNEL, "shortName") ? (hasColumns(KERNEL, "demangledName")
@@ -246,7 +257,21 @@ public final class NsysExport implements AutoCloseable {
     }
     String pid = hasColumns(table, "globalPid") ? "IFNULL(globalPid, -1)" : "-1";
     return db.prepareStatement("SELECT start, end, deviceId, streamId, IFNULL(correlationId, -1), " + pid + ", "
-        + extra + " FROM " + table + (startOrdered(table) ? "" : " ORDER BY start"));
+        + extra + " FROM " + table + (sort ? " ORDER BY start" : ""));
+  }
+
+  /**
+   * The activity tables whose rowid order is not start order ({@link #startOrdered}), to be read
+   * sorted. About a tenth of the import's work: {@link NsysImporter} runs it beside the reader.
+   */
+  Set<String> unorderedActivityTables() {
+    Set<String> unordered = new HashSet<>();
+    for (String t : List.of(KERNEL, MEMCPY, MEMSET)) {
+      if (has(t) && !startOrdered(t)) {
+        unordered.add(t);
+      }
+    }
+    return unordered;
   }
 
   /**
@@ -273,7 +298,37 @@ public final class NsysExport implements AutoCloseable {
   PreparedStatement launchCalls(String packed) throws SQLException {
     return db.prepareStatement("SELECT " + (packed == null ? "" : packed + ", ") + "correlationId, globalTid, start FROM "
         + RUNTIME
-        + " WHERE rowid >= ? AND rowid < ? AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
+        + " WHERE rowid >= ? AND rowid < ? AND correlationId IS NOT NULL AND globalTid IS NOT NULL"
+        + nonLaunchingFilter());
+  }
+
+  /**
+   * A condition leaving out the runtime/driver calls that never enqueue GPU work (see {@link
+   * #NON_LAUNCHING}), or "" when the export has none. Measured on the H200 captures: more than half
+   * the runtime rows are such calls ({@code cuKernelGetAttribute}, {@code cuKernelGetName}, ...), and
+   * sqlite drops them for less than it costs to read them through JDBC. A {@code CASE} over a few ids
+   * costs sqlite less than {@code NOT IN} (which probes an ephemeral index per row).
+   */
+  private String nonLaunchingFilter() throws SQLException {
+    if (nonLaunching == null) {
+      StringBuilder ids = new StringBuilder();
+      int n = 0;
+      if (hasColumns(RUNTIME, "nameId") && has("StringIds")) {
+        // GLOB keeps the JDBC traffic to API names; kernel names starting "cu" are few and fail the pattern.
+        try (Statement st = db.createStatement();
+            ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds WHERE value GLOB 'cu*'")) {
+          while (rs.next() && n < 256) {
+            String name = rs.getString(2);
+            if (name != null && NON_LAUNCHING.matcher(name).lookingAt()) {
+              ids.append(" WHEN ").append(rs.getLong(1)).append(" THEN 0");
+              n++;
+            }
+          }
+        }
+      }
+      nonLaunching = n == 0 ? "" : " AND CASE nameId" + ids + " ELSE 1 END";
+    }
+    return nonLaunching;
   }
 
   private String col(String table, String column, String fallback) {

@@ -4,6 +4,7 @@ import dev.llmlat.gpu.UnattributedReason;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.sql.SQLException;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -11,8 +12,8 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The reading half of an Nsight import, on a thread and sqlite connection of its own. It reads the
- * later half of the runtime calls (and checks the activity tables' order) while the importing
- * thread reads the earlier half, then streams the activities, joined to launch call and step, in
+ * later runtime calls while the importing thread checks the activity tables' order and reads the
+ * earlier calls, then streams the activities, joined to launch call and step, in
  * {@link ActivityBatch}es through a small bounded queue. Measured: reading through sqlite-jdbc (a
  * JNI call per column) costs as much as building the spans, so the two halves overlap; memory stays
  * bounded by the queue.
@@ -27,6 +28,7 @@ final class NsysReader implements AutoCloseable {
   private final long fromRowid;
   private final long toRowid;
   private final CompletableFuture<LaunchCalls> earlier = new CompletableFuture<>();
+  private final CompletableFuture<Set<String>> unordered = new CompletableFuture<>();
   private final BlockingQueue<ActivityBatch> full = new ArrayBlockingQueue<>(QUEUED);
   private final BlockingQueue<ActivityBatch> free = new ArrayBlockingQueue<>(QUEUED + 2);
   private final Thread thread;
@@ -63,6 +65,11 @@ final class NsysReader implements AutoCloseable {
     earlier.complete(calls);
   }
 
+  /** The activity tables to read sorted ({@link NsysExport#unorderedActivityTables()}), checked by the importing thread. */
+  void unorderedTables(Set<String> tables) {
+    unordered.complete(tables);
+  }
+
   /**
    * The next batch of activities in start order, or null after the last; give it back with
    * {@link #release}. Rethrows what failed on the reader's thread.
@@ -96,7 +103,7 @@ final class NsysReader implements AutoCloseable {
   private void run() {
     try {
       LaunchCalls later = LaunchCalls.read(export, fromRowid, toRowid);
-      try (ActivityStream activities = ActivityStream.open(export)) {
+      try (ActivityStream activities = ActivityStream.open(export, unordered.get())) {
         LaunchCalls first = earlier.get();
         ActivityBatch b = free.take();
         while (activities.next()) {
@@ -159,6 +166,7 @@ final class NsysReader implements AutoCloseable {
   @Override
   public void close() {
     earlier.cancel(false);
+    unordered.cancel(false);
     thread.interrupt();
     try {
       thread.join();
