@@ -55,6 +55,7 @@ public final class ImportBenchmark {
         double rawSeconds = (System.nanoTime() - t0) / 1e9;
         double rawCpu = (cpuNanos() - c0) / 1e9;
         long[] spans = new long[2];
+        long gc0 = gcMillis();
         c0 = cpuNanos();
         t0 = System.nanoTime();
         ImportReport report = GpuImporter.importFile(big, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(),
@@ -64,13 +65,14 @@ public final class ImportBenchmark {
             });
         double importSeconds = (System.nanoTime() - t0) / 1e9;
         double importCpu = (cpuNanos() - c0) / 1e9;
+        long importGc = gcMillis() - gc0;
         double rawRate = scanned / rawSeconds;
         double importRate = report.kernels() / importSeconds;
         System.out.printf(Locale.ROOT, "round %d: raw scan %d kernels in %.2f s = %.0f kernels/s; import %d kernels"
                 + " (%d spans, %d steps, %.1f MB of OTLP records) in %.2f s = %.0f kernels/s; ratio %.0f%%;"
-            + " CPU: raw scan %.2f s, import %.2f s%n", round,
+            + " CPU: raw scan %.2f s, import %.2f s (GC pauses %d ms)%n", round,
             scanned, rawSeconds, rawRate, report.kernels(), spans[0], report.stepsMatched(), spans[1] / 1e6, importSeconds, importRate,
-            100 * importRate / rawRate, rawCpu, importCpu);
+            100 * importRate / rawRate, rawCpu, importCpu, importGc);
         if (round > 1) {
           raw[round - 2] = rawRate;
           imported[round - 2] = importRate;
@@ -89,6 +91,14 @@ public final class ImportBenchmark {
   /** CPU time of the whole process (all threads, GC included): steadier than wall time on a busy machine. */
   private static long cpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  private static long gcMillis() {
+    long total = 0;
+    for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      total += Math.max(0, gc.getCollectionTime());
+    }
+    return total;
   }
 
   private static double median(double[] values) {
