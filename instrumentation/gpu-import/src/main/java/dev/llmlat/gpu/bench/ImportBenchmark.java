@@ -4,6 +4,7 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +96,7 @@ public final class ImportBenchmark {
 
   private static long gcMillis() {
     long total = 0;
-    for (java.lang.management.GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
       total += Math.max(0, gc.getCollectionTime());
     }
     return total;

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -39,7 +40,7 @@ public final class NsysExport implements AutoCloseable {
    * cudaEventQuery_v3020}). Matched on a camel-case word so that no launch or copy API can match;
    * checked against every real capture under ../shared/traces by NonLaunchingCallsTest.
    */
-  public static final java.util.regex.Pattern NON_LAUNCHING = java.util.regex.Pattern.compile(
+  public static final Pattern NON_LAUNCHING = Pattern.compile(
       "cu(?:da)?[A-Za-z0-9]*?(?:Get|Query|IsCapturing|SetAttribute|Create|Destroy|Synchronize)(?![a-z])");
   private static final String[] COPY_KINDS = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
       "DtoD", "HtoH", "PtoP"};
