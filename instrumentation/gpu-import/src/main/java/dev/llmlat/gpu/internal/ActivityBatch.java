@@ -1,10 +1,8 @@
 package dev.llmlat.gpu.internal;
 
-import dev.llmlat.gpu.UnattributedReason;
-
 /**
- * Up to {@link #CAPACITY} activities, already joined to their launch call and step, in columns:
- * what {@link NsysReader} hands the importing thread, which only builds spans from them.
+ * Up to {@link #CAPACITY} activities' rows in columns: what {@link NsysReader} hands the importing
+ * thread, which joins them to their launch call and step and builds spans from them.
  */
 final class ActivityBatch {
   static final int CAPACITY = 1024;
@@ -15,13 +13,19 @@ final class ActivityBatch {
   final String[] name = new String[CAPACITY];
   final long[] device = new long[CAPACITY];
   final long[] stream = new long[CAPACITY];
+  /** Or {@link ActivityCursor#NONE}. */
   final long[] correlation = new long[CAPACITY];
+  /** Or {@link ActivityCursor#NONE}. */
+  final long[] globalPid = new long[CAPACITY];
   final long[] bytes = new long[CAPACITY];
-  final long[] pid = new long[CAPACITY];
-  final long[] tid = new long[CAPACITY];
-  final int[] step = new int[CAPACITY];
-  final UnattributedReason[] reason = new UnattributedReason[CAPACITY];
+  /** Already handed out before the rows turned out not to be in start order (see {@link ActivityStream}). */
+  final boolean[] seen = new boolean[CAPACITY];
   int size;
+  /**
+   * Marks the (empty) batch after which the activities come again, sorted, all of them: those
+   * already handed out {@link #seen}.
+   */
+  boolean restart;
   /** Marks the (empty) batch after the last one. */
   boolean last;
   /** Set when reading failed; the importing thread rethrows it. */

@@ -5,9 +5,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * The rows of one activity table (kernels, memcpys or memsets) in start order, one row at a time
- * in plain fields: no boxing, and no {@code wasNull()} round trips (NULLs arrive as -1 sentinels,
- * see {@link NsysExport#activityScan}).
+ * The rows of one activity table (kernels, memcpys or memsets), one row at a time in plain fields:
+ * no boxing, and no {@code wasNull()} round trips (NULLs arrive as -1 sentinels, see
+ * {@link NsysExport#activityScan}). Read in rowid order, it notes a row that starts before the row
+ * read before it; read sorted ({@link NsysExport#sortedActivityScan}), each row says whether a
+ * rowid-order read had handed it out.
  */
 final class ActivityCursor implements AutoCloseable {
   /** Correlation id or {@code globalPid} was NULL (correlation ids are uint32, globalPid positive). */
@@ -16,7 +18,12 @@ final class ActivityCursor implements AutoCloseable {
   final int kind;
   private final PreparedStatement statement;
   private final ResultSet rows;
+  private final boolean sorted;
+  private final int seenColumn;
   private boolean hasRow;
+  private long rowsRead;
+  /** Rowid order only: the current row starts before the previous one. */
+  private boolean outOfOrder;
   long start;
   long end;
   long device;
@@ -29,10 +36,15 @@ final class ActivityCursor implements AutoCloseable {
   long bytes;
   /** Memcpys; -1 otherwise. */
   int copyKind;
+  /** Sorted reads only: the row is among those an earlier rowid-order read handed out. */
+  boolean seen;
 
-  ActivityCursor(int kind, PreparedStatement statement) throws SQLException {
+  /** @param sorted whether {@code statement} is a {@link NsysExport#sortedActivityScan} */
+  ActivityCursor(int kind, PreparedStatement statement, boolean sorted) throws SQLException {
     this.kind = kind;
     this.statement = statement;
+    this.sorted = sorted;
+    this.seenColumn = kind == GpuSpanWriter.MEMCPY ? 9 : 8;
     statement.setFetchSize(4096);
     this.rows = statement.executeQuery();
     this.bytes = -1;
@@ -44,13 +56,27 @@ final class ActivityCursor implements AutoCloseable {
     return hasRow;
   }
 
+  boolean outOfOrder() {
+    return outOfOrder;
+  }
+
+  /** Rows handed out so far: those read before the current one. */
+  long rowsHandedOut() {
+    return hasRow ? rowsRead - 1 : rowsRead;
+  }
+
   /** Moves to the next row; {@link #hasRow()} tells whether there was one. */
   void advance() throws SQLException {
     hasRow = rows.next();
     if (!hasRow) {
       return;
     }
-    start = rows.getLong(1);
+    long previous = start;
+    start = rows.getLong(1); // NULL reads as 0: sorted first, as ORDER BY puts NULLs
+    if (!sorted && rowsRead > 0 && start < previous) {
+      outOfOrder = true;
+    }
+    rowsRead++;
     end = rows.getLong(2);
     device = rows.getLong(3);
     stream = rows.getLong(4);
@@ -63,6 +89,9 @@ final class ActivityCursor implements AutoCloseable {
       if (kind == GpuSpanWriter.MEMCPY) {
         copyKind = rows.getInt(8);
       }
+    }
+    if (sorted) {
+      seen = rows.getInt(seenColumn) != 0;
     }
   }
 

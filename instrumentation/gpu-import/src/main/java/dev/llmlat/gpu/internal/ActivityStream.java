@@ -3,36 +3,44 @@ package dev.llmlat.gpu.internal;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * Kernels, memcpys and memsets of an Nsight export in one start-ordered stream, merged from one
- * cursor per table. Equal starts come kernel, memcpy, memset, each in table order: the order the
- * former {@code UNION ALL ... ORDER BY start} gave (sqlite's sorter is stable), kept so that span
- * ids, which follow the sequence, do not change.
+ * cursor per table. Equal starts come kernel, memcpy, memset, each in table order: the order a
+ * {@code UNION ALL ... ORDER BY start} gives.
+ *
+ * <p>The tables are read in rowid order, which is start order in the exports Nsight writes; the
+ * stream checks that as it goes, not in a pass of its own (that pass cost half a raw scan of the
+ * kernel table). At the first row that starts before its table's previous row, {@link #next()}
+ * stops and {@link #outOfOrder()} says so; {@link #rescanSorted} then reads every table again
+ * sorted by sqlite, each activity flagged {@link ActivityCursor#seen} when this stream had already
+ * handed it out, so a consumer can finish without handing anything out twice.
  */
 public final class ActivityStream implements AutoCloseable {
+  private static final String[] TABLES = {NsysExport.KERNEL, NsysExport.MEMCPY, NsysExport.MEMSET};
+
   private final List<ActivityCursor> cursors;
   private ActivityCursor current;
+  private boolean outOfOrder;
 
   private ActivityStream(List<ActivityCursor> cursors) {
     this.cursors = cursors;
   }
 
-  /** The export's activities; checks the tables' order first ({@link NsysExport#unorderedActivityTables()}). */
+  /** The export's activities, its tables read in rowid order. */
   public static ActivityStream open(NsysExport export) throws SQLException {
-    return open(export, export.unorderedActivityTables());
+    return open(export, null);
   }
 
-  /** The export's activities, sorting the tables named in {@code unordered}. */
-  static ActivityStream open(NsysExport export, Set<String> unordered) throws SQLException {
+  /** @param seenBelow per table kind, the rowid below which rows count as seen; null: read in rowid order */
+  private static ActivityStream open(NsysExport export, long[] seenBelow) throws SQLException {
     List<ActivityCursor> cursors = new ArrayList<>(3);
     ActivityStream stream = new ActivityStream(cursors);
     try {
-      String[] tables = {NsysExport.KERNEL, NsysExport.MEMCPY, NsysExport.MEMSET};
-      for (int kind = 0; kind < tables.length; kind++) {
-        if (export.has(tables[kind])) {
-          cursors.add(new ActivityCursor(kind, export.activityScan(tables[kind], unordered.contains(tables[kind]))));
+      for (int kind = 0; kind < TABLES.length; kind++) {
+        if (export.has(TABLES[kind])) {
+          cursors.add(seenBelow == null ? new ActivityCursor(kind, export.activityScan(TABLES[kind]), false)
+              : new ActivityCursor(kind, export.sortedActivityScan(TABLES[kind], seenBelow[kind]), true));
         }
       }
     } catch (SQLException | RuntimeException e) {
@@ -43,12 +51,21 @@ public final class ActivityStream implements AutoCloseable {
   }
 
   /**
-   * Moves to the next activity in start order; false when all are read. The activity's fields are
-   * those of {@link #current()} until the next call.
+   * Moves to the next activity in start order; false when all are read or when a table turned out
+   * not to be in start order ({@link #outOfOrder()}). The activity's fields are those of
+   * {@link #current()} until the next call.
    */
   public boolean next() throws SQLException {
+    if (outOfOrder) {
+      return false;
+    }
     if (current != null) {
       current.advance();
+      if (current.outOfOrder()) {
+        outOfOrder = true;
+        current = null;
+        return false;
+      }
     }
     ActivityCursor best = null;
     for (ActivityCursor c : cursors) { // kind order: the first of equal starts wins
@@ -60,8 +77,26 @@ public final class ActivityStream implements AutoCloseable {
     return best != null;
   }
 
+  /** Whether {@link #next()} stopped at a row out of start order. */
+  public boolean outOfOrder() {
+    return outOfOrder;
+  }
+
   ActivityCursor current() {
     return current;
+  }
+
+  /**
+   * Closes this stream and reads all activities again, every table sorted by start, each marked
+   * {@link ActivityCursor#seen} when this stream handed it out.
+   */
+  public ActivityStream rescanSorted(NsysExport export) throws SQLException {
+    long[] seenBelow = new long[TABLES.length];
+    for (ActivityCursor c : cursors) {
+      seenBelow[c.kind] = export.rowidAfter(TABLES[c.kind], c.rowsHandedOut());
+    }
+    close();
+    return open(export, seenBelow);
   }
 
   @Override

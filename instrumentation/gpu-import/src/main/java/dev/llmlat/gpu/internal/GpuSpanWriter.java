@@ -48,13 +48,12 @@ public final class GpuSpanWriter {
   // Kernel spans are encoded by hand (see ProtoWriter): these are their attributes' bytes.
   private final byte[][] kindFields = new byte[3][];
   private final byte[] sourceAndClockFields;
-  private final IntAttribute deviceAttr = new IntAttribute(LlmlatAttributes.GPU_DEVICE);
-  private final IntAttribute streamAttr = new IntAttribute(LlmlatAttributes.GPU_STREAM);
-  private final IntAttribute pidAttr = new IntAttribute("process.pid");
-  private final IntAttribute tidAttr = new IntAttribute(LlmlatAttributes.THREAD_ID);
+  private final IntAttribute deviceAttr = new IntAttribute(LlmlatAttributes.GPU_DEVICE, true);
+  private final IntAttribute streamAttr = new IntAttribute(LlmlatAttributes.GPU_STREAM, true);
+  private final IntAttribute pidAttr = new IntAttribute("process.pid", true);
+  private final IntAttribute tidAttr = new IntAttribute(LlmlatAttributes.THREAD_ID, true);
   private final IntAttribute correlationAttr = new IntAttribute(LlmlatAttributes.CUDA_CORRELATION_ID);
   private final IntAttribute bytesAttr = new IntAttribute(LlmlatAttributes.GPU_BYTES);
-  private final ProtoWriter span = new ProtoWriter(512);
   private final Map<String, byte[]> names = new HashMap<>();
   private final List<Step> steps = new ArrayList<>();
   private final Set<String> requests = new HashSet<>();
@@ -72,7 +71,7 @@ public final class GpuSpanWriter {
     final ByteString spanId;
     final ByteString traceId;
     final byte[] sharedFields;
-    final IntervalUnion busy;
+    IntervalUnion busy;
     long kernels;
 
     Step(RangeMatch match, String text, long rangeStart, long rangeEnd, ByteString spanId, ByteString traceId,
@@ -132,7 +131,7 @@ public final class GpuSpanWriter {
       fields.raw(SpanFields.attribute(kv));
     }
     steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, Arrays.copyOf(fields.array(), fields.size()),
-        sortedActivities ? IntervalUnion.streaming() : IntervalUnion.buffered()));
+        newUnion()));
     requests.addAll(match.traceIds());
     return index;
   }
@@ -152,24 +151,12 @@ public final class GpuSpanWriter {
    */
   public void activity(int kind, long startNs, long endNs, String name, long device, long stream,
       long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
-    counts[kind]++;
     long seq = activitySeq++;
     long end = Math.max(startNs, endNs);
-    Step st = step >= 0 ? steps.get(step) : null;
-    ByteString traceId;
-    if (st != null) {
-      traceId = st.traceId;
-      st.busy.add(startNs, end);
-      if (kind == KERNEL) {
-        st.kernels++;
-      }
-    } else {
-      traceId = ids.traceId(ID_LONE_TRACE, seq);
-      unattributed[reason.ordinal()]++;
-    }
+    Step st = count(kind, startNs, end, step, reason);
+    ByteString traceId = st != null ? st.traceId : ids.traceId(ID_LONE_TRACE, seq);
     // Span fields in number order, defaults left out: the bytes protobuf-java would write.
-    ProtoWriter w = span;
-    w.reset();
+    ProtoWriter w = out.begin();
     w.rawByte(SpanFields.TRACE_ID);
     w.rawByte(16);
     w.raw(traceId);
@@ -210,7 +197,48 @@ public final class GpuSpanWriter {
       w.raw(st.sharedFields);
     }
     w.raw(sourceAndClockFields);
-    out.add(traceId, w.array(), 0, w.size());
+    out.end(traceId);
+  }
+
+  /**
+   * Counts an activity {@link #activity} emitted before a {@link #restart}: it goes into the
+   * counts, its step's busy time and kernel count again, but no span is emitted.
+   */
+  public void recount(int kind, long startNs, long endNs, int step, UnattributedReason reason) {
+    count(kind, startNs, Math.max(startNs, endNs), step, reason);
+  }
+
+  /**
+   * Forgets the activities counted so far, not the spans emitted: they all come again, sorted (see
+   * {@link ActivityStream}), those already emitted through {@link #recount}. Span ids go on from
+   * where they were, so none repeats.
+   */
+  public void restart() {
+    Arrays.fill(counts, 0);
+    Arrays.fill(unattributed, 0);
+    for (Step st : steps) {
+      st.busy = newUnion();
+      st.kernels = 0;
+    }
+  }
+
+  private IntervalUnion newUnion() {
+    return sortedActivities ? IntervalUnion.streaming() : IntervalUnion.buffered();
+  }
+
+  /** Counts an activity; returns its step, or null when it is unattributed. */
+  private Step count(int kind, long startNs, long end, int step, UnattributedReason reason) {
+    counts[kind]++;
+    if (step < 0) {
+      unattributed[reason.ordinal()]++;
+      return null;
+    }
+    Step st = steps.get(step);
+    st.busy.add(startNs, end);
+    if (kind == KERNEL) {
+      st.kernels++;
+    }
+    return st;
   }
 
   private byte[] nameBytes(String name) {

@@ -4,20 +4,50 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Writes a span's integer attribute ({@code attributes} field: KeyValue { key, value { int_value } })
- * straight into a {@link ProtoWriter}; the key's bytes are encoded once.
+ * straight into a {@link ProtoWriter}; the key's bytes are encoded once. An attribute whose values
+ * repeat (device, stream, process, thread) keeps the whole field of recent values encoded: one copy
+ * instead of seven small writes per span.
  */
 final class IntAttribute {
   private static final int KEY = ProtoWriter.lenTag(1);
   private static final int VALUE = ProtoWriter.lenTag(2);
   private static final int INT_VALUE = 3 << 3; // varint
+  private static final int CACHED = 16;
 
   private final byte[] key;
+  private final long[] cachedValues;
+  private final byte[][] cachedFields;
 
+  /** An attribute whose values seldom repeat (a correlation id). */
   IntAttribute(String key) {
+    this(key, false);
+  }
+
+  /** @param repeating whether to keep the fields of recent values encoded */
+  IntAttribute(String key, boolean repeating) {
     this.key = key.getBytes(StandardCharsets.UTF_8);
+    this.cachedValues = repeating ? new long[CACHED] : null;
+    this.cachedFields = repeating ? new byte[CACHED][] : null;
   }
 
   void write(ProtoWriter w, long value) {
+    if (cachedFields == null) {
+      encode(w, value);
+      return;
+    }
+    int slot = (int) (value ^ (value >>> 32)) & (CACHED - 1);
+    byte[] field = cachedFields[slot];
+    if (field == null || cachedValues[slot] != value) {
+      ProtoWriter one = new ProtoWriter(key.length + 24);
+      encode(one, value);
+      field = java.util.Arrays.copyOf(one.array(), one.size());
+      cachedFields[slot] = field;
+      cachedValues[slot] = value;
+    }
+    w.raw(field);
+  }
+
+  private void encode(ProtoWriter w, long value) {
     int any = 1 + ProtoWriter.varintSize(value);
     int keyValue = 1 + ProtoWriter.varintSize(key.length) + key.length + 1 + 1 + any;
     w.varint(SpanFields.ATTRIBUTES);

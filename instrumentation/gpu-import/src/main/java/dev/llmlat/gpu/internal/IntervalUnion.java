@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * Length of the union of [start, end) intervals. {@link #streaming()} needs intervals in start order
- * (Nsight rows are read {@code ORDER BY start}) and keeps constant memory; {@link #buffered()} takes
+ * (as Nsight activities come, see {@link ActivityStream}) and keeps constant memory; {@link #buffered()} takes
  * any order (JSON traces) and keeps two longs per interval until {@link #length()}.
  */
 public final class IntervalUnion {

@@ -237,14 +237,27 @@ public final class NsysExport implements AutoCloseable {
   }
 
   /**
-   * One activity table's rows in start order. Columns: start, end, deviceId, streamId,
+   * One activity table's rows in rowid order: start order in the exports Nsight writes, which
+   * {@link ActivityStream} checks as it reads (a separate pass to check it cost half a raw scan of
+   * the table; sorting in sqlite doubled the scan). Columns: start, end, deviceId, streamId,
    * correlationId, globalPid, then for kernels the name id, for memcpys bytes and copyKind, for
    * memsets bytes. A NULL correlation id, globalPid or name id reads as -1 ({@link ActivityCursor#NONE}),
-   * which spares a {@code wasNull()} call per column. {@code sort} only for tables not already in
-   * start order ({@link #unorderedActivityTables()}; Nsight writes them in order, and measured,
-   * sorting doubled the cost of the scan).
+   * which spares a {@code wasNull()} call per column.
    */
-  PreparedStatement activityScan(String table, boolean sort) throws SQLException {
+  PreparedStatement activityScan(String table) throws SQLException {
+    return db.prepareStatement(activityColumns(table) + " FROM " + table);
+  }
+
+  /**
+   * The same rows sorted by start (equal starts in rowid order), with one more column: 1 for a row
+   * whose rowid is below {@code seenBelowRowid}, else 0.
+   */
+  PreparedStatement sortedActivityScan(String table, long seenBelowRowid) throws SQLException {
+    return db.prepareStatement(activityColumns(table) + ", rowid < " + seenBelowRowid + " FROM " + table
+        + " ORDER BY start, rowid");
+  }
+
+  private String activityColumns(String table) throws SQLException {
     String extra;
     if (table.equals(KERNEL)) {
       String name = hasColumns(KERNEL, "shortName") ? (hasColumns(KERNEL, "demangledName")
@@ -257,38 +270,16 @@ public final class NsysExport implements AutoCloseable {
       extra = col(table, "bytes", "-1");
     }
     String pid = hasColumns(table, "globalPid") ? "IFNULL(globalPid, -1)" : "-1";
-    return db.prepareStatement("SELECT start, end, deviceId, streamId, IFNULL(correlationId, -1), " + pid + ", "
-        + extra + " FROM " + table + (sort ? " ORDER BY start" : ""));
+    return "SELECT start, end, deviceId, streamId, IFNULL(correlationId, -1), " + pid + ", " + extra;
   }
 
-  /**
-   * The activity tables whose rowid order is not start order ({@link #startOrdered}), to be read
-   * sorted. About a tenth of the import's work: {@link NsysImporter} runs it beside the reader.
-   */
-  Set<String> unorderedActivityTables() {
-    Set<String> unordered = new HashSet<>();
-    for (String t : List.of(KERNEL, MEMCPY, MEMSET)) {
-      if (has(t) && !startOrdered(t)) {
-        unordered.add(t);
+  /** The rowid of the row that follows the first {@code n} rows of {@code table} in rowid order; Long.MAX_VALUE when there is none. */
+  long rowidAfter(String table, long n) throws SQLException {
+    try (PreparedStatement ps = db.prepareStatement("SELECT rowid FROM " + table + " ORDER BY rowid LIMIT 1 OFFSET ?")) {
+      ps.setLong(1, n);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
       }
-    }
-    return unordered;
-  }
-
-  /**
-   * Whether scanning {@code table} in rowid order yields rows in start order. Each row is compared
-   * with the row whose rowid is one more; that covers every neighbour pair only when rowids have no
-   * gaps, which holds exactly when the pairs found number {@code max(rowid) - min(rowid)}. Costs a
-   * fraction of a sort (no JNI per row). NULL starts count as out of order: they sort first.
-   */
-  boolean startOrdered(String table) {
-    String sql = "SELECT count(*), IFNULL(sum(IFNULL(b.start >= a.start, 0) = 0), 0),"
-        + " (SELECT IFNULL(max(rowid) - min(rowid), 0) FROM " + table + ") FROM " + table + " a JOIN " + table
-        + " b ON b.rowid = a.rowid + 1";
-    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-      return rs.next() && rs.getLong(2) == 0 && rs.getLong(1) == rs.getLong(3);
-    } catch (SQLException e) {
-      return false; // e.g. a view without rowid: sort
     }
   }
 

@@ -23,10 +23,11 @@ import java.util.Optional;
  * <p>The join runs in Java rather than in sqlite (a {@code GROUP BY} over the runtime table and a
  * sort of all activities took most of the time): ranges per thread in sorted arrays
  * ({@link RangeIndex}), runtime calls in a primitive table ({@link LaunchCalls}), then one pass over
- * the activity tables ({@link ActivityStream}). A {@link NsysReader} thread reads part of the runtime
- * table and all of the activities; this thread checks the activity tables' order, reads the rest of
- * the runtime table, then builds spans and feeds the sink. Memory is
- * bounded by ranges and runtime calls, not by activities.
+ * the activity tables ({@link ActivityStream}). A {@link NsysReader} thread reads half of the runtime
+ * table and then the activities' rows; this thread reads the other half, then joins the rows
+ * ({@link LaunchJoin}), builds spans and feeds the sink. Memory is bounded by ranges and runtime calls, not by activities. Should a table turn
+ * out not to be in start order, the activities come again sorted; the writer recounts those it
+ * already emitted ({@link GpuSpanWriter#restart}), so no span goes out twice.
  */
 public final class NsysImporter {
   private static final int PROGRESS_EVERY = 4096;
@@ -62,22 +63,27 @@ public final class NsysImporter {
       UnattributedReason noLaunch = anyRanges && writer.stepCount() > 0 ? UnattributedReason.NO_LAUNCH_RECORD : noStep;
       long[] rowids = export.has(NsysExport.RUNTIME) ? export.rowidRange(NsysExport.RUNTIME) : new long[2];
       long activityRows = export.activityRowsEstimate();
-      // This thread checks the activity tables' order (a pass over them) and then reads the earlier
-      // runtime calls; the reader reads the later ones. Measured on the H200 captures, an activity
-      // row costs the order check about 3/4 of what a runtime row costs the read: split so that
-      // both threads finish together.
-      long runtimeRows = rowids[1] - rowids[0];
-      long mid = rowids[0] + Math.max(0, Math.min(runtimeRows, (runtimeRows - activityRows * 3 / 4) / 2));
+      // This thread reads the earlier half of the runtime calls, the reader the later half.
+      long mid = rowids[0] + (rowids[1] - rowids[0]) / 2;
       ImportProgress progress = options.progress();
       long total = Math.max(1, activityRows);
       long done = 0;
-      try (NsysReader reader = NsysReader.start(export.reopen(), index, noStep, noLaunch, mid, rowids[1])) {
-        reader.unorderedTables(export.unorderedActivityTables());
-        reader.earlierCalls(LaunchCalls.read(export, rowids[0], mid));
+      try (NsysReader reader = NsysReader.start(export.reopen(), mid, rowids[1])) {
+        LaunchCalls earlier = LaunchCalls.read(export, rowids[0], mid);
+        LaunchJoin join = new LaunchJoin(earlier, reader.laterCalls(), index, noStep, noLaunch);
         for (ActivityBatch b = reader.take(); b != null; b = reader.take()) {
+          if (b.restart) {
+            writer.restart();
+            done = 0;
+          }
           for (int i = 0; i < b.size; i++) {
-            writer.activity(b.kind[i], b.start[i] + offset, b.end[i] + offset, b.name[i], b.device[i], b.stream[i],
-                b.correlation[i], b.bytes[i], b.pid[i], b.tid[i], b.step[i], b.reason[i]);
+            join.join(b.correlation[i], b.globalPid[i]);
+            if (b.seen[i]) {
+              writer.recount(b.kind[i], b.start[i] + offset, b.end[i] + offset, join.step, join.reason);
+            } else {
+              writer.activity(b.kind[i], b.start[i] + offset, b.end[i] + offset, b.name[i], b.device[i], b.stream[i],
+                  Math.max(0, b.correlation[i]), b.bytes[i], join.pid, join.tid, join.step, join.reason);
+            }
             if (++done % PROGRESS_EVERY == 0) {
               progress.update(Math.min(done, total), Math.max(done, total));
             }

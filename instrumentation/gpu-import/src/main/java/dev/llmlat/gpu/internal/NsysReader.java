@@ -1,10 +1,8 @@
 package dev.llmlat.gpu.internal;
 
-import dev.llmlat.gpu.UnattributedReason;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.sql.SQLException;
-import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -12,33 +10,25 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The reading half of an Nsight import, on a thread and sqlite connection of its own. It reads the
- * later runtime calls while the importing thread checks the activity tables' order and reads the
- * earlier calls, then streams the activities, joined to launch call and step, in
- * {@link ActivityBatch}es through a small bounded queue. Measured: reading through sqlite-jdbc (a
- * JNI call per column) costs as much as building the spans, so the two halves overlap; memory stays
- * bounded by the queue.
+ * later runtime calls while the importing thread reads the earlier ones, hands them over
+ * ({@link #laterCalls}), then streams the activities' rows in {@link ActivityBatch}es through a
+ * small bounded queue; the importing thread joins them to launch call and step and builds the spans.
+ * Measured: reading through sqlite-jdbc (a JNI call per column) costs about as much as joining and
+ * encoding, so the two halves overlap; memory stays bounded by the queue.
  */
 final class NsysReader implements AutoCloseable {
   private static final int QUEUED = 4;
 
   private final NsysExport export;
-  private final RangeIndex index;
-  private final UnattributedReason noStep;
-  private final UnattributedReason noLaunch;
   private final long fromRowid;
   private final long toRowid;
-  private final CompletableFuture<LaunchCalls> earlier = new CompletableFuture<>();
-  private final CompletableFuture<Set<String>> unordered = new CompletableFuture<>();
+  private final CompletableFuture<LaunchCalls> later = new CompletableFuture<>();
   private final BlockingQueue<ActivityBatch> full = new ArrayBlockingQueue<>(QUEUED);
   private final BlockingQueue<ActivityBatch> free = new ArrayBlockingQueue<>(QUEUED + 2);
   private final Thread thread;
 
-  private NsysReader(NsysExport export, RangeIndex index, UnattributedReason noStep, UnattributedReason noLaunch,
-      long fromRowid, long toRowid) {
+  private NsysReader(NsysExport export, long fromRowid, long toRowid) {
     this.export = export;
-    this.index = index;
-    this.noStep = noStep;
-    this.noLaunch = noLaunch;
     this.fromRowid = fromRowid;
     this.toRowid = toRowid;
     for (int i = 0; i < QUEUED + 2; i++) {
@@ -50,24 +40,24 @@ final class NsysReader implements AutoCloseable {
 
   /**
    * Starts reading on {@code export} (which this reader closes): runtime calls with rowids in
-   * {@code [fromRowid, toRowid)}, then the activities, once {@link #earlierCalls} hands over the rest.
-   * {@code index} belongs to the reader from here on.
+   * {@code [fromRowid, toRowid)}, then the activities.
    */
-  static NsysReader start(NsysExport export, RangeIndex index, UnattributedReason noStep, UnattributedReason noLaunch,
-      long fromRowid, long toRowid) {
-    NsysReader reader = new NsysReader(export, index, noStep, noLaunch, fromRowid, toRowid);
+  static NsysReader start(NsysExport export, long fromRowid, long toRowid) {
+    NsysReader reader = new NsysReader(export, fromRowid, toRowid);
     reader.thread.start();
     return reader;
   }
 
-  /** The runtime calls of rowids below the reader's own, read by the importing thread. */
-  void earlierCalls(LaunchCalls calls) {
-    earlier.complete(calls);
-  }
-
-  /** The activity tables to read sorted ({@link NsysExport#unorderedActivityTables()}), checked by the importing thread. */
-  void unorderedTables(Set<String> tables) {
-    unordered.complete(tables);
+  /** The runtime calls this reader read; waits for them. Rethrows what failed on the reader's thread. */
+  LaunchCalls laterCalls() throws IOException, SQLException {
+    try {
+      return later.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while importing " + export.file());
+    } catch (ExecutionException e) {
+      throw rethrow(e.getCause());
+    }
   }
 
   /**
@@ -82,36 +72,52 @@ final class NsysReader implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted while importing " + export.file());
     }
-    Exception f = b.failure;
-    if (f instanceof SQLException) {
-      throw (SQLException) f;
-    } else if (f instanceof IOException) {
-      throw (IOException) f;
-    } else if (f instanceof RuntimeException) {
-      throw (RuntimeException) f;
-    } else if (f != null) {
-      throw new IllegalStateException(f);
+    if (b.failure != null) {
+      throw rethrow(b.failure);
     }
     return b.last ? null : b;
   }
 
+  private static IOException rethrow(Throwable f) throws SQLException {
+    if (f instanceof SQLException) {
+      throw (SQLException) f;
+    } else if (f instanceof IOException) {
+      return (IOException) f;
+    } else if (f instanceof RuntimeException) {
+      throw (RuntimeException) f;
+    } else if (f instanceof Error) {
+      throw (Error) f;
+    }
+    throw new IllegalStateException(f);
+  }
+
   void release(ActivityBatch b) {
     b.size = 0;
+    b.restart = false;
     free.add(b);
   }
 
   private void run() {
     try {
-      LaunchCalls later = LaunchCalls.read(export, fromRowid, toRowid);
-      try (ActivityStream activities = ActivityStream.open(export, unordered.get())) {
-        LaunchCalls first = earlier.get();
-        ActivityBatch b = free.take();
-        while (activities.next()) {
-          add(b, activities.current(), first, later);
-          if (b.isFull()) {
+      try {
+        later.complete(LaunchCalls.read(export, fromRowid, toRowid));
+      } catch (SQLException | RuntimeException e) {
+        later.completeExceptionally(e);
+        return;
+      }
+      ActivityStream activities = ActivityStream.open(export);
+      try {
+        ActivityBatch b = stream(activities, free.take());
+        if (activities.outOfOrder()) {
+          // Rare (Nsight writes its tables in start order): finish what was read, then all again sorted.
+          if (b.size > 0) {
             full.put(b);
             b = free.take();
           }
+          b.restart = true;
+          full.put(b);
+          activities = activities.rescanSorted(export);
+          b = stream(activities, free.take());
         }
         if (b.size > 0) {
           full.put(b);
@@ -119,13 +125,14 @@ final class NsysReader implements AutoCloseable {
         }
         b.last = true;
         full.put(b);
+      } finally {
+        activities.close();
       }
     } catch (InterruptedException e) {
       // The importing thread gave up (see close); nobody is waiting for batches.
     } catch (Exception e) {
       ActivityBatch failed = new ActivityBatch();
-      failed.failure = e instanceof ExecutionException && e.getCause() instanceof Exception
-          ? (Exception) e.getCause() : e;
+      failed.failure = e;
       full.clear(); // the importing thread stops at the failure, not after batches past it
       full.offer(failed);
     } finally {
@@ -133,8 +140,21 @@ final class NsysReader implements AutoCloseable {
     }
   }
 
-  private void add(ActivityBatch b, ActivityCursor a, LaunchCalls first, LaunchCalls later) throws SQLException {
+  /** Streams activities into batches until the stream ends or stops; returns the batch not yet queued. */
+  private ActivityBatch stream(ActivityStream activities, ActivityBatch b) throws SQLException, InterruptedException {
+    while (activities.next()) {
+      add(b, activities.current());
+      if (b.isFull()) {
+        full.put(b);
+        b = free.take();
+      }
+    }
+    return b;
+  }
+
+  private void add(ActivityBatch b, ActivityCursor a) throws SQLException {
     int i = b.size++;
+    b.seen[i] = a.seen;
     int kind = a.kind;
     b.kind[i] = kind;
     b.start[i] = a.start;
@@ -143,30 +163,14 @@ final class NsysReader implements AutoCloseable {
         : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(a.copyKind) : "Memset";
     b.device[i] = a.device;
     b.stream[i] = a.stream;
-    b.correlation[i] = a.correlation == ActivityCursor.NONE ? 0 : a.correlation;
+    b.correlation[i] = a.correlation;
+    b.globalPid[i] = a.globalPid;
     b.bytes[i] = a.bytes;
-    boolean hasPid = a.globalPid != ActivityCursor.NONE;
-    long call = hasPid && a.correlation != ActivityCursor.NONE
-        ? LaunchCalls.find(first, later, a.correlation, a.globalPid >> 24) : -1;
-    if (call >= 0) {
-      long thread = LaunchCalls.thread(first, later, call);
-      b.step[i] = index.find(thread, LaunchCalls.start(first, later, call));
-      b.reason[i] = noStep;
-      b.pid[i] = NsysExport.pidOf(thread);
-      b.tid[i] = NsysExport.tidOf(thread);
-    } else {
-      b.step[i] = -1;
-      b.reason[i] = noLaunch;
-      b.pid[i] = hasPid ? NsysExport.pidOf(a.globalPid) : -1;
-      b.tid[i] = -1;
-    }
   }
 
   /** Stops the reader if it is still running (the import failed or was abandoned) and waits for it. */
   @Override
   public void close() {
-    earlier.cancel(false);
-    unordered.cancel(false);
     thread.interrupt();
     try {
       thread.join();

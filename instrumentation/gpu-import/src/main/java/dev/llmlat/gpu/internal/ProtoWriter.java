@@ -42,19 +42,25 @@ final class ProtoWriter {
 
   void varint(long v) {
     ensure(10);
+    byte[] b = buf;
+    int p = pos;
     while ((v & ~0x7FL) != 0) {
-      buf[pos++] = (byte) ((v & 0x7F) | 0x80);
+      b[p++] = (byte) ((v & 0x7F) | 0x80);
       v >>>= 7;
     }
-    buf[pos++] = (byte) v;
+    b[p++] = (byte) v;
+    pos = p;
   }
 
   void fixed64(long v) {
     ensure(8);
+    byte[] b = buf;
+    int p = pos;
     for (int i = 0; i < 8; i++) {
-      buf[pos++] = (byte) v;
+      b[p + i] = (byte) v;
       v >>>= 8;
     }
+    pos = p + 8;
   }
 
   /** Eight bytes, most significant first: how span ids travel. */

@@ -8,8 +8,8 @@ import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.Span;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,9 +17,9 @@ import java.util.Map;
 
 /**
  * Groups encoded spans under the GPU resource into one {@code ExportTraceServiceRequest} per trace
- * id, and hands them to the sink as a {@link SpanBatch} every {@code batchSize} spans. The request
- * around a trace's spans is written once per record from its lengths, so a span is encoded exactly
- * once and never becomes a message object.
+ * id, and hands them to the sink as a {@link SpanBatch} every {@code batchSize} spans. A span is
+ * encoded once, into this batch's buffer ({@link #begin}), never becomes a message object, and is
+ * copied once, into its trace's record, whose request around the spans is written from their lengths.
  */
 final class SpanRecords {
   static final InstrumentationScope SCOPE =
@@ -35,12 +35,28 @@ final class SpanRecords {
   private final byte[] scope;
   private final SpanSink sink;
   private final int batchSize;
+  // This batch's spans, encoded back to back; span i ends at ends[i] and the next span of its trace
+  // is next[i] (-1: none). A span is copied once, from here into its trace's record.
+  private final ProtoWriter arena = new ProtoWriter(64 * 1024);
+  private int[] ends = new int[256];
+  private int[] next = new int[256];
   // The spans of this batch by trace, in order of first appearance (as the Kafka records go out).
-  private final Map<ByteString, ProtoWriter> open = new LinkedHashMap<>();
-  private final ArrayDeque<ProtoWriter> free = new ArrayDeque<>();
+  private final Map<ByteString, TraceSpans> open = new LinkedHashMap<>();
   private int pending;
   private long spans;
   private long batches;
+
+  /** One trace's spans in this batch: first and last span index, and their bytes as repeated fields. */
+  private static final class TraceSpans {
+    final int first;
+    int last;
+    int fieldBytes;
+
+    TraceSpans(int first) {
+      this.first = first;
+      this.last = first;
+    }
+  }
 
   SpanRecords(String serviceName, String hostName, int batchSize, SpanSink sink) {
     Resource.Builder r = Resource.newBuilder()
@@ -55,18 +71,41 @@ final class SpanRecords {
     this.batchSize = batchSize;
   }
 
-  /** Adds one encoded span (a {@code Span} message body) of trace {@code traceId}. */
-  void add(ByteString traceId, byte[] span, int off, int len) {
-    ProtoWriter w = open.get(traceId);
-    if (w == null) {
-      w = free.isEmpty() ? new ProtoWriter(1024) : free.pop();
-      open.put(traceId, w);
+  /** Where to encode the next span (a {@code Span} message body); then call {@link #end}. */
+  ProtoWriter begin() {
+    return arena;
+  }
+
+  /** Ends the span written since the last {@link #end} as one of trace {@code traceId}. */
+  void end(ByteString traceId) {
+    int i = pending;
+    if (i == ends.length) {
+      ends = Arrays.copyOf(ends, i * 2);
+      next = Arrays.copyOf(next, i * 2);
     }
-    w.lengthDelimited(SCOPE_SPANS_SPANS, span, off, len);
+    int start = i == 0 ? 0 : ends[i - 1];
+    int end = arena.size();
+    ends[i] = end;
+    next[i] = -1;
+    TraceSpans t = open.get(traceId);
+    if (t == null) {
+      t = new TraceSpans(i);
+      open.put(traceId, t);
+    } else {
+      next[t.last] = i;
+      t.last = i;
+    }
+    t.fieldBytes += 1 + ProtoWriter.varintSize(end - start) + end - start;
     spans++;
     if (++pending >= batchSize) {
       flush();
     }
+  }
+
+  /** Adds one encoded span (a {@code Span} message body) of trace {@code traceId}. */
+  void add(ByteString traceId, byte[] span, int off, int len) {
+    begin().raw(span, off, len);
+    end(traceId);
   }
 
   void add(Span span) {
@@ -80,13 +119,12 @@ final class SpanRecords {
     }
     List<String> traceIds = new ArrayList<>(open.size());
     List<byte[]> records = new ArrayList<>(open.size());
-    for (Map.Entry<ByteString, ProtoWriter> e : open.entrySet()) {
+    for (Map.Entry<ByteString, TraceSpans> e : open.entrySet()) {
       traceIds.add(HEX.formatHex(e.getKey().toByteArray()));
       records.add(request(e.getValue()));
-      e.getValue().reset();
-      free.push(e.getValue());
     }
     open.clear();
+    arena.reset();
     int count = pending;
     pending = 0;
     batches++;
@@ -94,8 +132,8 @@ final class SpanRecords {
   }
 
   /** ExportTraceServiceRequest { resource_spans { resource, scope_spans { scope, spans... } } }. */
-  private byte[] request(ProtoWriter spansOfTrace) {
-    int spansLen = spansOfTrace.size();
+  private byte[] request(TraceSpans t) {
+    int spansLen = t.fieldBytes;
     int scopeSpansLen = 1 + ProtoWriter.varintSize(scope.length) + scope.length + spansLen;
     int resourceSpansLen = 1 + ProtoWriter.varintSize(resource.length) + resource.length
         + 1 + ProtoWriter.varintSize(scopeSpansLen) + scopeSpansLen;
@@ -106,7 +144,11 @@ final class SpanRecords {
     w.varint(RESOURCE_SPANS_SCOPE_SPANS);
     w.varint(scopeSpansLen);
     w.lengthDelimited(SCOPE_SPANS_SCOPE, scope, 0, scope.length);
-    w.raw(spansOfTrace.array(), 0, spansLen);
+    byte[] spanBytes = arena.array();
+    for (int i = t.first; i >= 0; i = next[i]) {
+      int start = i == 0 ? 0 : ends[i - 1];
+      w.lengthDelimited(SCOPE_SPANS_SPANS, spanBytes, start, ends[i] - start);
+    }
     if (w.size() != w.array().length) {
       throw new IllegalStateException("span record sized " + w.array().length + " but encoded " + w.size());
     }

@@ -88,24 +88,39 @@ public final class Summaries {
     try (NsysExport export = NsysExport.open(file)) {
       long offset = export.epochOffsetNs();
       long total = Math.max(1, export.activityRowsEstimate());
-      Timeline t = new Timeline(true);
-      long done = 0;
-      try (ActivityStream activities = ActivityStream.open(export)) {
-        while (activities.next()) {
-          ActivityCursor a = activities.current();
-          int kind = a.kind;
-          String name = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.string(a.nameId))
-              : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(a.copyKind) : "Memset";
-          t.add(kind, a.start + offset, a.end + offset, a.device, a.stream, name);
-          if (++done % 4096 == 0) {
-            progress.update(Math.min(done, total), Math.max(done, total));
-          }
+      ActivityStream activities = ActivityStream.open(export);
+      try {
+        Timeline t = new Timeline(true);
+        long done = add(export, activities, t, offset, total, progress);
+        if (activities.outOfOrder()) { // rare: a table not in start order; all again, sorted
+          activities = activities.rescanSorted(export);
+          t = new Timeline(true);
+          done = add(export, activities, t, offset, total, progress);
         }
+        progress.update(done, done);
+        return t.summary(file, ExportFormat.NSYS_SQLITE);
+      } finally {
+        activities.close();
       }
-      progress.update(done, done);
-      return t.summary(file, ExportFormat.NSYS_SQLITE);
     } catch (SQLException e) {
       throw new InvalidExportException(file, "unreadable Nsight export: " + NsysExport.describe(e), e);
     }
+  }
+
+  /** Adds the stream's activities to {@code t}; returns how many. */
+  private static long add(NsysExport export, ActivityStream activities, Timeline t, long offset, long total,
+      ImportProgress progress) throws SQLException {
+    long done = 0;
+    while (activities.next()) {
+      ActivityCursor a = activities.current();
+      int kind = a.kind;
+      String name = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.string(a.nameId))
+          : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(a.copyKind) : "Memset";
+      t.add(kind, a.start + offset, a.end + offset, a.device, a.stream, name);
+      if (++done % 4096 == 0) {
+        progress.update(Math.min(done, total), Math.max(done, total));
+      }
+    }
+    return done;
   }
 }
