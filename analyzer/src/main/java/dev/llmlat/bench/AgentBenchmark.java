@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -38,7 +39,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * default OTLP exporter delivering to a live OTLP/HTTP receiver, the agent with llmlat's extension
  * exporting to a live Kafka broker, the same with the broker down, and the extension's hooks with no
  * exporter. All gateways run at once and are measured in interleaved rounds, so machine noise hits them alike; medians over rounds, and
- * the extension's overhead as the median of per-round paired ratios.
+ * the extension's overhead as the median of per-round paired ratios. Each round starts one mode
+ * later than the last, and each batch is followed by a pause in which its spans are exported, so a
+ * gateway's export is charged to its own batches and to no other gateway's.
  *
  * <p>The like-for-like baseline for the extension is the vanilla agent that exports (its default,
  * OTLP): both then pay for encoding and shipping spans; what remains is the extension's hooks and
@@ -50,6 +53,10 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * modes' figures drew together. Hence the long default warm-up, and JIT time printed apart.
  */
 public final class AgentBenchmark {
+  /** The agents' batch span processor delay (see where the gateways start). */
+  private static final long BSP_DELAY_MS = 200;
+  /** A pause after each batch: two export periods and the delivery of the last one. */
+  private static final long DRAIN_MS = 2 * BSP_DELAY_MS + 100;
   /** One mode's figures (medians over rounds). */
   public record Figures(String mode, double p50Ms, double p99Ms, double requestsPerSecond) {}
 
@@ -60,6 +67,7 @@ public final class AgentBenchmark {
   private final CpuPinning pinning;
   private final int warmupRequests;
   private final double rate;
+  private final double maxSteal;
 
   /**
    * @param warmupRequests requests through each gateway before measuring: enough for the JIT to
@@ -70,12 +78,18 @@ public final class AgentBenchmark {
    *     behind noise made p50 swing by 50%)
    * @param pinning gateways on its measured CPUs, everything else on the others; null to leave
    *     every process free to run anywhere
+   * @param maxSteal the paired estimates are given a second time over the rounds in which the
+   *     hypervisor took at most this share of the machine's CPU time during either paced batch
    */
   public AgentBenchmark(int requestsPerRound, int rounds, int concurrency, int warmupRequests, double rate, Path scratch,
-      CpuPinning pinning) {
+      CpuPinning pinning, double maxSteal) {
     if (requestsPerRound < 10 || rounds < 1 || concurrency < 1 || warmupRequests < 0) {
       throw new IllegalArgumentException("need >= 10 requests per round, >= 1 round, >= 1 concurrent client, >= 0 warm-up requests");
     }
+    if (maxSteal < 0 || maxSteal > 1) {
+      throw new IllegalArgumentException("--max-steal must be a percentage from 0 to 100");
+    }
+    this.maxSteal = maxSteal;
     if (rate < 0) {
       throw new IllegalArgumentException("--rate must be positive (or 0 for half the slowest gateway's throughput)");
     }
@@ -139,7 +153,7 @@ public final class AgentBenchmark {
         // with the default a gateway's last spans of a batch went out seconds later, during another
         // gateway's batch, charging its export to that gateway's latency. (Ignored with no agent.)
         List<String> jvm = concat(m.getValue(), "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true",
-            "-Dotel.bsp.schedule.delay=200");
+            "-Dotel.bsp.schedule.delay=" + BSP_DELAY_MS);
         gateways.put(m.getKey(), ChildJvm.start(pinning == null ? List.of() : pinning.measuredLauncher(), jvm,
             DemoGateway.class.getName(), List.of(upstreamUrl), log));
       }
@@ -181,16 +195,36 @@ public final class AgentBenchmark {
       Map<String, List<double[]>> latency = new LinkedHashMap<>();
       // CPU each gateway and the broker spent while that gateway was measured: where export cost goes
       Map<String, ProcessCpu[]> cpu = new LinkedHashMap<>();
+      // Share of the machine's CPU time stolen by the hypervisor during each paced batch
+      Map<String, List<Double>> stolen = new LinkedHashMap<>();
+      List<String> order = new ArrayList<>(ports.keySet());
       for (int round = 0; round < rounds; round++) {
-        for (Map.Entry<String, Integer> p : ports.entrySet()) {
-          ProcessCpu gateway0 = ProcessCpu.of(gateways.get(p.getKey()).toHandle());
+        // Each round starts one mode later, so that no mode always follows the same one.
+        for (int m = 0; m < order.size(); m++) {
+          String mode = order.get((round + m) % order.size());
+          int port = ports.get(mode);
+          ProcessCpu gateway0 = ProcessCpu.of(gateways.get(mode).toHandle());
           ProcessCpu broker0 = ProcessCpu.of(ProcessHandle.of(broker.pid()).orElse(null));
-          saturation.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measure(client, pool, p.getValue(), requestsPerRound));
-          ProcessCpu[] c = cpu.computeIfAbsent(p.getKey(), k -> new ProcessCpu[] {new ProcessCpu(0, 0), new ProcessCpu(0, 0)});
-          c[0] = c[0].plus(ProcessCpu.of(gateways.get(p.getKey()).toHandle()).minus(gateway0));
+          saturation.computeIfAbsent(mode, k -> new ArrayList<>()).add(measure(client, pool, port, requestsPerRound));
+          // The saturating burst's spans are exported (gateway CPU, broker or receiver beside the load
+          // generator) before the paced batch starts: else its export lands in the first part of the
+          // paced batch, charged to the latency of a gateway that is not saturated.
+          Thread.sleep(DRAIN_MS);
+          ProcessCpu[] c = cpu.computeIfAbsent(mode, k -> new ProcessCpu[] {new ProcessCpu(0, 0), new ProcessCpu(0, 0)});
+          c[0] = c[0].plus(ProcessCpu.of(gateways.get(mode).toHandle()).minus(gateway0));
           c[1] = c[1].plus(ProcessCpu.of(ProcessHandle.of(broker.pid()).orElse(null)).minus(broker0));
-          latency.computeIfAbsent(p.getKey(), k -> new ArrayList<>()).add(measurePaced(client, p.getValue(), requestsPerRound, paced));
+          StolenTime before = StolenTime.sample();
+          latency.computeIfAbsent(mode, k -> new ArrayList<>()).add(measurePaced(client, port, requestsPerRound, paced));
+          stolen.computeIfAbsent(mode, k -> new ArrayList<>()).add(StolenTime.sample().shareSince(before));
+          Thread.sleep(DRAIN_MS); // the paced batch's last spans go out before the next gateway's batch
         }
+        StringBuilder line = new StringBuilder("round " + (round + 1) + " p50 ms (stolen CPU):");
+        for (String mode : order) {
+          line.append(String.format(Locale.ROOT, " %s %.3f (%.0f%%);", mode, latency.get(mode).get(round)[0],
+              100 * stolen.get(mode).get(round)));
+        }
+        out.println(line);
+        out.flush();
       }
       List<Figures> figures = new ArrayList<>();
       for (String mode : latency.keySet()) {
@@ -216,15 +250,40 @@ public final class AgentBenchmark {
       }
       out.printf("delivered while measuring: OTLP receiver %d spans in %d requests; Kafka %s%n", otlp.spans(), otlp.requests(),
           kafkaRecords(broker.bootstrapServers()));
-      double[] up = pairedRatio(latency.get("agent+extension+kafka"), latency.get("vanilla agent+otlp"));
-      double[] down = pairedRatio(latency.get("agent+extension, kafka down"), latency.get("vanilla agent+otlp"));
-      double[] hooks = pairedRatio(latency.get("agent+extension, no export"), latency.get("vanilla agent"));
+      String ext = "agent+extension+kafka";
+      String extDown = "agent+extension, kafka down";
+      String hooksMode = "agent+extension, no export";
+      String otlpMode = "vanilla agent+otlp";
+      String vanillaMode = "vanilla agent";
+      double[] up = pairedRatio(latency.get(ext), latency.get(otlpMode));
+      double[] down = pairedRatio(latency.get(extDown), latency.get(otlpMode));
+      double[] hooks = pairedRatio(latency.get(hooksMode), latency.get(vanillaMode));
       double cpuUp = (double) cpu.get("agent+extension+kafka")[0].applicationNanos() / cpu.get("vanilla agent+otlp")[0].applicationNanos();
       out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios, bootstrap 95%% CI):"
           + " Kafka up %+.1f%% [%+.1f%%, %+.1f%%], Kafka down %+.1f%% [%+.1f%%, %+.1f%%] (target: under 5%%)%n",
           100 * (up[0] - 1), 100 * (up[1] - 1), 100 * (up[2] - 1), 100 * (down[0] - 1), 100 * (down[1] - 1), 100 * (down[2] - 1));
       out.printf("extension hooks alone (no export) against the vanilla agent (no export): %+.1f%% [%+.1f%%, %+.1f%%]%n",
           100 * (hooks[0] - 1), 100 * (hooks[1] - 1), 100 * (hooks[2] - 1));
+      // The same over the rounds whose two compared batches ran while the hypervisor took little of
+      // the machine: a mode-blind rule (steal is the neighbours' doing, not the gateways').
+      out.printf("rounds in which the hypervisor took at most %.0f%% of the CPU during both compared batches:%n", 100 * maxSteal);
+      for (String[] pair : new String[][] {{ext, otlpMode}, {extDown, otlpMode}, {hooksMode, vanillaMode}}) {
+        List<double[]> a = new ArrayList<>();
+        List<double[]> b = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+          if (stolen.get(pair[0]).get(r) <= maxSteal && stolen.get(pair[1]).get(r) <= maxSteal) {
+            a.add(latency.get(pair[0]).get(r));
+            b.add(latency.get(pair[1]).get(r));
+          }
+        }
+        if (a.isEmpty()) {
+          out.printf("  %s against %s: no such round%n", pair[0], pair[1]);
+          continue;
+        }
+        double[] calm = pairedRatio(a, b);
+        out.printf("  %s against %s: %+.1f%% [%+.1f%%, %+.1f%%] over %d of %d rounds%n", pair[0], pair[1],
+            100 * (calm[0] - 1), 100 * (calm[1] - 1), 100 * (calm[2] - 1), a.size(), rounds);
+      }
       out.printf("gateway CPU per request (JIT excluded), extension + Kafka against vanilla + OTLP: %+.1f%%"
           + " (at saturation this is what p50 and throughput pay)%n", 100 * (cpuUp - 1));
       out.flush();

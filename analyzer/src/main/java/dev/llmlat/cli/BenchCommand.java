@@ -120,6 +120,11 @@ final class BenchCommand {
         "(unpinned with fewer than two or without taskset); none: no pinning. Default: ${DEFAULT-VALUE}."})
     String gatewayCpus;
 
+    @Option(names = "--max-steal", defaultValue = "5", paramLabel = "PERCENT", description = {
+        "The overhead estimates are printed again over the rounds in which the hypervisor took at most this share of the",
+        "machine's CPU time (steal in /proc/stat) during both compared batches. Default: ${DEFAULT-VALUE}."})
+    double maxStealPercent;
+
     @Spec CommandSpec spec;
 
     @Override
@@ -130,7 +135,8 @@ final class BenchCommand {
         case "none" -> null;
         default -> CpuPinning.of(gatewayCpus);
       };
-      new AgentBenchmark(requests, rounds, concurrency, warmup, rate, scratch, pinning).run(spec.commandLine().getOut());
+      new AgentBenchmark(requests, rounds, concurrency, warmup, rate, scratch, pinning, maxStealPercent / 100)
+          .run(spec.commandLine().getOut());
       return 0;
     }
   }
