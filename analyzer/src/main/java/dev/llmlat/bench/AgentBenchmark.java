@@ -421,30 +421,15 @@ public final class AgentBenchmark {
 
   /**
    * The median over rounds of {@code a}'s p50 divided by {@code b}'s in the same round, and a 95%
-   * bootstrap interval of that median (resampling rounds; fixed seed, so a run is repeatable).
+   * bootstrap interval of that median: {median, low, high}.
    */
   private static double[] pairedRatio(List<double[]> a, List<double[]> b) {
     double[] r = new double[a.size()];
     for (int i = 0; i < r.length; i++) {
       r[i] = a.get(i)[0] / b.get(i)[0];
     }
-    java.util.Random random = new java.util.Random(42);
-    double[] medians = new double[2000];
-    double[] resample = new double[r.length];
-    for (int k = 0; k < medians.length; k++) {
-      for (int i = 0; i < r.length; i++) {
-        resample[i] = r[random.nextInt(r.length)];
-      }
-      medians[k] = medianOf(resample);
-    }
-    Arrays.sort(medians);
-    return new double[] {medianOf(r), medians[(int) (0.025 * medians.length)], medians[(int) (0.975 * medians.length) - 1]};
-  }
-
-  private static double medianOf(double[] values) {
-    double[] v = values.clone();
-    Arrays.sort(v);
-    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    PairedRatio p = PairedRatio.of(List.of(r));
+    return new double[] {p.median(), p.low(), p.high()};
   }
 
   /** Records on the spans topic: proof that the Kafka mode really delivered while measured. */
@@ -467,7 +452,7 @@ public final class AgentBenchmark {
   }
 
   private static double median(List<double[]> rounds, int index) {
-    return medianOf(rounds.stream().mapToDouble(r -> r[index]).toArray());
+    return PairedRatio.median(rounds.stream().mapToDouble(r -> r[index]).toArray());
   }
 
   @SafeVarargs

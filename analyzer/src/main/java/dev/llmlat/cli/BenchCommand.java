@@ -1,9 +1,11 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.bench.AgentBenchmark;
+import dev.llmlat.bench.AgentRounds;
 import dev.llmlat.bench.CpuPinning;
 import dev.llmlat.bench.HeapTrend;
 import dev.llmlat.bench.IngestBenchmark;
+import dev.llmlat.bench.PairedRatio;
 import dev.llmlat.bench.SoakBenchmark;
 import dev.llmlat.bench.faults.FaultResult;
 import dev.llmlat.bench.faults.FaultsBenchmark;
@@ -11,8 +13,10 @@ import dev.llmlat.bench.faults.FaultsConfig;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.home.LlmlatHome;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -26,7 +30,7 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
-    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.AgentPool.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
         BenchCommand.Soak.class, BenchCommand.Faults.class})
 final class BenchCommand {
 
@@ -137,6 +141,38 @@ final class BenchCommand {
       };
       new AgentBenchmark(requests, rounds, concurrency, warmup, rate, scratch, pinning, maxStealPercent / 100)
           .run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "agent-pool", mixinStandardHelpOptions = true, description = {
+      "The extension's overhead over the rounds of several `llmlat bench agent` runs taken together, read from their",
+      "saved output: median of the per-round paired p50 ratios, bootstrap 95% interval resampling rounds within each run."})
+  static final class AgentPool implements Callable<Integer> {
+    @Parameters(arity = "1..*", paramLabel = "OUTPUT", description = "Saved output of llmlat bench agent, one file per run.")
+    List<Path> outputs;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      List<AgentRounds> runs = new ArrayList<>();
+      for (Path f : outputs) {
+        runs.add(AgentRounds.read(f));
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.printf("%d rounds from %d run%s%n", runs.stream().mapToInt(AgentRounds::size).sum(), runs.size(),
+          runs.size() == 1 ? "" : "s");
+      String[][] pairs = {{"agent+extension+kafka", "vanilla agent+otlp"}, {"agent+extension, kafka down", "vanilla agent+otlp"},
+          {"agent+extension, no export", "vanilla agent"}};
+      for (String[] pair : pairs) {
+        List<double[]> ratios = new ArrayList<>();
+        for (AgentRounds run : runs) {
+          ratios.add(run.ratios(pair[0], pair[1]));
+        }
+        out.printf("%s against %s: %s%n", pair[0], pair[1], PairedRatio.of(ratios).asChange());
+      }
+      out.flush();
       return 0;
     }
   }
