@@ -25,9 +25,10 @@ import java.util.Optional;
  * ({@link RangeIndex}), runtime calls in a primitive table ({@link LaunchCalls}), then one pass over
  * the activity tables ({@link ActivityStream}). A {@link NsysReader} thread reads half of the runtime
  * table and then the activities' rows; this thread reads the other half, then joins the rows
- * ({@link LaunchJoin}), builds spans and feeds the sink. Memory is bounded by ranges and runtime calls, not by activities. Should a table turn
- * out not to be in start order, the activities come again sorted; the writer recounts those it
- * already emitted ({@link GpuSpanWriter#restart}), so no span goes out twice.
+ * ({@link LaunchJoin}), builds spans and feeds the sink. Memory is bounded by ranges and runtime
+ * calls, not by activities. Should a table turn out not to be in start order, the activities come
+ * again sorted; the writer recounts those it already emitted ({@link GpuSpanWriter#restart}), so no
+ * span goes out twice.
  */
 public final class NsysImporter {
   private static final int PROGRESS_EVERY = 4096;
