@@ -57,6 +57,23 @@ public final class AgentBenchmark {
   private static final long BSP_DELAY_MS = 200;
   /** A pause after each batch: two export periods and the delivery of the last one. */
   private static final long DRAIN_MS = 2 * BSP_DELAY_MS + 100;
+  public static final String NO_AGENT = "no agent";
+  public static final String VANILLA = "vanilla agent";
+  public static final String VANILLA_OTLP = "vanilla agent+otlp";
+  public static final String EXTENSION_KAFKA = "agent+extension+kafka";
+  public static final String EXTENSION_KAFKA_DOWN = "agent+extension, kafka down";
+  public static final String EXTENSION_NO_EXPORT = "agent+extension, no export";
+
+  /** A mode whose p50 is compared, round by round, with a baseline mode's. */
+  public record Comparison(String mode, String baseline) {}
+
+  /**
+   * The extension with Kafka up and down against the exporting vanilla agent (the like-for-like
+   * baseline), and its hooks alone against the vanilla agent exporting nothing.
+   */
+  public static final List<Comparison> COMPARISONS = List.of(new Comparison(EXTENSION_KAFKA, VANILLA_OTLP),
+      new Comparison(EXTENSION_KAFKA_DOWN, VANILLA_OTLP), new Comparison(EXTENSION_NO_EXPORT, VANILLA));
+
   /** One mode's figures (medians over rounds). */
   public record Figures(String mode, double p50Ms, double p99Ms, double requestsPerSecond) {}
 
@@ -131,17 +148,17 @@ public final class AgentBenchmark {
       downBroker = "127.0.0.1:" + s.getLocalPort();
     }
     Map<String, List<String>> modes = new LinkedHashMap<>();
-    modes.put("no agent", List.of());
-    modes.put("vanilla agent", concat(agentFlags(agent), "-Dotel.traces.exporter=none"));
-    modes.put("vanilla agent+otlp", concat(agentFlags(agent), "-Dotel.traces.exporter=otlp",
+    modes.put(NO_AGENT, List.of());
+    modes.put(VANILLA, concat(agentFlags(agent), "-Dotel.traces.exporter=none"));
+    modes.put(VANILLA_OTLP, concat(agentFlags(agent), "-Dotel.traces.exporter=otlp",
         "-Dotel.exporter.otlp.protocol=http/protobuf", "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint()));
-    modes.put("agent+extension+kafka", extensionFlags(broker.bootstrapServers()));
-    modes.put("agent+extension, kafka down", extensionFlags(downBroker));
+    modes.put(EXTENSION_KAFKA, extensionFlags(broker.bootstrapServers()));
+    modes.put(EXTENSION_KAFKA_DOWN, extensionFlags(downBroker));
     // The extension's hooks alone, against "vanilla agent": what the instrumentation costs without any export.
     List<String> hooksOnly = new ArrayList<>(extensionFlags(downBroker));
     hooksOnly.removeIf(f -> f.startsWith("-Dotel.traces.exporter") || f.startsWith("-Dotel.exporter.kafka"));
     hooksOnly.add("-Dotel.traces.exporter=none");
-    modes.put("agent+extension, no export", hooksOnly);
+    modes.put(EXTENSION_NO_EXPORT, hooksOnly);
     Map<String, Process> gateways = new LinkedHashMap<>();
     Map<String, Integer> ports = new LinkedHashMap<>();
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -250,39 +267,31 @@ public final class AgentBenchmark {
       }
       out.printf("delivered while measuring: OTLP receiver %d spans in %d requests; Kafka %s%n", otlp.spans(), otlp.requests(),
           kafkaRecords(broker.bootstrapServers()));
-      String ext = "agent+extension+kafka";
-      String extDown = "agent+extension, kafka down";
-      String hooksMode = "agent+extension, no export";
-      String otlpMode = "vanilla agent+otlp";
-      String vanillaMode = "vanilla agent";
-      double[] up = pairedRatio(latency.get(ext), latency.get(otlpMode));
-      double[] down = pairedRatio(latency.get(extDown), latency.get(otlpMode));
-      double[] hooks = pairedRatio(latency.get(hooksMode), latency.get(vanillaMode));
-      double cpuUp = (double) cpu.get("agent+extension+kafka")[0].applicationNanos() / cpu.get("vanilla agent+otlp")[0].applicationNanos();
+      PairedRatio up = pairedRatio(latency.get(EXTENSION_KAFKA), latency.get(VANILLA_OTLP));
+      PairedRatio down = pairedRatio(latency.get(EXTENSION_KAFKA_DOWN), latency.get(VANILLA_OTLP));
+      PairedRatio hooks = pairedRatio(latency.get(EXTENSION_NO_EXPORT), latency.get(VANILLA));
+      double cpuUp = (double) cpu.get(EXTENSION_KAFKA)[0].applicationNanos() / cpu.get(VANILLA_OTLP)[0].applicationNanos();
       out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios, bootstrap 95%% CI):"
-          + " Kafka up %+.1f%% [%+.1f%%, %+.1f%%], Kafka down %+.1f%% [%+.1f%%, %+.1f%%] (target: under 5%%)%n",
-          100 * (up[0] - 1), 100 * (up[1] - 1), 100 * (up[2] - 1), 100 * (down[0] - 1), 100 * (down[1] - 1), 100 * (down[2] - 1));
-      out.printf("extension hooks alone (no export) against the vanilla agent (no export): %+.1f%% [%+.1f%%, %+.1f%%]%n",
-          100 * (hooks[0] - 1), 100 * (hooks[1] - 1), 100 * (hooks[2] - 1));
+          + " Kafka up %s, Kafka down %s (target: under 5%%)%n", up.asChange(), down.asChange());
+      out.printf("extension hooks alone (no export) against the vanilla agent (no export): %s%n", hooks.asChange());
       // The same over the rounds whose two compared batches ran while the hypervisor took little of
       // the machine: a mode-blind rule (steal is the neighbours' doing, not the gateways').
       out.printf("rounds in which the hypervisor took at most %.0f%% of the CPU during both compared batches:%n", 100 * maxSteal);
-      for (String[] pair : new String[][] {{ext, otlpMode}, {extDown, otlpMode}, {hooksMode, vanillaMode}}) {
+      for (Comparison c : COMPARISONS) {
         List<double[]> a = new ArrayList<>();
         List<double[]> b = new ArrayList<>();
         for (int r = 0; r < rounds; r++) {
-          if (stolen.get(pair[0]).get(r) <= maxSteal && stolen.get(pair[1]).get(r) <= maxSteal) {
-            a.add(latency.get(pair[0]).get(r));
-            b.add(latency.get(pair[1]).get(r));
+          if (stolen.get(c.mode()).get(r) <= maxSteal && stolen.get(c.baseline()).get(r) <= maxSteal) {
+            a.add(latency.get(c.mode()).get(r));
+            b.add(latency.get(c.baseline()).get(r));
           }
         }
         if (a.isEmpty()) {
-          out.printf("  %s against %s: no such round%n", pair[0], pair[1]);
+          out.printf("  %s against %s: no such round%n", c.mode(), c.baseline());
           continue;
         }
-        double[] calm = pairedRatio(a, b);
-        out.printf("  %s against %s: %+.1f%% [%+.1f%%, %+.1f%%] over %d of %d rounds%n", pair[0], pair[1],
-            100 * (calm[0] - 1), 100 * (calm[1] - 1), 100 * (calm[2] - 1), a.size(), rounds);
+        out.printf("  %s against %s: %s over %d of %d rounds%n", c.mode(), c.baseline(), pairedRatio(a, b).asChange(),
+            a.size(), rounds);
       }
       out.printf("gateway CPU per request (JIT excluded), extension + Kafka against vanilla + OTLP: %+.1f%%"
           + " (at saturation this is what p50 and throughput pay)%n", 100 * (cpuUp - 1));
@@ -421,15 +430,14 @@ public final class AgentBenchmark {
 
   /**
    * The median over rounds of {@code a}'s p50 divided by {@code b}'s in the same round, and a 95%
-   * bootstrap interval of that median: {median, low, high}.
+   * bootstrap interval of that median.
    */
-  private static double[] pairedRatio(List<double[]> a, List<double[]> b) {
+  private static PairedRatio pairedRatio(List<double[]> a, List<double[]> b) {
     double[] r = new double[a.size()];
     for (int i = 0; i < r.length; i++) {
       r[i] = a.get(i)[0] / b.get(i)[0];
     }
-    PairedRatio p = PairedRatio.of(List.of(r));
-    return new double[] {p.median(), p.low(), p.high()};
+    return PairedRatio.of(List.of(r));
   }
 
   /** Records on the spans topic: proof that the Kafka mode really delivered while measured. */

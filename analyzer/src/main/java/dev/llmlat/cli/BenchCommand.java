@@ -163,14 +163,12 @@ final class BenchCommand {
       PrintWriter out = spec.commandLine().getOut();
       out.printf("%d rounds from %d run%s%n", runs.stream().mapToInt(AgentRounds::size).sum(), runs.size(),
           runs.size() == 1 ? "" : "s");
-      String[][] pairs = {{"agent+extension+kafka", "vanilla agent+otlp"}, {"agent+extension, kafka down", "vanilla agent+otlp"},
-          {"agent+extension, no export", "vanilla agent"}};
-      for (String[] pair : pairs) {
+      for (AgentBenchmark.Comparison c : AgentBenchmark.COMPARISONS) {
         List<double[]> ratios = new ArrayList<>();
         for (AgentRounds run : runs) {
-          ratios.add(run.ratios(pair[0], pair[1]));
+          ratios.add(run.ratios(c.mode(), c.baseline()));
         }
-        out.printf("%s against %s: %s%n", pair[0], pair[1], PairedRatio.of(ratios).asChange());
+        out.printf("%s against %s: %s%n", c.mode(), c.baseline(), PairedRatio.of(ratios).asChange());
       }
       out.flush();
       return 0;
