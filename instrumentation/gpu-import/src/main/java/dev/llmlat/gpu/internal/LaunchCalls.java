@@ -4,40 +4,67 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Arrays;
+import java.util.HashMap;
 
 /**
  * The CUDA runtime/driver calls of an Nsight export by (correlation id, process): the launching
  * thread and start of the earliest call, which is how a kernel, memcpy or memset finds the range
  * open at its launch. Read in one plain scan of {@code CUPTI_ACTIVITY_KIND_RUNTIME} into primitive
  * arrays; measured: a sqlite {@code GROUP BY} over the same rows took longer than the whole import
- * should, and a boxed map spent most of its time allocating. Calls of one process with correlation
- * ids in a dense enough band live in arrays indexed by correlation id, the rest in a hash table.
+ * should, and a boxed map spent most of its time allocating.
+ *
+ * <p>CUPTI counts correlation ids up per process, so each process's calls live in arrays indexed by
+ * correlation id ({@link Segment}), grown as ids come; they are written and read almost in order.
+ * Ids far outside a segment's dense band go to a hash table. Measured on a 1.36M-row runtime table:
+ * the hash table alone (one cache miss per call, 64 MB cleared per import) cost as much as the scan.
  */
 public final class LaunchCalls {
   private static final long EMPTY = Long.MIN_VALUE;
   // One entry = 4 adjacent longs (correlation, process, globalTid, start): one cache miss per probe
-  // instead of one per field; the table holds a million entries and more for long captures.
+  // instead of one per field.
   private static final int WIDTH = 4;
-
-  private static final long DENSE = 1L << 31;
+  /** Handles at or above this are {@code DENSE + segment << 32 + index}; below, hash table entries. */
+  private static final long DENSE = 1L << 48;
+  /** Marks a handle of the later of two tables in {@link #find(LaunchCalls, LaunchCalls, long, long)}. */
+  private static final long LATER = 1L << 60;
+  private static final int MAX_SEGMENTS = 256;
+  private static final int FIRST_LENGTH = 1 << 16;
+  // A segment grows only while at least 1 in SPARSEST of its slots stays used.
+  private static final int SPARSEST = 16;
 
   private long[] table;
-  private long denseBase;
-  private long denseLength;
-  private long denseProcess = Long.MIN_VALUE;
-  private long[] denseStart;
-  private int[] denseThread;
-  private long[] threads;
-  private int threadCount;
-  private int lastThread;
-  private int denseSize;
   private int mask;
   private int size;
+  private Segment[] segments = new Segment[4];
+  private int segmentCount;
+  private Segment lastSegment;
+  private long[] threads = new long[8];
+  private int threadCount;
+  private int lastThread;
+  private HashMap<Long, Integer> threadIndexes;
 
-  LaunchCalls(long expected) {
-    // Load factor at most 3/4 (linear probing over a well-mixed hash stays short).
-    int capacity = Integer.highestOneBit((int) Math.min(1 << 28, Math.max(1024, expected * 4 / 3)) - 1) << 1;
-    allocate(capacity);
+  /** One process's calls in arrays indexed by correlation id minus {@code base}. */
+  private static final class Segment {
+    final long process;
+    final long base;
+    final int index;
+    long[] start;
+    /** Thread index + 1 ({@link LaunchCalls#threads}); 0: no call with this id. */
+    int[] thread;
+    int count;
+
+    Segment(long process, long base, int index, int length) {
+      this.process = process;
+      this.base = base;
+      this.index = index;
+      this.start = new long[length];
+      this.thread = new int[length];
+    }
+  }
+
+  LaunchCalls() {
+    allocate(1024);
   }
 
   /**
@@ -46,14 +73,10 @@ public final class LaunchCalls {
    */
   public static LaunchCalls read(NsysExport export, long fromRowid, long toRowid) throws SQLException {
     if (!export.has(NsysExport.RUNTIME) || toRowid <= fromRowid) {
-      return new LaunchCalls(0);
+      return new LaunchCalls();
     }
-    // Sized up front from the rowid span: rehashing a large table cost more than the scan.
     Packing pack = Packing.plan(export, fromRowid, toRowid);
-    LaunchCalls calls = new LaunchCalls(0);
-    if (pack == null || !calls.denseFor(pack, toRowid - fromRowid)) {
-      calls = new LaunchCalls(toRowid - fromRowid);
-    }
+    LaunchCalls calls = new LaunchCalls();
     try (PreparedStatement ps = export.launchCalls(pack == null ? null : pack.sql())) {
       ps.setLong(1, fromRowid);
       ps.setLong(2, toRowid);
@@ -138,7 +161,7 @@ public final class LaunchCalls {
       if (n == 0 || n > MAX_THREADS) {
         return null;
       }
-      long[] known = java.util.Arrays.copyOf(threads, n);
+      long[] known = Arrays.copyOf(threads, n);
       long sLo = Math.min(first[0], last[0]);
       long sHi = Math.max(first[0], last[0]);
       long cLo = Math.min(first[1], last[1]);
@@ -195,22 +218,25 @@ public final class LaunchCalls {
    * starts the first recorded.
    */
   void add(long correlation, long process, long globalTid, long start) {
-    long d = correlation - denseBase;
-    if (process == denseProcess && d >= 0 && d < denseLength) {
-      int idx = (int) d;
-      long s = denseStart[idx];
-      if (s == EMPTY) {
-        denseStart[idx] = start;
-        denseThread[idx] = threadIndex(globalTid);
-        denseSize++;
-      } else if (start < s) {
-        denseStart[idx] = start;
-        denseThread[idx] = threadIndex(globalTid);
+    Segment seg = segmentFor(process, correlation);
+    if (seg != null) {
+      long d = correlation - seg.base;
+      if (d >= 0 && (d < seg.thread.length || grow(seg, d))) {
+        int i = (int) d;
+        int t = seg.thread[i];
+        if (t == 0) {
+          seg.start[i] = start;
+          seg.thread[i] = threadIndex(globalTid) + 1;
+          seg.count++;
+        } else if (start < seg.start[i]) {
+          seg.start[i] = start;
+          seg.thread[i] = threadIndex(globalTid) + 1;
+        }
+        return;
       }
-      return;
     }
     if ((size + 1) * 4L > (mask + 1) * 3L) {
-      grow();
+      rehash();
     }
     int i = slot(table, mask, correlation, process);
     if (table[i] == EMPTY) {
@@ -223,6 +249,47 @@ public final class LaunchCalls {
       table[i + 2] = globalTid;
       table[i + 3] = start;
     }
+  }
+
+  /** The process's segment, made on its first call (based a little below it); null when there are too many processes. */
+  private Segment segmentFor(long process, long correlation) {
+    Segment seg = lastSegment;
+    if (seg != null && seg.process == process) {
+      return seg;
+    }
+    seg = find(process);
+    if (seg == null && segmentCount < MAX_SEGMENTS && correlation >= 0) {
+      if (segmentCount == segments.length) {
+        segments = Arrays.copyOf(segments, segmentCount * 2);
+      }
+      // Rows come roughly, not strictly, in correlation order: leave room below the first.
+      seg = new Segment(process, Math.max(0, correlation - FIRST_LENGTH / 4), segmentCount, FIRST_LENGTH);
+      segments[segmentCount++] = seg;
+    }
+    if (seg != null) {
+      lastSegment = seg;
+    }
+    return seg;
+  }
+
+  private Segment find(long process) {
+    for (int i = 0; i < segmentCount; i++) {
+      if (segments[i].process == process) {
+        return segments[i];
+      }
+    }
+    return null;
+  }
+
+  /** Grows {@code seg} to hold index {@code d} unless that would leave it too sparse. */
+  private static boolean grow(Segment seg, long d) {
+    long length = Math.max(d + 1, seg.thread.length * 2L);
+    if (length > (long) SPARSEST * (seg.count + FIRST_LENGTH) || length > Integer.MAX_VALUE - 8) {
+      return false;
+    }
+    seg.start = Arrays.copyOf(seg.start, (int) length);
+    seg.thread = Arrays.copyOf(seg.thread, (int) length);
+    return true;
   }
 
   /**
@@ -239,32 +306,41 @@ public final class LaunchCalls {
     if (a >= 0 && first.startAt(a) <= later.startAt(b)) {
       return a;
     }
-    return (1L << 32) | b; // bit 32: the entry is in the later table
+    return LATER | b;
   }
 
   /** The calling thread's {@code globalTid} of the call {@code handle} from {@link #find(LaunchCalls, LaunchCalls, long, long)}. */
   public static long thread(LaunchCalls first, LaunchCalls later, long handle) {
-    return ((handle >>> 32) == 0 ? first : later).threadAt(handle & 0xFFFFFFFFL);
+    return (handle & LATER) == 0 ? first.threadAt(handle) : later.threadAt(handle & ~LATER);
   }
 
   /** Start of the call {@code handle}. */
   public static long start(LaunchCalls first, LaunchCalls later, long handle) {
-    return ((handle >>> 32) == 0 ? first : later).startAt(handle & 0xFFFFFFFFL);
+    return (handle & LATER) == 0 ? first.startAt(handle) : later.startAt(handle & ~LATER);
   }
 
   private long threadAt(long h) {
-    return h >= DENSE ? threads[denseThread[(int) (h - DENSE)]] : table[(int) h + 2];
+    if (h >= DENSE) {
+      return threads[segments[(int) ((h - DENSE) >>> 32)].thread[(int) h] - 1];
+    }
+    return table[(int) h + 2];
   }
 
   private long startAt(long h) {
-    return h >= DENSE ? denseStart[(int) (h - DENSE)] : table[(int) h + 3];
+    return h >= DENSE ? segments[(int) ((h - DENSE) >>> 32)].start[(int) h] : table[(int) h + 3];
   }
 
-  /** -1, an entry of the hash table (below {@link #DENSE}), or {@code DENSE +} an index of the dense arrays. */
+  /** -1, an entry of the hash table (below {@link #DENSE}), or {@code DENSE + segment << 32 + index}. */
   long find(long correlation, long process) {
-    long d = correlation - denseBase;
-    if (process == denseProcess && d >= 0 && d < denseLength) {
-      return denseStart[(int) d] == EMPTY ? -1 : DENSE + d;
+    Segment seg = lastSegment;
+    if (seg == null || seg.process != process) {
+      seg = find(process);
+    }
+    if (seg != null) {
+      long d = correlation - seg.base;
+      if (d >= 0 && d < seg.thread.length && seg.thread[(int) d] != 0) {
+        return DENSE + ((long) seg.index << 32) + d;
+      }
     }
     if (size == 0) {
       return -1; // most finds ask both halves: spare a cache miss in the one without the call
@@ -273,54 +349,47 @@ public final class LaunchCalls {
     return table[i] == EMPTY ? -1 : i;
   }
 
-  /**
-   * Keeps the calls of the packing's process with correlation ids in its bounds in arrays indexed by
-   * correlation id, when those ids are dense enough (CUPTI counts them up per process): calls arrive
-   * and are looked up in roughly correlation order, so these arrays are read and written almost
-   * sequentially, where the hash table missed the cache on every call (measured: most of the import's
-   * Java time). The two stores hold disjoint keys.
-   */
-  private boolean denseFor(Packing pack, long rows) {
-    long process = pack.threads[0] >> 24;
-    for (long t : pack.threads) {
-      if (t >> 24 != process) {
-        return false;
-      }
-    }
-    long length = pack.c1 - pack.c0 + 1;
-    if (length > 16 * Math.max(rows, 1024) || length > 1 << 28) {
-      return false;
-    }
-    denseStart = new long[(int) length];
-    java.util.Arrays.fill(denseStart, EMPTY);
-    denseThread = new int[(int) length];
-    denseBase = pack.c0;
-    denseLength = length;
-    denseProcess = process;
-    threads = new long[8];
-    return true;
-  }
-
   private int threadIndex(long globalTid) {
     if (threadCount > 0 && threads[lastThread] == globalTid) {
       return lastThread;
     }
-    for (int i = 0; i < threadCount; i++) {
-      if (threads[i] == globalTid) {
-        lastThread = i;
-        return i;
+    int found = -1;
+    if (threadIndexes != null) {
+      Integer i = threadIndexes.get(globalTid);
+      found = i == null ? -1 : i;
+    } else {
+      for (int i = 0; i < threadCount; i++) {
+        if (threads[i] == globalTid) {
+          found = i;
+          break;
+        }
       }
     }
-    if (threadCount == threads.length) {
-      threads = java.util.Arrays.copyOf(threads, threadCount * 2);
+    if (found < 0) {
+      if (threadCount == threads.length) {
+        threads = Arrays.copyOf(threads, threadCount * 2);
+      }
+      found = threadCount++;
+      threads[found] = globalTid;
+      if (threadIndexes == null && threadCount > 32) { // many threads: stop scanning them
+        threadIndexes = new HashMap<>();
+        for (int i = 0; i < threadCount; i++) {
+          threadIndexes.put(threads[i], i);
+        }
+      } else if (threadIndexes != null) {
+        threadIndexes.put(globalTid, found);
+      }
     }
-    threads[threadCount] = globalTid;
-    lastThread = threadCount;
-    return threadCount++;
+    lastThread = found;
+    return found;
   }
 
   public int size() {
-    return size + denseSize;
+    int n = size;
+    for (int i = 0; i < segmentCount; i++) {
+      n += segments[i].count;
+    }
+    return n;
   }
 
   /** Index of the entry's first long: linear probing over entries. */
@@ -342,7 +411,7 @@ public final class LaunchCalls {
     mask = capacity - 1;
   }
 
-  private void grow() {
+  private void rehash() {
     long[] old = table;
     allocate((mask + 1) * 2);
     for (int j = 0; j < old.length; j += WIDTH) {

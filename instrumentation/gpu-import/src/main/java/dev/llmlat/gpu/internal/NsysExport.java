@@ -288,10 +288,11 @@ public final class NsysExport implements AutoCloseable {
    * {@code packed} (an expression of those, see {@link LaunchCalls.Packing}) when not null.
    */
   PreparedStatement launchCalls(String packed) throws SQLException {
+    // The name test comes first: it drops most rows before sqlite reads their other columns
+    // (measured with the sqlite3 CLI on the H200 capture x40: 0.17 s instead of 0.26 s).
     return db.prepareStatement("SELECT " + (packed == null ? "" : packed + ", ") + "correlationId, globalTid, start FROM "
-        + RUNTIME
-        + " WHERE rowid >= ? AND rowid < ? AND correlationId IS NOT NULL AND globalTid IS NOT NULL"
-        + nonLaunchingFilter());
+        + RUNTIME + " WHERE rowid >= ? AND rowid < ?" + nonLaunchingFilter()
+        + " AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
   }
 
   /**
@@ -299,28 +300,61 @@ public final class NsysExport implements AutoCloseable {
    * #NON_LAUNCHING}), or "" when the export has none. Measured on the H200 captures: more than half
    * the runtime rows are such calls ({@code cuKernelGetAttribute}, {@code cuKernelGetName}, ...), and
    * sqlite drops them for less than it costs to read them through JDBC. A {@code CASE} over a few ids
-   * costs sqlite less than {@code NOT IN} (which probes an ephemeral index per row).
+   * costs sqlite less than {@code NOT IN} (which probes an ephemeral index per row); its branches
+   * are ordered by how often each name occurs in a sample of the table, launching names included
+   * (they stop at their own branch instead of running through all the others).
    */
   private String nonLaunchingFilter() throws SQLException {
     if (nonLaunching == null) {
-      StringBuilder ids = new StringBuilder();
-      int n = 0;
+      Map<Long, Boolean> skip = new HashMap<>(); // StringIds id -> whether calls of that name launch nothing
       if (hasColumns(RUNTIME, "nameId") && has("StringIds")) {
         // GLOB keeps the JDBC traffic to API names; kernel names starting "cu" are few and fail the pattern.
         try (Statement st = db.createStatement();
             ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds WHERE value GLOB 'cu*'")) {
-          while (rs.next() && n < 256) {
+          while (rs.next() && skip.size() < 4096) {
             String name = rs.getString(2);
-            if (name != null && NON_LAUNCHING.matcher(name).lookingAt()) {
-              ids.append(" WHEN ").append(rs.getLong(1)).append(" THEN 0");
-              n++;
-            }
+            skip.put(rs.getLong(1), name != null && NON_LAUNCHING.matcher(name).lookingAt());
           }
         }
       }
-      nonLaunching = n == 0 ? "" : " AND CASE nameId" + ids + " ELSE 1 END";
+      if (!skip.containsValue(true)) {
+        nonLaunching = "";
+        return nonLaunching;
+      }
+      StringBuilder cases = new StringBuilder(" AND CASE nameId");
+      Set<Long> written = new HashSet<>();
+      for (long id : commonNames()) {
+        Boolean skipped = skip.get(id);
+        if (skipped != null) {
+          cases.append(" WHEN ").append(id).append(skipped ? " THEN 0" : " THEN 1");
+          written.add(id);
+        }
+      }
+      int n = 0;
+      for (Map.Entry<Long, Boolean> e : skip.entrySet()) {
+        if (e.getValue() && !written.contains(e.getKey()) && n++ < 256) {
+          cases.append(" WHEN ").append(e.getKey()).append(" THEN 0");
+        }
+      }
+      nonLaunching = cases.append(" ELSE 1 END").toString();
     }
     return nonLaunching;
+  }
+
+  /** The nameIds of a few thousand runtime calls from the middle of the table, most frequent first. */
+  private List<Long> commonNames() throws SQLException {
+    long[] rowids = rowidRange(RUNTIME);
+    List<Long> ids = new ArrayList<>();
+    try (PreparedStatement ps = db.prepareStatement("SELECT nameId FROM (SELECT nameId FROM " + RUNTIME
+        + " WHERE rowid >= ? LIMIT 8192) GROUP BY nameId ORDER BY count(*) DESC LIMIT 64")) {
+      ps.setLong(1, rowids[0] + (rowids[1] - rowids[0]) / 2);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getLong(1));
+        }
+      }
+    }
+    return ids;
   }
 
   private String col(String table, String column, String fallback) {
