@@ -80,9 +80,8 @@ ORDER BY steps DESC;
 
 -- name: top_kernels_by_request
 -- GPU kernel time spent on behalf of each request (steps shared by a batch count for each request in it).
-SELECT TraceId, count() AS kernels, round(sum(DurationNs) / 1e6, 3) AS kernel_ms
-FROM gpu_kernels
-ARRAY JOIN TraceIds AS TraceId
+SELECT RequestTraceId AS TraceId, count() AS kernels, round(sum(DurationNs) / 1e6, 3) AS kernel_ms
+FROM gpu_kernel_requests
 GROUP BY TraceId
 ORDER BY kernel_ms DESC
 LIMIT 20;

@@ -3,14 +3,14 @@ package dev.llmlat.spans;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Encodes GPU kernel, memcpy and memset spans (resource {@code llmlat.layer=gpu}, span attribute
  * {@code llmlat.gpu.kind}) as {@code RowBinary} rows of the compact {@code gpu_kernels} table.
- * The attribute contract is in schemas/kafka/README.md.
+ * The attribute contract is in schemas/kafka/README.md. The requests a kernel served are its step
+ * span's links, not a column here (view {@code gpu_kernel_requests}).
  */
 public final class GpuKernelRowEncoder extends RowBinaryBatch {
   public static final String TABLE = "gpu_kernels";
@@ -18,7 +18,7 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
 
   public static final List<String> COLUMNS =
       List.of("Start", "DurationNs", "Kind", "Name", "Device", "Stream", "CorrelationId", "Bytes", "HostName",
-          "Pid", "Tid", "StepSpanId", "StepName", "TraceIds", "Source", "ClockRule", "ServiceName");
+          "Pid", "Tid", "StepSpanId", "StepName", "Source", "ClockRule", "ServiceName");
 
   public GpuKernelRowEncoder() {
     super(16 * 1024);
@@ -59,7 +59,6 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
     long bytes = 0;
     long pid = parseLong(resourceAttributes.get("process.pid"));
     long tid = 0;
-    List<String> traceIds = new ArrayList<>();
     for (KeyValue kv : span.getAttributesList()) {
       AnyValue v = kv.getValue();
       switch (kv.getKey()) {
@@ -72,7 +71,6 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         case "thread.id" -> tid = v.getIntValue();
         case "llmlat.step.span_id" -> stepSpanId = v.getStringValue();
         case "llmlat.step.name" -> stepName = v.getStringValue();
-        case "llmlat.trace_ids" -> v.getArrayValue().getValuesList().forEach(t -> traceIds.add(t.getStringValue()));
         case "llmlat.gpu.source" -> source = v.getStringValue();
         case "llmlat.clock.rule" -> clockRule = v.getStringValue();
         default -> { }
@@ -93,9 +91,7 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         .uint32(tid)
         .string(stepSpanId)
         .string(stepName)
-        .arrayLength(traceIds.size());
-    traceIds.forEach(out::string);
-    out.string(source).string(clockRule).string(serviceName);
+        .string(source).string(clockRule).string(serviceName);
     rows++;
     return this;
   }

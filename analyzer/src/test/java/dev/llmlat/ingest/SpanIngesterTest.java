@@ -15,7 +15,6 @@ import dev.llmlat.store.StoreConfig;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
-import io.opentelemetry.proto.common.v1.ArrayValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -125,8 +124,6 @@ class SpanIngesterTest {
         .addAttributes(kv("thread.id", AnyValue.newBuilder().setIntValue(3131)))
         .addAttributes(kv("llmlat.step.span_id", AnyValue.newBuilder().setStringValue("aaaabbbbccccdddd")))
         .addAttributes(kv("llmlat.step.name", AnyValue.newBuilder().setStringValue("prefill")))
-        .addAttributes(kv("llmlat.trace_ids", AnyValue.newBuilder().setArrayValue(ArrayValue.newBuilder()
-            .addValues(AnyValue.newBuilder().setStringValue(requestTraceId)))))
         .addAttributes(kv("llmlat.gpu.source", AnyValue.newBuilder().setStringValue("nsys")))
         .addAttributes(kv("llmlat.clock.rule", AnyValue.newBuilder().setStringValue("nsys:session_start+start")))
         .build();
@@ -169,10 +166,12 @@ class SpanIngesterTest {
     assertThat(store.query("SELECT SpanName, length(Links.TraceId) FROM otel_traces WHERE SpanName = 'step'").rows())
         .containsExactly(List.of("step", "1"));
     assertThat(store.query("SELECT toUnixTimestamp64Nano(Start), DurationNs, Kind, Name, Device, Stream, CorrelationId,"
-        + " HostName, Pid, Tid, StepSpanId, StepName, TraceIds, Source, ClockRule, ServiceName FROM gpu_kernels").rows())
+        + " HostName, Pid, Tid, StepSpanId, StepName, Source, ClockRule, ServiceName FROM gpu_kernels").rows())
         .containsExactly(List.of("1000100000", "23456", "kernel", "ampere_sgemm_128x64_tn", "0", "7", "4242",
-            "gpu-host", "777", "3131", "aaaabbbbccccdddd", "prefill", "['" + SpanFixtures.TRACE + "']", "nsys",
-            "nsys:session_start+start", "engine"));
+            "gpu-host", "777", "3131", "aaaabbbbccccdddd", "prefill", "nsys", "nsys:session_start+start", "engine"));
+    // The requests a kernel served come from its step span's links.
+    assertThat(store.query("SELECT Name, RequestTraceId FROM gpu_kernel_requests").rows())
+        .containsExactly(List.of("ampere_sgemm_128x64_tn", SpanFixtures.TRACE));
     assertThat(count(store, "SELECT count() FROM otel_traces WHERE SpanAttributes['llmlat.gpu.kind'] != ''")).isZero();
   }
 

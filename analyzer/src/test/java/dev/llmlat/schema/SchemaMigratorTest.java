@@ -24,16 +24,38 @@ class SchemaMigratorTest {
       SchemaMigrator migrator = SchemaMigrator.bundled();
       SchemaMigrator.Outcome first = migrator.migrate(store);
       assertThat(first.applied()).extracting(Migration::name)
-          .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution", "ingest_deduplication");
+          .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution", "ingest_deduplication",
+              "gpu_kernel_requests");
       SchemaMigrator.Outcome second = migrator.migrate(store);
       assertThat(second.applied()).isEmpty();
-      assertThat(second.alreadyApplied()).isEqualTo(4);
+      assertThat(second.alreadyApplied()).isEqualTo(5);
       assertThat(store.query("SELECT Version, Name FROM llmlat_migrations FINAL ORDER BY Version").rows())
           .containsExactly(List.of("1", "otel_traces"), List.of("2", "gpu_kernels"), List.of("3", "llm_request_attribution"),
-              List.of("4", "ingest_deduplication"));
+              List.of("4", "ingest_deduplication"), List.of("5", "gpu_kernel_requests"));
       assertThat(store.query("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name").column("name"))
-          .containsExactly("gpu_kernels", "llm_request_attribution", "llmlat_migrations", "otel_traces",
-              "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv");
+          .containsExactly("gpu_kernel_requests", "gpu_kernels", "llm_request_attribution", "llmlat_migrations",
+              "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv");
+    }
+  }
+
+  /** A store made before kernel rows stopped carrying their step's trace ids keeps its rows. */
+  @Test
+  void upgradingDropsTheKernelTraceIdsColumnAndKeepsTheRows() {
+    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir, EngineLibrary.locate())) {
+      List<Migration> all = SchemaMigrator.bundled().migrations();
+      new SchemaMigrator(all.subList(0, 4)).migrate(store);
+      store.execute("INSERT INTO gpu_kernels (Start, DurationNs, Kind, Name, StepSpanId, TraceIds)"
+          + " VALUES (1000, 5, 'kernel', 'k', 'aaaabbbbccccdddd', ['0123456789abcdef0123456789abcdef'])");
+      store.execute("INSERT INTO otel_traces (Timestamp, TraceId, SpanId, SpanName, ResourceAttributes, `Links.TraceId`,"
+          + " `Links.SpanId`, `Links.TraceState`, `Links.Attributes`) VALUES (1000, '0123456789abcdef0123456789abcdef',"
+          + " 'aaaabbbbccccdddd', 'step', map('llmlat.layer', 'gpu'), ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210'],"
+          + " ['', ''], ['', ''], [map(), map()])");
+      assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
+          .containsExactly("gpu_kernel_requests");
+      assertThat(store.query("SELECT count() FROM system.columns WHERE table = 'gpu_kernels' AND name = 'TraceIds'"
+          + " AND database = currentDatabase()").single()).isEqualTo("0");
+      assertThat(store.query("SELECT Name, RequestTraceId FROM gpu_kernel_requests ORDER BY RequestTraceId").rows())
+          .containsExactly(List.of("k", "0123456789abcdef0123456789abcdef"), List.of("k", "fedcba9876543210fedcba9876543210"));
     }
   }
 

@@ -137,6 +137,7 @@ class NsysImportTest {
         assertThat(steps).containsKey(parent);
         assertThat(s.getTraceId()).isEqualTo(steps.get(parent).getTraceId());
         assertThat(attr(s, LlmlatAttributes.STEP_SPAN_ID)).isEqualTo(parent);
+        assertThat(attr(s, LlmlatAttributes.TRACE_IDS)).as("requests are the step's links, not on each kernel").isNull();
         byStep.computeIfAbsent(parent, k -> new ArrayList<>())
             .add(new long[] {s.getStartTimeUnixNano(), s.getEndTimeUnixNano()});
       }

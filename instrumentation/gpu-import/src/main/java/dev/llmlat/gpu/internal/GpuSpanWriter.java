@@ -120,12 +120,13 @@ public final class GpuSpanWriter {
     int index = steps.size();
     ByteString spanId = ids.spanId(ID_STEP, index);
     ByteString traceId = Ids.fromHex(match.traceIds().get(0));
-    List<KeyValue> shared = new ArrayList<>(3);
+    List<KeyValue> shared = new ArrayList<>(2);
     shared.add(OtlpAttributes.string(LlmlatAttributes.STEP_SPAN_ID, Ids.hex(spanId)));
     if (match.kind() != null) {
       shared.add(OtlpAttributes.string(LlmlatAttributes.STEP_NAME, match.kind()));
     }
-    shared.add(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, match.traceIds()));
+    // Not the step's trace ids: the step span carries them once (a 256-request decode step would
+    // put 9 KB on each of its kernels, and Kafka refuses records over 1 MB).
     ProtoWriter fields = new ProtoWriter(256);
     for (KeyValue kv : shared) {
       fields.raw(SpanFields.attribute(kv));
