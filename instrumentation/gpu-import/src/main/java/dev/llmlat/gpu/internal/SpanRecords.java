@@ -20,6 +20,8 @@ import java.util.Map;
  * id, and hands them to the sink as a {@link SpanBatch} every {@code batchSize} spans. A span is
  * encoded once, into this batch's buffer ({@link #begin}), never becomes a message object, and is
  * copied once, into its trace's record, whose request around the spans is written from their lengths.
+ * A trace's spans of one batch go in more than one record when they pass {@link #MAX_RECORD_SPAN_BYTES}
+ * (Kafka refuses records over its 1 MB default).
  */
 final class SpanRecords {
   static final InstrumentationScope SCOPE =
@@ -30,6 +32,8 @@ final class SpanRecords {
   private static final int SCOPE_SPANS_SCOPE = ProtoWriter.lenTag(1);
   private static final int SCOPE_SPANS_SPANS = ProtoWriter.lenTag(2);
   private static final HexFormat HEX = HexFormat.of();
+  /** The most span bytes one record carries: half Kafka's default 1 MB limit, leaving room for long names. */
+  static final int MAX_RECORD_SPAN_BYTES = 512 * 1024;
 
   private final byte[] resource;
   private final byte[] scope;
@@ -42,17 +46,21 @@ final class SpanRecords {
   private int[] next = new int[256];
   // The spans of this batch by trace, in order of first appearance (as the Kafka records go out).
   private final Map<ByteString, TraceSpans> open = new LinkedHashMap<>();
+  // Records of this batch already at MAX_RECORD_SPAN_BYTES, in the order they filled up.
+  private final List<TraceSpans> full = new ArrayList<>();
   private int pending;
   private long spans;
   private long batches;
 
   /** One trace's spans in this batch: first and last span index, and their bytes as repeated fields. */
   private static final class TraceSpans {
+    final ByteString traceId;
     final int first;
     int last;
     int fieldBytes;
 
-    TraceSpans(int first) {
+    TraceSpans(ByteString traceId, int first) {
+      this.traceId = traceId;
       this.first = first;
       this.last = first;
     }
@@ -87,15 +95,20 @@ final class SpanRecords {
     int end = arena.size();
     ends[i] = end;
     next[i] = -1;
+    int fieldBytes = 1 + ProtoWriter.varintSize(end - start) + end - start;
     TraceSpans t = open.get(traceId);
+    if (t != null && t.fieldBytes + fieldBytes > MAX_RECORD_SPAN_BYTES) {
+      full.add(t);
+      t = null;
+    }
     if (t == null) {
-      t = new TraceSpans(i);
+      t = new TraceSpans(traceId, i);
       open.put(traceId, t);
     } else {
       next[t.last] = i;
       t.last = i;
     }
-    t.fieldBytes += 1 + ProtoWriter.varintSize(end - start) + end - start;
+    t.fieldBytes += fieldBytes;
     spans++;
     if (++pending >= batchSize) {
       flush();
@@ -117,12 +130,14 @@ final class SpanRecords {
     if (pending == 0) {
       return;
     }
-    List<String> traceIds = new ArrayList<>(open.size());
-    List<byte[]> records = new ArrayList<>(open.size());
-    for (Map.Entry<ByteString, TraceSpans> e : open.entrySet()) {
-      traceIds.add(HEX.formatHex(e.getKey().toByteArray()));
-      records.add(request(e.getValue()));
+    List<String> traceIds = new ArrayList<>(full.size() + open.size());
+    List<byte[]> records = new ArrayList<>(full.size() + open.size());
+    full.addAll(open.values());
+    for (TraceSpans t : full) {
+      traceIds.add(HEX.formatHex(t.traceId.toByteArray()));
+      records.add(request(t));
     }
+    full.clear();
     open.clear();
     arena.reset();
     int count = pending;
