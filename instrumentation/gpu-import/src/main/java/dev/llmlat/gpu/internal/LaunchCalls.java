@@ -11,61 +11,24 @@ import java.util.HashMap;
  * The CUDA runtime/driver calls of an Nsight export by (correlation id, process): the launching
  * thread and start of the earliest call, which is how a kernel, memcpy or memset finds the range
  * open at its launch. Read in one plain scan of {@code CUPTI_ACTIVITY_KIND_RUNTIME} into primitive
- * arrays; measured: a sqlite {@code GROUP BY} over the same rows took longer than the whole import
- * should, and a boxed map spent most of its time allocating.
- *
- * <p>CUPTI counts correlation ids up per process, so each process's calls live in arrays indexed by
- * correlation id ({@link Segment}), grown as ids come; they are written and read almost in order.
- * Ids far outside a segment's dense band go to a hash table. Measured on a 1.36M-row runtime table:
- * the hash table alone (one cache miss per call, 64 MB cleared per import) cost as much as the scan.
+ * arrays, one {@link ProcessCalls} per process (CUPTI counts correlation ids per process); measured:
+ * a sqlite {@code GROUP BY} over the same rows took longer than the whole import should, a boxed
+ * map spent most of its time allocating, and a primitive hash table missed the cache on every call.
  */
 public final class LaunchCalls {
-  private static final long EMPTY = Long.MIN_VALUE;
-  // One entry = 4 adjacent longs (correlation, process, globalTid, start): one cache miss per probe
-  // instead of one per field.
-  private static final int WIDTH = 4;
-  /** Handles at or above this are {@code DENSE + segment << 32 + index}; below, hash table entries. */
-  private static final long DENSE = 1L << 48;
   /** Marks a handle of the later of two tables in {@link #find(LaunchCalls, LaunchCalls, long, long)}. */
-  private static final long LATER = 1L << 60;
-  private static final int MAX_SEGMENTS = 256;
-  private static final int FIRST_LENGTH = 1 << 16;
-  // A segment grows only while at least 1 in SPARSEST of its slots stays used.
-  private static final int SPARSEST = 16;
+  private static final long LATER = 1L << 62;
 
-  private long[] table;
-  private int mask;
-  private int size;
-  private Segment[] segments = new Segment[4];
-  private int segmentCount;
-  private Segment lastSegment;
+  private ProcessCalls[] processes = new ProcessCalls[4];
+  private int processCount;
+  private ProcessCalls lastProcess;
+  private int lastProcessIndex;
   private long[] threads = new long[8];
   private int threadCount;
   private int lastThread;
   private HashMap<Long, Integer> threadIndexes;
 
-  /** One process's calls in arrays indexed by correlation id minus {@code base}. */
-  private static final class Segment {
-    final long process;
-    final long base;
-    final int index;
-    long[] start;
-    /** Thread index + 1 ({@link LaunchCalls#threads}); 0: no call with this id. */
-    int[] thread;
-    int count;
-
-    Segment(long process, long base, int index, int length) {
-      this.process = process;
-      this.base = base;
-      this.index = index;
-      this.start = new long[length];
-      this.thread = new int[length];
-    }
-  }
-
-  LaunchCalls() {
-    allocate(1024);
-  }
+  LaunchCalls() {}
 
   /**
    * Reads the runtime calls with {@code fromRowid <= rowid < toRowid}; an empty table when the
@@ -112,6 +75,7 @@ public final class LaunchCalls {
         }
       }
     }
+    calls.seal();
     return calls;
   }
 
@@ -218,78 +182,37 @@ public final class LaunchCalls {
    * starts the first recorded.
    */
   void add(long correlation, long process, long globalTid, long start) {
-    Segment seg = segmentFor(process, correlation);
-    if (seg != null) {
-      long d = correlation - seg.base;
-      if (d >= 0 && (d < seg.thread.length || grow(seg, d))) {
-        int i = (int) d;
-        int t = seg.thread[i];
-        if (t == 0) {
-          seg.start[i] = start;
-          seg.thread[i] = threadIndex(globalTid) + 1;
-          seg.count++;
-        } else if (start < seg.start[i]) {
-          seg.start[i] = start;
-          seg.thread[i] = threadIndex(globalTid) + 1;
+    ProcessCalls p = lastProcess;
+    if (p == null || p.process != process) {
+      int i = indexOf(process);
+      if (i < 0) {
+        if (processCount == processes.length) {
+          processes = Arrays.copyOf(processes, processCount * 2);
         }
-        return;
+        i = processCount++;
+        processes[i] = new ProcessCalls(process);
       }
+      p = processes[i];
+      lastProcess = p;
+      lastProcessIndex = i;
     }
-    if ((size + 1) * 4L > (mask + 1) * 3L) {
-      rehash();
-    }
-    int i = slot(table, mask, correlation, process);
-    if (table[i] == EMPTY) {
-      table[i] = correlation;
-      table[i + 1] = process;
-      table[i + 2] = globalTid;
-      table[i + 3] = start;
-      size++;
-    } else if (start < table[i + 3]) {
-      table[i + 2] = globalTid;
-      table[i + 3] = start;
+    p.add(correlation, start, threadIndex(globalTid));
+  }
+
+  /** Sorts and settles the calls for lookups (done by {@link #read}); no call can be added after. */
+  void seal() {
+    for (int i = 0; i < processCount; i++) {
+      processes[i].seal();
     }
   }
 
-  /** The process's segment, made on its first call (based a little below it); null when there are too many processes. */
-  private Segment segmentFor(long process, long correlation) {
-    Segment seg = lastSegment;
-    if (seg != null && seg.process == process) {
-      return seg;
-    }
-    seg = find(process);
-    if (seg == null && segmentCount < MAX_SEGMENTS && correlation >= 0) {
-      if (segmentCount == segments.length) {
-        segments = Arrays.copyOf(segments, segmentCount * 2);
-      }
-      // Rows come roughly, not strictly, in correlation order: leave room below the first.
-      seg = new Segment(process, Math.max(0, correlation - FIRST_LENGTH / 4), segmentCount, FIRST_LENGTH);
-      segments[segmentCount++] = seg;
-    }
-    if (seg != null) {
-      lastSegment = seg;
-    }
-    return seg;
-  }
-
-  private Segment find(long process) {
-    for (int i = 0; i < segmentCount; i++) {
-      if (segments[i].process == process) {
-        return segments[i];
+  private int indexOf(long process) {
+    for (int i = 0; i < processCount; i++) {
+      if (processes[i].process == process) {
+        return i;
       }
     }
-    return null;
-  }
-
-  /** Grows {@code seg} to hold index {@code d} unless that would leave it too sparse. */
-  private static boolean grow(Segment seg, long d) {
-    long length = Math.max(d + 1, seg.thread.length * 2L);
-    if (length > (long) SPARSEST * (seg.count + FIRST_LENGTH) || length > Integer.MAX_VALUE - 8) {
-      return false;
-    }
-    seg.start = Arrays.copyOf(seg.start, (int) length);
-    seg.thread = Arrays.copyOf(seg.thread, (int) length);
-    return true;
+    return -1;
   }
 
   /**
@@ -320,33 +243,28 @@ public final class LaunchCalls {
   }
 
   private long threadAt(long h) {
-    if (h >= DENSE) {
-      return threads[segments[(int) ((h - DENSE) >>> 32)].thread[(int) h] - 1];
-    }
-    return table[(int) h + 2];
+    return threads[processes[(int) (h >>> 32)].threadAt((int) h)];
   }
 
   private long startAt(long h) {
-    return h >= DENSE ? segments[(int) ((h - DENSE) >>> 32)].start[(int) h] : table[(int) h + 3];
+    return processes[(int) (h >>> 32)].startAt((int) h);
   }
 
-  /** -1, an entry of the hash table (below {@link #DENSE}), or {@code DENSE + segment << 32 + index}. */
+  /** -1, or {@code process index << 32 | call index}. */
   long find(long correlation, long process) {
-    Segment seg = lastSegment;
-    if (seg == null || seg.process != process) {
-      seg = find(process);
-    }
-    if (seg != null) {
-      long d = correlation - seg.base;
-      if (d >= 0 && d < seg.thread.length && seg.thread[(int) d] != 0) {
-        return DENSE + ((long) seg.index << 32) + d;
+    int pi;
+    if (lastProcess != null && lastProcess.process == process) {
+      pi = lastProcessIndex;
+    } else {
+      pi = indexOf(process);
+      if (pi < 0) {
+        return -1;
       }
+      lastProcess = processes[pi];
+      lastProcessIndex = pi;
     }
-    if (size == 0) {
-      return -1; // most finds ask both halves: spare a cache miss in the one without the call
-    }
-    int i = slot(table, mask, correlation, process);
-    return table[i] == EMPTY ? -1 : i;
+    int i = processes[pi].find(correlation);
+    return i < 0 ? -1 : ((long) pi << 32) | i;
   }
 
   private int threadIndex(long globalTid) {
@@ -384,41 +302,12 @@ public final class LaunchCalls {
     return found;
   }
 
+  /** Calls kept: one per (correlation id, process). */
   public int size() {
-    int n = size;
-    for (int i = 0; i < segmentCount; i++) {
-      n += segments[i].count;
+    int n = 0;
+    for (int i = 0; i < processCount; i++) {
+      n += processes[i].size();
     }
     return n;
-  }
-
-  /** Index of the entry's first long: linear probing over entries. */
-  private static int slot(long[] table, int mask, long correlation, long process) {
-    int e = (int) Ids.mix(correlation * 0x9e3779b97f4a7c15L + process) & mask;
-    int i = e * WIDTH;
-    while (table[i] != EMPTY && (table[i] != correlation || table[i + 1] != process)) {
-      e = (e + 1) & mask;
-      i = e * WIDTH;
-    }
-    return i;
-  }
-
-  private void allocate(int capacity) {
-    table = new long[capacity * WIDTH];
-    for (int i = 0; i < table.length; i += WIDTH) {
-      table[i] = EMPTY;
-    }
-    mask = capacity - 1;
-  }
-
-  private void rehash() {
-    long[] old = table;
-    allocate((mask + 1) * 2);
-    for (int j = 0; j < old.length; j += WIDTH) {
-      if (old[j] != EMPTY) {
-        int i = slot(table, mask, old[j], old[j + 1]);
-        System.arraycopy(old, j, table, i, WIDTH);
-      }
-    }
   }
 }
