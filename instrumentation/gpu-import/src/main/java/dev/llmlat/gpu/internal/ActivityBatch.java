@@ -10,7 +10,8 @@ final class ActivityBatch {
   final int[] kind = new int[CAPACITY];
   final long[] start = new long[CAPACITY];
   final long[] end = new long[CAPACITY];
-  final String[] name = new String[CAPACITY];
+  /** UTF-8 of the name (shared, not to be modified); null: none (the kind names the span). */
+  final byte[][] name = new byte[CAPACITY][];
   final long[] device = new long[CAPACITY];
   final long[] stream = new long[CAPACITY];
   /** Or {@link ActivityCursor#NONE}. */

@@ -47,6 +47,7 @@ public final class GpuSpanWriter {
   private final KeyValue clockAttr;
   // Kernel spans are encoded by hand (see ProtoWriter): these are their attributes' bytes.
   private final byte[][] kindFields = new byte[3][];
+  private final byte[][] kindNameBytes = new byte[3][];
   private final byte[] sourceAndClockFields;
   private final IntAttribute deviceAttr = new IntAttribute(LlmlatAttributes.GPU_DEVICE, true);
   private final IntAttribute streamAttr = new IntAttribute(LlmlatAttributes.GPU_STREAM, true);
@@ -103,6 +104,7 @@ public final class GpuSpanWriter {
     this.clockAttr = OtlpAttributes.string(LlmlatAttributes.CLOCK_RULE, clockRule);
     for (int k = 0; k < 3; k++) {
       kindFields[k] = SpanFields.attribute(OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]));
+      kindNameBytes[k] = KIND_NAMES[k].getBytes(StandardCharsets.UTF_8);
     }
     ProtoWriter w = new ProtoWriter(256);
     w.raw(SpanFields.attribute(sourceAttr));
@@ -152,6 +154,13 @@ public final class GpuSpanWriter {
    */
   public void activity(int kind, long startNs, long endNs, String name, long device, long stream,
       long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
+    activity(kind, startNs, endNs, name == null ? null : nameBytes(name), device, stream, correlation, bytes, pid, tid,
+        step, reason);
+  }
+
+  /** {@link #activity(int, long, long, String, long, long, long, long, long, long, int, UnattributedReason)} with the name in UTF-8 (null: none). */
+  public void activity(int kind, long startNs, long endNs, byte[] name, long device, long stream,
+      long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
     long seq = activitySeq++;
     long end = Math.max(startNs, endNs);
     Step st = count(kind, startNs, end, step, reason);
@@ -169,7 +178,7 @@ public final class GpuSpanWriter {
       w.rawByte(8);
       w.raw(st.spanId);
     }
-    byte[] n = nameBytes(name == null ? KIND_NAMES[kind] : name);
+    byte[] n = name == null ? kindNameBytes[kind] : name;
     w.lengthDelimited(SpanFields.NAME, n, 0, n.length);
     w.rawByte(SpanFields.KIND);
     w.rawByte(Span.SpanKind.SPAN_KIND_INTERNAL_VALUE);

@@ -1,6 +1,7 @@
 package dev.llmlat.gpu.internal;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Writes a span's integer attribute ({@code attributes} field: KeyValue { key, value { int_value } })
@@ -15,6 +16,8 @@ final class IntAttribute {
   private static final int CACHED = 16;
 
   private final byte[] key;
+  /** By the value's varint size: the field's bytes before the value, which depend only on that size. */
+  private final byte[][] prefixes = new byte[11][];
   private final long[] cachedValues;
   private final byte[][] cachedFields;
 
@@ -40,7 +43,7 @@ final class IntAttribute {
     if (field == null || cachedValues[slot] != value) {
       ProtoWriter one = new ProtoWriter(key.length + 24);
       encode(one, value);
-      field = java.util.Arrays.copyOf(one.array(), one.size());
+      field = Arrays.copyOf(one.array(), one.size());
       cachedFields[slot] = field;
       cachedValues[slot] = value;
     }
@@ -48,14 +51,22 @@ final class IntAttribute {
   }
 
   private void encode(ProtoWriter w, long value) {
-    int any = 1 + ProtoWriter.varintSize(value);
-    int keyValue = 1 + ProtoWriter.varintSize(key.length) + key.length + 1 + 1 + any;
-    w.varint(SpanFields.ATTRIBUTES);
-    w.varint(keyValue);
-    w.lengthDelimited(KEY, key, 0, key.length);
-    w.rawByte(VALUE);
-    w.rawByte(any);
-    w.rawByte(INT_VALUE);
+    int size = ProtoWriter.varintSize(value);
+    byte[] prefix = prefixes[size];
+    if (prefix == null) {
+      int any = 1 + size;
+      int keyValue = 1 + ProtoWriter.varintSize(key.length) + key.length + 1 + 1 + any;
+      ProtoWriter p = new ProtoWriter(key.length + 16);
+      p.varint(SpanFields.ATTRIBUTES);
+      p.varint(keyValue);
+      p.lengthDelimited(KEY, key, 0, key.length);
+      p.rawByte(VALUE);
+      p.rawByte(any);
+      p.rawByte(INT_VALUE);
+      prefix = Arrays.copyOf(p.array(), p.size());
+      prefixes[size] = prefix;
+    }
+    w.raw(prefix);
     w.varint(value);
   }
 }

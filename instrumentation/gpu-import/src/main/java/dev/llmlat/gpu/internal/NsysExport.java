@@ -196,6 +196,28 @@ public final class NsysExport implements AutoCloseable {
     return strings.get(id);
   }
 
+  /** {@link #string}'s UTF-8 bytes (shared: not to be modified), or null. */
+  byte[] stringUtf8(long id) throws SQLException {
+    if (strings == null) {
+      strings = StringIds.read(has("StringIds") ? db : null);
+    }
+    return strings.utf8(id);
+  }
+
+  private static final byte[][] MEMCPY_NAMES_UTF8 = new byte[COPY_KINDS.length][];
+
+  static {
+    for (int k = 0; k < COPY_KINDS.length; k++) {
+      MEMCPY_NAMES_UTF8[k] = memcpyName(k).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  /** {@link #memcpyName}'s UTF-8 bytes (shared: not to be modified). */
+  static byte[] memcpyNameUtf8(int copyKind) {
+    return copyKind >= 0 && copyKind < COPY_KINDS.length ? MEMCPY_NAMES_UTF8[copyKind]
+        : memcpyName(copyKind).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   public static String memcpyName(int copyKind) {
     return "Memcpy " + (copyKind >= 0 && copyKind < COPY_KINDS.length ? COPY_KINDS[copyKind] : "kind " + copyKind);
   }

@@ -12,28 +12,30 @@ import java.util.concurrent.ExecutionException;
  * The reading half of an Nsight import, on a thread and sqlite connection of its own. It reads the
  * later runtime calls while the importing thread reads the earlier ones, hands them over
  * ({@link #laterCalls}), then streams the activities' rows in {@link ActivityBatch}es through a
- * small bounded queue; the importing thread joins them to launch call and step and builds the spans.
+ * bounded queue; the importing thread joins them to launch call and step and builds the spans.
  * Measured: reading through sqlite-jdbc (a JNI call per column) costs about as much as joining and
  * encoding, so the two halves overlap; memory stays bounded by the queue.
  */
 final class NsysReader implements AutoCloseable {
-  private static final int QUEUED = 4;
+  // Up to 256 batches (about 17 MB) read ahead: the reader starts on the activities while the
+  // importing thread still reads its larger share of the runtime calls (see NsysImporter#earlierShare).
+  private static final int QUEUED = 256;
+  private static final byte[] MEMSET = "Memset".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
   private final NsysExport export;
   private final long fromRowid;
   private final long toRowid;
   private final CompletableFuture<LaunchCalls> later = new CompletableFuture<>();
-  private final BlockingQueue<ActivityBatch> full = new ArrayBlockingQueue<>(QUEUED);
+  private final BlockingQueue<ActivityBatch> full = new ArrayBlockingQueue<>(QUEUED + 1);
+  // Batches come back here; more are made, up to QUEUED + 2, while none is free.
   private final BlockingQueue<ActivityBatch> free = new ArrayBlockingQueue<>(QUEUED + 2);
+  private int made;
   private final Thread thread;
 
   private NsysReader(NsysExport export, long fromRowid, long toRowid) {
     this.export = export;
     this.fromRowid = fromRowid;
     this.toRowid = toRowid;
-    for (int i = 0; i < QUEUED + 2; i++) {
-      free.add(new ActivityBatch());
-    }
     this.thread = new Thread(this::run, "llmlat-nsys-reader");
     thread.setDaemon(true);
   }
@@ -107,21 +109,21 @@ final class NsysReader implements AutoCloseable {
       }
       ActivityStream activities = ActivityStream.open(export);
       try {
-        ActivityBatch b = stream(activities, free.take());
+        ActivityBatch b = stream(activities, nextFree());
         if (activities.outOfOrder()) {
           // Rare (Nsight writes its tables in start order): finish what was read, then all again sorted.
           if (b.size > 0) {
             full.put(b);
-            b = free.take();
+            b = nextFree();
           }
           b.restart = true;
           full.put(b);
           activities = activities.rescanSorted(export);
-          b = stream(activities, free.take());
+          b = stream(activities, nextFree());
         }
         if (b.size > 0) {
           full.put(b);
-          b = free.take();
+          b = nextFree();
         }
         b.last = true;
         full.put(b);
@@ -140,13 +142,26 @@ final class NsysReader implements AutoCloseable {
     }
   }
 
+  /** A batch to fill: a returned one, a new one while fewer than the most were made, else the next returned. */
+  private ActivityBatch nextFree() throws InterruptedException {
+    ActivityBatch b = free.poll();
+    if (b == null) {
+      if (made < QUEUED + 2) {
+        made++;
+        return new ActivityBatch();
+      }
+      b = free.take();
+    }
+    return b;
+  }
+
   /** Streams activities into batches until the stream ends or stops; returns the batch not yet queued. */
   private ActivityBatch stream(ActivityStream activities, ActivityBatch b) throws SQLException, InterruptedException {
     while (activities.next()) {
       add(b, activities.current());
       if (b.isFull()) {
         full.put(b);
-        b = free.take();
+        b = nextFree();
       }
     }
     return b;
@@ -159,8 +174,8 @@ final class NsysReader implements AutoCloseable {
     b.kind[i] = kind;
     b.start[i] = a.start;
     b.end[i] = a.end;
-    b.name[i] = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.string(a.nameId))
-        : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(a.copyKind) : "Memset";
+    b.name[i] = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.stringUtf8(a.nameId))
+        : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyNameUtf8(a.copyKind) : MEMSET;
     b.device[i] = a.device;
     b.stream[i] = a.stream;
     b.correlation[i] = a.correlation;

@@ -91,9 +91,17 @@ final class ProtoWriter {
 
   /** A length-delimited field: tag, length, bytes. */
   void lengthDelimited(int tag, byte[] b, int off, int len) {
-    varint(tag);
-    varint(len);
-    raw(b, off, len);
+    if (tag < 0x80 && len < 0x80) { // the usual case: one byte each
+      ensure(len + 2);
+      buf[pos++] = (byte) tag;
+      buf[pos++] = (byte) len;
+    } else {
+      varint(tag);
+      varint(len);
+      ensure(len);
+    }
+    System.arraycopy(b, off, buf, pos, len);
+    pos += len;
   }
 
   static int varintSize(long v) {

@@ -45,15 +45,11 @@ public final class RangeIndex {
       }
     }
 
+    /** Index of the last range starting at or before the previous lookup's time. */
+    private int last;
+
     int find(long t) {
-      int i = Arrays.binarySearch(starts, t);
-      if (i < 0) {
-        i = -i - 2;
-      } else {
-        while (i + 1 < starts.length && starts[i + 1] == t) {
-          i++;
-        }
-      }
+      int i = lastStartingBy(t);
       while (i >= 0) {
         if (t < ends[i] || (t == ends[i] && starts[i] == ends[i])) {
           return steps[i];
@@ -61,6 +57,27 @@ public final class RangeIndex {
         i = parents[i];
       }
       return -1;
+    }
+
+    /** The last index whose start is at most {@code t}, or -1; launches come in time order, so try where the last lookup ended first. */
+    private int lastStartingBy(long t) {
+      int n = starts.length;
+      for (int i = last; i < n && i <= last + 1; i++) {
+        if (starts[i] <= t && (i + 1 == n || starts[i + 1] > t)) {
+          last = i;
+          return i;
+        }
+      }
+      int i = Arrays.binarySearch(starts, t);
+      if (i < 0) {
+        i = -i - 2;
+      } else {
+        while (i + 1 < n && starts[i + 1] == t) {
+          i++;
+        }
+      }
+      last = Math.max(i, 0);
+      return i;
     }
   }
 

@@ -48,6 +48,9 @@ final class SpanRecords {
   private final Map<ByteString, TraceSpans> open = new LinkedHashMap<>();
   // Records of this batch already at MAX_RECORD_SPAN_BYTES, in the order they filled up.
   private final List<TraceSpans> full = new ArrayList<>();
+  // The trace of the previous span and its open spans: consecutive spans mostly share a trace.
+  private ByteString lastTraceId;
+  private TraceSpans lastTrace;
   private int pending;
   private long spans;
   private long batches;
@@ -96,7 +99,7 @@ final class SpanRecords {
     ends[i] = end;
     next[i] = -1;
     int fieldBytes = 1 + ProtoWriter.varintSize(end - start) + end - start;
-    TraceSpans t = open.get(traceId);
+    TraceSpans t = traceId == lastTraceId ? lastTrace : open.get(traceId);
     if (t != null && t.fieldBytes + fieldBytes > MAX_RECORD_SPAN_BYTES) {
       full.add(t);
       t = null;
@@ -109,6 +112,8 @@ final class SpanRecords {
       t.last = i;
     }
     t.fieldBytes += fieldBytes;
+    lastTraceId = traceId;
+    lastTrace = t;
     spans++;
     if (++pending >= batchSize) {
       flush();
@@ -139,6 +144,8 @@ final class SpanRecords {
     }
     full.clear();
     open.clear();
+    lastTraceId = null;
+    lastTrace = null;
     arena.reset();
     int count = pending;
     pending = 0;

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -15,6 +16,9 @@ import java.util.Map;
 final class StringIds {
   private final String[] dense;
   private final Map<Long, String> sparse;
+  // UTF-8 of the strings asked for by utf8(), made once per id.
+  private byte[][] denseUtf8;
+  private Map<Long, byte[]> sparseUtf8;
 
   private StringIds(String[] dense, Map<Long, String> sparse) {
     this.dense = dense;
@@ -54,6 +58,29 @@ final class StringIds {
       }
     }
     return map;
+  }
+
+  /** The string's UTF-8 bytes (shared: not to be modified), or null. */
+  byte[] utf8(long id) {
+    if (dense != null) {
+      if (id < 0 || id >= dense.length) {
+        return null;
+      }
+      if (denseUtf8 == null) {
+        denseUtf8 = new byte[dense.length][];
+      }
+      byte[] b = denseUtf8[(int) id];
+      if (b == null && dense[(int) id] != null) {
+        b = dense[(int) id].getBytes(StandardCharsets.UTF_8);
+        denseUtf8[(int) id] = b;
+      }
+      return b;
+    }
+    if (sparseUtf8 == null) {
+      sparseUtf8 = new HashMap<>();
+    }
+    String s = sparse.get(id);
+    return s == null ? null : sparseUtf8.computeIfAbsent(id, k -> s.getBytes(StandardCharsets.UTF_8));
   }
 
   String get(long id) {
