@@ -6,6 +6,8 @@ package dev.llmlat.gpu.internal;
  */
 final class ActivityBatch {
   static final int CAPACITY = 1024;
+  /** About what one batch takes on the heap. */
+  static final long BYTES = CAPACITY * (4L + 7 * 8 + 8 + 1) + 1024;
 
   final int[] kind = new int[CAPACITY];
   final long[] start = new long[CAPACITY];

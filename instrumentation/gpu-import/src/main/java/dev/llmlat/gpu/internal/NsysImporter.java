@@ -45,15 +45,24 @@ public final class NsysImporter {
   /**
    * The share of the runtime rows this thread reads (it then joins and encodes); the reader reads
    * the rest and then the activities, queueing what it reads before this thread is done. Chosen so
-   * both threads have the same work: {@code x R + E = (1 - x) R + A}. On the H200 capture x40 that
-   * is about 0.7; reading half each left this thread waiting for the reader a quarter of the time.
+   * both threads have the same work: {@code x R + E = (1 - x) R + A}, as far as the reader's queue
+   * lets it get ahead. On the H200 capture x40 that is about 0.7; reading half each left this
+   * thread waiting for the reader a quarter of the time.
    */
   static double earlierShare(long runtimeRows, long activityRows) {
+    return earlierShare(runtimeRows, activityRows, (long) NsysReader.QUEUED * ActivityBatch.CAPACITY);
+  }
+
+  /** @param queuedRows how many activities the reader's queue holds */
+  static double earlierShare(long runtimeRows, long activityRows, long queuedRows) {
     double r = runtimeRows * RUNTIME_ROW_NS;
     if (r <= 0) {
       return 0.5;
     }
     double x = (r + activityRows * (ACTIVITY_READ_NS - ACTIVITY_ENCODE_NS)) / (2 * r);
+    // The reader gets ahead by (2x - 1) R; past what its queue holds it would only wait.
+    double queued = queuedRows * ACTIVITY_READ_NS;
+    x = Math.min(x, 0.5 + queued / (2 * r));
     return Math.max(0.2, Math.min(1.0, x));
   }
 

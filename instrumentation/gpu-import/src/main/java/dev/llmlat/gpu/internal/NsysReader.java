@@ -17,9 +17,12 @@ import java.util.concurrent.ExecutionException;
  * encoding, so the two halves overlap; memory stays bounded by the queue.
  */
 final class NsysReader implements AutoCloseable {
-  // Up to 256 batches (about 17 MB) read ahead: the reader starts on the activities while the
-  // importing thread still reads its larger share of the runtime calls (see NsysImporter#earlierShare).
-  private static final int QUEUED = 256;
+  /**
+   * Batches read ahead at most: the reader starts on the activities while the importing thread
+   * still reads its larger share of the runtime calls (see NsysImporter#earlierShare). A sixteenth
+   * of the heap, 64 to 4096 batches (4.5 to 290 MB); more than an export needs is never made.
+   */
+  static final int QUEUED = (int) Math.max(64, Math.min(4096, Runtime.getRuntime().maxMemory() / 16 / ActivityBatch.BYTES));
   private static final byte[] MEMSET = "Memset".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
   private final NsysExport export;
