@@ -185,15 +185,23 @@ final class BenchCommand {
     @Option(names = "--copies", defaultValue = "40", description = "How many times to replicate it. Default: ${DEFAULT-VALUE}.")
     int copies;
 
-    @Option(names = "--rounds", defaultValue = "5", description = "Rounds. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--rounds", defaultValue = "5", description = "Measured rounds. Default: ${DEFAULT-VALUE}.")
     int rounds;
+
+    @Option(names = "--warmup", defaultValue = "1", description = {"Rounds run first and left out of the medians (the JIT"
+        + " compiles the importer for about a dozen rounds of a 40-copy export). Default: ${DEFAULT-VALUE}."})
+    int warmup;
 
     @Override
     public Integer call() throws Exception {
       if (!java.nio.file.Files.isRegularFile(export)) {
         throw new IllegalArgumentException(export + ": no such file");
       }
-      dev.llmlat.gpu.bench.ImportBenchmark.main(new String[] {export.toString(), Integer.toString(copies), Integer.toString(rounds)});
+      if (rounds < 1 || warmup < 0) {
+        throw new IllegalArgumentException("--rounds must be at least 1 and --warmup at least 0");
+      }
+      dev.llmlat.gpu.bench.ImportBenchmark.main(new String[] {export.toString(), Integer.toString(copies),
+          Integer.toString(rounds), Integer.toString(warmup)});
       return 0;
     }
   }

@@ -44,6 +44,17 @@ final class ProtoWriter {
     ensure(10);
     byte[] b = buf;
     int p = pos;
+    if ((v & ~0x3FFFL) == 0) { // one or two bytes: tags, lengths, most ids
+      if ((v & ~0x7FL) == 0) {
+        b[p] = (byte) v;
+        pos = p + 1;
+      } else {
+        b[p] = (byte) ((v & 0x7F) | 0x80);
+        b[p + 1] = (byte) (v >>> 7);
+        pos = p + 2;
+      }
+      return;
+    }
     while ((v & ~0x7FL) != 0) {
       b[p++] = (byte) ((v & 0x7F) | 0x80);
       v >>>= 7;
@@ -91,10 +102,15 @@ final class ProtoWriter {
 
   /** A length-delimited field: tag, length, bytes. */
   void lengthDelimited(int tag, byte[] b, int off, int len) {
-    if (tag < 0x80 && len < 0x80) { // the usual case: one byte each
-      ensure(len + 2);
+    if (tag < 0x80 && len < 0x4000) { // the usual case: a one-byte tag, a length of one or two bytes
+      ensure(len + (len < 0x80 ? 2 : 3)); // exactly: records are written into arrays of their size
       buf[pos++] = (byte) tag;
-      buf[pos++] = (byte) len;
+      if (len < 0x80) {
+        buf[pos++] = (byte) len;
+      } else {
+        buf[pos++] = (byte) ((len & 0x7F) | 0x80);
+        buf[pos++] = (byte) (len >>> 7);
+      }
     } else {
       varint(tag);
       varint(len);
