@@ -1,6 +1,7 @@
 package dev.llmlat.gpu.internal;
 
 import dev.llmlat.gpu.InvalidExportException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -208,14 +209,14 @@ public final class NsysExport implements AutoCloseable {
 
   static {
     for (int k = 0; k < COPY_KINDS.length; k++) {
-      MEMCPY_NAMES_UTF8[k] = memcpyName(k).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      MEMCPY_NAMES_UTF8[k] = memcpyName(k).getBytes(StandardCharsets.UTF_8);
     }
   }
 
   /** {@link #memcpyName}'s UTF-8 bytes (shared: not to be modified). */
   static byte[] memcpyNameUtf8(int copyKind) {
     return copyKind >= 0 && copyKind < COPY_KINDS.length ? MEMCPY_NAMES_UTF8[copyKind]
-        : memcpyName(copyKind).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        : memcpyName(copyKind).getBytes(StandardCharsets.UTF_8);
   }
 
   public static String memcpyName(int copyKind) {

@@ -2,6 +2,7 @@ package dev.llmlat.gpu.internal;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -23,7 +24,7 @@ final class NsysReader implements AutoCloseable {
    * of the heap, 64 to 4096 batches (4.5 to 290 MB); more than an export needs is never made.
    */
   static final int QUEUED = (int) Math.max(64, Math.min(4096, Runtime.getRuntime().maxMemory() / 16 / ActivityBatch.BYTES));
-  private static final byte[] MEMSET = "Memset".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  private static final byte[] MEMSET = "Memset".getBytes(StandardCharsets.UTF_8);
 
   private final NsysExport export;
   private final long fromRowid;
