@@ -16,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.Random;
 
 /**
  * Measures the Nsight importer against a raw scan of the same kernel table. Builds a large export
@@ -30,7 +31,7 @@ import java.util.Locale;
  * out of the medians; the last line is the one to quote:
  *
  * <pre>
- * median of rounds 11-30: raw scan 1234567 kernels/s; import 654321 kernels/s; ratio 53%; import CPU time 3.1x the raw scan's
+ * median of rounds 11-30: raw scan 1234567 kernels/s; import 654321 kernels/s; ratio 53% (bootstrap 95% interval 48%-57%); import CPU time 3.1x the raw scan's
  * </pre>
  *
  * <p>Usage: {@code ImportBenchmark <export.sqlite> [copies=100] [rounds=5] [warmup=1]}
@@ -89,9 +90,11 @@ public final class ImportBenchmark {
           cpuRatio[i] = importCpu / rawCpu;
         }
       }
+      double[] interval = bootstrapMedian(ratio);
       System.out.printf(Locale.ROOT, "median of rounds %d-%d: raw scan %.0f kernels/s; import %.0f kernels/s;"
-          + " ratio %.0f%%; import CPU time %.1fx the raw scan's%n", warmup + 1, warmup + rounds, median(raw),
-          median(imported), 100 * median(ratio), median(cpuRatio));
+          + " ratio %.0f%% (bootstrap 95%% interval %.0f%%-%.0f%%); import CPU time %.1fx the raw scan's%n",
+          warmup + 1, warmup + rounds, median(raw), median(imported), 100 * median(ratio), 100 * interval[0],
+          100 * interval[1], median(cpuRatio));
     } finally {
       Files.deleteIfExists(big);
     }
@@ -108,6 +111,24 @@ public final class ImportBenchmark {
       total += Math.max(0, gc.getCollectionTime());
     }
     return total;
+  }
+
+  /**
+   * The 2.5th and 97.5th percentiles of the median of {@code values} resampled with replacement
+   * (2000 times, fixed seed): how far the quoted median could move on this machine's noise.
+   */
+  static double[] bootstrapMedian(double[] values) {
+    Random random = new Random(42);
+    double[] medians = new double[2000];
+    double[] sample = new double[values.length];
+    for (int r = 0; r < medians.length; r++) {
+      for (int i = 0; i < sample.length; i++) {
+        sample[i] = values[random.nextInt(values.length)];
+      }
+      medians[r] = median(sample);
+    }
+    Arrays.sort(medians);
+    return new double[] {medians[(int) (0.025 * medians.length)], medians[(int) (0.975 * medians.length) - 1]};
   }
 
   private static double median(double[] values) {
