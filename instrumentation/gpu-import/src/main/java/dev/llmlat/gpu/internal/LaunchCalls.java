@@ -31,7 +31,7 @@ public final class LaunchCalls {
 
   /**
    * Reads the runtime calls with {@code fromRowid <= rowid < toRowid}; an empty table when the
-   * export has none. Two halves read on two connections at once take half the time.
+   * export has none. The importing thread and its reader each read a part, on connections of their own.
    */
   public static LaunchCalls read(NsysExport export, long fromRowid, long toRowid) throws SQLException {
     if (!export.has(NsysExport.RUNTIME) || toRowid <= fromRowid) {

@@ -191,18 +191,19 @@ public final class NsysExport implements AutoCloseable {
 
   /** StringIds, read once: kernel names and NVTX text refer to it by id. Null when there is no such id. */
   public String string(long id) throws SQLException {
-    if (strings == null) {
-      strings = StringIds.read(has("StringIds") ? db : null);
-    }
-    return strings.get(id);
+    return strings().get(id);
   }
 
   /** {@link #string}'s UTF-8 bytes (shared: not to be modified), or null. */
   byte[] stringUtf8(long id) throws SQLException {
+    return strings().utf8(id);
+  }
+
+  private StringIds strings() throws SQLException {
     if (strings == null) {
       strings = StringIds.read(has("StringIds") ? db : null);
     }
-    return strings.utf8(id);
+    return strings;
   }
 
   private static final byte[][] MEMCPY_NAMES_UTF8 = new byte[COPY_KINDS.length][];
@@ -241,9 +242,20 @@ public final class NsysExport implements AutoCloseable {
     return range;
   }
 
-  /** A second read-only connection to the same export, for a reader thread. */
+  /**
+   * A second read-only connection to the same export, for a reader thread. It takes this one's
+   * runtime-call filter rather than querying StringIds and sampling the runtime table again.
+   */
   NsysExport reopen() throws InvalidExportException {
-    return open(file);
+    String filter;
+    try {
+      filter = nonLaunchingFilter();
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "unreadable Nsight export: " + describe(e), e);
+    }
+    NsysExport second = open(file);
+    second.nonLaunching = filter;
+    return second;
   }
 
   /** Rough row count of the activity tables (max rowid), for progress only. */
