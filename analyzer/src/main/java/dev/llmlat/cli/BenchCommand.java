@@ -177,7 +177,8 @@ final class BenchCommand {
 
   @Command(name = "import", mixinStandardHelpOptions = true, description = {
       "Kernels/s of the Nsight importer on a large export made by replicating a real one, against a raw SELECT of the",
-      "same kernel table with sqlite-jdbc in the same run (interleaved rounds), with the ratio."})
+      "same kernel table with sqlite-jdbc in the same run, with the ratio: each import between two raw scans, with",
+      "sqlite-jdbc's defaults and with the importer's own connection settings (read-only, multi-thread mode)."})
   static final class Import implements Callable<Integer> {
     @Parameters(paramLabel = "NSYS_SQLITE", description = "The export to replicate (e.g. ../shared/traces/h200-tinylm/nsys/nsys_b.sqlite).")
     Path export;
