@@ -186,10 +186,10 @@ final class BenchCommand {
     @Option(names = "--copies", defaultValue = "40", description = "How many times to replicate it. Default: ${DEFAULT-VALUE}.")
     int copies;
 
-    @Option(names = "--rounds", defaultValue = "5", description = "Measured rounds. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--rounds", defaultValue = "20", description = "Measured rounds. Default: ${DEFAULT-VALUE}.")
     int rounds;
 
-    @Option(names = "--warmup", defaultValue = "1", description = {"Rounds run first and left out of the medians (the JIT"
+    @Option(names = "--warmup", defaultValue = "12", description = {"Rounds run first and left out of the medians (the JIT"
         + " compiles the importer for about a dozen rounds of a 40-copy export). Default: ${DEFAULT-VALUE}."})
     int warmup;
 
