@@ -4,6 +4,7 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
+import dev.llmlat.gpu.internal.NsysExport;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -18,7 +19,6 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Random;
 import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteOpenMode;
 
 /**
  * Measures the Nsight importer against a raw scan of the same kernel table. Builds a large export
@@ -29,10 +29,11 @@ import org.sqlite.SQLiteOpenMode;
  * Kafka sink sends as they are), in the same JVM.
  *
  * <p>Two raw baselines: sqlite-jdbc's defaults (what a plain {@code SELECT} gets), and the
- * connection settings the importer itself uses (read-only, sqlite's multi-thread mode), which read
- * faster. Each import is bracketed by raw scans: its baseline is the mean time of the scans just
- * before and just after it (raw, import, raw, import, ...), since this VM's speed drifts over
- * seconds (the same scan takes 0.18 s in some stretches and 0.35 s in others). Each round also prints
+ * connection settings the importer itself uses ({@link NsysExport#connectionConfig}: read-only,
+ * sqlite's multi-thread mode), which read faster. Each import is bracketed by raw scans: its
+ * baseline is the mean time of the scans just before and just after it (raw, import, raw, import,
+ * ...), since this VM's speed drifts over seconds (the same scan takes 0.18 s in some stretches
+ * and 0.35 s in others). Each round also prints
  * the process CPU time of either side (all threads, GC and JIT included), the import's GC pauses and
  * the JIT compiler's time in the round: C2 keeps compiling the import's code for a dozen rounds of
  * an export this size, on the same two cores. The first {@code warmup} rounds are printed but left
@@ -125,9 +126,7 @@ public final class ImportBenchmark {
    */
   private record RawScans(double seconds, double tunedSeconds, double cpu) {
     static RawScans measure(Path db, long kernels, boolean tunedFirst) throws Exception {
-      SQLiteConfig tuned = new SQLiteConfig();
-      tuned.setReadOnly(true);
-      tuned.setOpenMode(SQLiteOpenMode.NOMUTEX);
+      SQLiteConfig tuned = NsysExport.connectionConfig();
       double tunedSeconds = 0;
       if (tunedFirst) {
         tunedSeconds = timed(db, tuned, kernels);

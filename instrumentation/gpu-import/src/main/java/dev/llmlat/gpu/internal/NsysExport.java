@@ -105,6 +105,25 @@ public final class NsysExport implements AutoCloseable {
     } catch (java.io.IOException e) {
       throw new InvalidExportException(file, "unreadable", e);
     }
+    Connection c;
+    try {
+      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), connectionConfig().toProperties());
+    } catch (SQLException e) {
+      throw new InvalidExportException(file, "cannot open as sqlite", e);
+    }
+    try {
+      return new NsysExport(file, c);
+    } catch (InvalidExportException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+  }
+
+  /**
+   * How every connection to an export is opened (also the baseline `llmlat bench import` compares
+   * the importer with, so the two cannot drift apart).
+   */
+  public static SQLiteConfig connectionConfig() {
     SQLiteConfig config = new SQLiteConfig();
     config.setReadOnly(true); // never touch the user's export
     // Multi-thread mode: sqlite takes no mutex of its own per call (a lock and an unlock around every
@@ -117,18 +136,7 @@ public final class NsysExport implements AutoCloseable {
     // scans read each page once, and a cache that kept them all (256 MiB, as before) cost fresh
     // memory every import (page faults): CPU per read -7% runtime calls, -14% activities.
     config.setTempStore(SQLiteConfig.TempStore.MEMORY);
-    Connection c;
-    try {
-      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), config.toProperties());
-    } catch (SQLException e) {
-      throw new InvalidExportException(file, "cannot open as sqlite", e);
-    }
-    try {
-      return new NsysExport(file, c);
-    } catch (InvalidExportException | RuntimeException e) {
-      closeQuietly(c);
-      throw e;
-    }
+    return config;
   }
 
   private static void closeQuietly(Connection c) {
