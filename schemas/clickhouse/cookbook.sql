@@ -23,13 +23,15 @@ ORDER BY requests DESC;
 -- The 20 slowest first tokens, each with its largest component.
 SELECT TraceId,
        round(TtftNs / 1e6, 1) AS ttft_ms,
-       arraySort(x -> -x.2, [('gateway_in', GatewayInNs), ('network_in', NetworkInNs), ('queue', QueueNs),
+       arraySort(x -> -x.2, [('gateway_in', GatewayInNs), ('network_in', NetworkInNs), ('engine_in', EngineInNs),
+                             ('queue', QueueNs), ('kv_transfer', KvTransferNs),
                              ('prefill_cpu', PrefillCpuNs), ('prefill_gpu', PrefillGpuNs),
                              ('batch_interference', BatchInterferenceNs), ('first_sample', FirstSampleNs),
                              ('network_out', NetworkOutNs), ('gateway_out', GatewayOutNs),
                              ('unattributed', UnattributedNs)])[1].1 AS mostly,
-       round(greatest(GatewayInNs, NetworkInNs, QueueNs, PrefillCpuNs, PrefillGpuNs, BatchInterferenceNs,
+       round(greatest(GatewayInNs, NetworkInNs, EngineInNs, QueueNs, KvTransferNs, PrefillCpuNs, PrefillGpuNs, BatchInterferenceNs,
                       FirstSampleNs, NetworkOutNs, GatewayOutNs, UnattributedNs) / 1e6, 1) AS mostly_ms,
+       EngineAdapter,
        PromptTokens
 FROM llm_request_attribution FINAL
 ORDER BY TtftNs DESC

@@ -1,5 +1,7 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.analyze.engines.UnknownEngine;
 import dev.llmlat.store.ClickHouseStore;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -17,6 +19,9 @@ public final class Analyzer {
   private static final int CHUNK = 20_000;
   /** Added to the longest span for the chunk margins: room for clock skew between hosts. */
   private static final long SKEW_SLACK_NS = 10_000_000_000L;
+
+  /** The condition "is a request span of some engine convention" (names are the adapters' constants). */
+  static final String REQUESTS = EngineAdapters.requestWhere();
 
   private final ClickHouseStore store;
   private final TraceReader reader;
@@ -44,8 +49,9 @@ public final class Analyzer {
    * without a row in {@code llm_request_attribution} yet. Re-running is idempotent.
    */
   public Summary analyze(long fromNs, long toNs, boolean onlyNew) {
-    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces WHERE SpanName = 'llm_request'"
-        + " AND " + TraceReader.IN_WINDOW
+    // requests of every engine convention, and gateway requests whose engine no adapter knows
+    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces WHERE (" + REQUESTS
+        + " OR (" + UnknownEngine.GATEWAY_SERVER_WHERE + ")) AND " + TraceReader.IN_WINDOW
         + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
         + " GROUP BY TraceId ORDER BY 2";
     List<List<String>> rows = store.query(sql, TraceReader.window(fromNs, toNs)).rows();
@@ -93,8 +99,12 @@ public final class Analyzer {
   public Explained explainWithSpans(String traceId) {
     String id = TraceReader.checkTraceId(traceId);
     List<SpanRecord> trace = reader.read(List.of(id), 1, 0);
-    SpanRecord request = trace.stream().filter(s -> LayerNames.REQUEST.equals(s.name())).findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no request (llm_request span) with trace id " + id + " in the store"));
+    if (trace.isEmpty()) {
+      throw new IllegalArgumentException("no request with trace id " + id + " in the store: it holds no spans of that trace");
+    }
+    SpanRecord request = new RequestView.Index(trace).requests().stream().findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no request with trace id " + id + " in the store: no engine request span ("
+            + EngineAdapters.names() + ") and no gateway server span with an upstream call"));
     long t = request.startNs();
     // the trace as read above, plus the step spans around it (steps of its own trace only once)
     Map<String, SpanRecord> merged = new java.util.LinkedHashMap<>();
@@ -104,13 +114,19 @@ public final class Analyzer {
     for (SpanRecord s : reader.read(List.of(), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS)) {
       merged.putIfAbsent(s.traceId() + s.spanId(), s);
     }
+    // batch spans in traces of their own that link to this request (TGI)
+    Map<String, Object> linked = TraceReader.window(t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS);
+    linked.put("trace_id", id);
+    for (SpanRecord s : reader.where("has(Links.TraceId, {trace_id:String}) AND " + TraceReader.IN_WINDOW, linked)) {
+      merged.putIfAbsent(s.traceId() + s.spanId(), s);
+    }
     List<SpanRecord> spans = new ArrayList<>(merged.values());
     // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
     Map<String, Object> around = TraceReader.window(t - 2 * STEP_WINDOW_NS, t + 2 * STEP_WINDOW_NS);
     around.put("trace_id", id);
-    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanName = 'llm_request'"
+    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE " + REQUESTS
         + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
-        + " AND (SpanKind = 'Client' OR SpanName = 'llm_request')", around));
+        + " AND (SpanKind IN ('Client', 'Server') OR " + REQUESTS + ")", around));
     Aligned aligned = alignClocks(spans);
     Attribution attribution = attribute(aligned, id::equals).stream().findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
@@ -122,6 +138,17 @@ public final class Analyzer {
     return new Explained(attribution, related);
   }
 
+  private static String quoted(java.util.Set<String> names) {
+    StringBuilder in = new StringBuilder("(");
+    for (String n : names) {
+      if (!n.matches("[A-Za-z0-9_./ -]+")) {
+        throw new IllegalStateException("span name not fit for SQL: " + n);
+      }
+      in.append(in.length() == 1 ? "'" : ", '").append(n).append('\'');
+    }
+    return in.append(')').toString();
+  }
+
   /** Every span that started in [fromNs, toNs], clock-aligned. */
   public List<SpanRecord> window(long fromNs, long toNs) {
     return alignClocks(reader.where(TraceReader.IN_WINDOW + " LIMIT 1000000", TraceReader.window(fromNs, toNs))).spans();
@@ -131,7 +158,7 @@ public final class Analyzer {
   public record Aligned(List<SpanRecord> spans, Map<String, ClockCorrection> corrections) {}
 
   public static Aligned alignClocks(Collection<SpanRecord> spans) {
-    List<SpanRecord> all = new ArrayList<>(spans);
+    List<SpanRecord> all = ReplicaInstances.assign(new ArrayList<>(spans));
     Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(all);
     if (corrections.values().stream().noneMatch(ClockCorrection::applied)) {
       return new Aligned(all, corrections); // nothing moves

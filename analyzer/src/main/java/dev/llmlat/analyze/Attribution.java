@@ -14,6 +14,7 @@ public record Attribution(
     String model,
     String service,
     String engineInstance,
+    String engineAdapter,
     long arrivalNs,
     String startLayer,
     long ttftNs,
@@ -28,7 +29,7 @@ public record Attribution(
     List<String> notes) {
 
   /** The components, in waterfall order. */
-  public static final List<String> COMPONENTS = List.of("gateway_in", "network_in", "queue", "prefill_cpu", "prefill_gpu",
+  public static final List<String> COMPONENTS = List.of("gateway_in", "network_in", "engine_in", "queue", "kv_transfer", "prefill_cpu", "prefill_gpu",
       "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
 
   /** A stretch of the critical path: which component, which span explains it, when. */

@@ -1,5 +1,6 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.analyze.engines.EngineAdapters;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -13,7 +14,7 @@ import java.util.Map;
  * the slowest requests. Renders as text or as one self-contained HTML page.
  */
 public final class AttributionReport {
-  static final String[] COLUMNS = {"GatewayInNs", "NetworkInNs", "QueueNs", "PrefillCpuNs", "PrefillGpuNs",
+  static final String[] COLUMNS = {"GatewayInNs", "NetworkInNs", "EngineInNs", "QueueNs", "KvTransferNs", "PrefillCpuNs", "PrefillGpuNs",
       "BatchInterferenceNs", "FirstSampleNs", "NetworkOutNs", "GatewayOutNs", "UnattributedNs"};
 
   /** p50/p90/p99 and mean of one quantity, in ns. */
@@ -32,9 +33,12 @@ public final class AttributionReport {
   private final List<Slow> slowest;
   private final long[] histogram;
   private final double histogramBucketNs;
+  private final Map<String, Long> engines;
 
   private AttributionReport(long requests, long sloNs, long violations, Quantiles ttft, List<Quantiles> components,
-      Map<String, Long> dominant, Map<String, Long> stalls, List<Slow> slowest, long[] histogram, double bucketNs) {
+      Map<String, Long> dominant, Map<String, Long> stalls, List<Slow> slowest, long[] histogram, double bucketNs,
+      Map<String, Long> engines) {
+    this.engines = engines;
     this.requests = requests;
     this.sloNs = sloNs;
     this.violations = violations;
@@ -103,8 +107,12 @@ public final class AttributionReport {
         histogram[Integer.parseInt(r.get(0))] = Long.parseLong(r.get(1));
       }
     }
+    Map<String, Long> engines = new LinkedHashMap<>();
+    for (List<String> r : store.query("SELECT EngineAdapter AS a, count() AS n" + where + " GROUP BY a ORDER BY n DESC", params).rows()) {
+      engines.put(r.get(0), Long.parseLong(r.get(1)));
+    }
     return new AttributionReport(n, sloNs, Long.parseLong(row.get(1)), quantiles("ttft", row.get(2), row.get(3)), components,
-        dominant, stalls, slowest, histogram, bucket);
+        dominant, stalls, slowest, histogram, bucket, engines);
   }
 
   private static Quantiles quantiles(String name, String array, String mean) {
@@ -157,6 +165,11 @@ public final class AttributionReport {
     return slowest;
   }
 
+  /** Requests per engine convention the analyzer read them with. */
+  public Map<String, Long> engines() {
+    return engines;
+  }
+
   public void printText(PrintWriter out) {
     out.printf("requests: %d%n", requests);
     if (requests == 0) {
@@ -173,6 +186,9 @@ public final class AttributionReport {
           ttft.mean() == 0 ? 0 : 100 * q.mean() / ttft.mean());
     }
     out.println();
+    out.println("engine layer read as:");
+    engines.forEach((k, v) -> out.printf("  %-24s %6d requests%s%n", k.isEmpty() ? "(not recorded)" : k, v,
+        EngineAdapters.cannotShow(k).isEmpty() ? "" : "   cannot show: " + EngineAdapters.cannotShow(k)));
     out.println("largest component per request:");
     dominant.forEach((k, v) -> out.printf("  %-19s %6d requests%n", k, v));
     if (!stalls.isEmpty()) {
@@ -204,6 +220,9 @@ public final class AttributionReport {
       h.append(String.format("<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>",
           color(q.name()), q.name(), q.p50() / 1e6, q.p90() / 1e6, q.p99() / 1e6, q.mean() / 1e6));
     }
+    h.append("</table><h2>Engines</h2><table id=\"engines\"><tr><th>engine layer read as</th><th>requests</th><th>cannot show</th></tr>");
+    engines.forEach((k, v) -> h.append("<tr><td>").append(escape(k.isEmpty() ? "(not recorded)" : k)).append("</td><td>").append(v)
+        .append("</td><td style=\"text-align:left\">").append(escape(EngineAdapters.cannotShow(k))).append("</td></tr>"));
     h.append("</table><h2>TTFT distribution</h2>").append(histogramSvg());
     h.append("<h2>Slowest requests</h2>").append(waterfallSvg());
     h.append("<div class=\"legend\">");
@@ -260,11 +279,17 @@ public final class AttributionReport {
     return s.append("</svg>").toString();
   }
 
+  private static String escape(String text) {
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+  }
+
   static String color(String component) {
     return switch (component) {
       case "gateway_in" -> "#9D755D";
       case "network_in" -> "#BAB0AC";
+      case "engine_in" -> "#D6A5C9";
       case "queue" -> "#E45756";
+      case "kv_transfer" -> "#FF9DA6";
       case "prefill_cpu" -> "#F58518";
       case "prefill_gpu" -> "#54A24B";
       case "batch_interference" -> "#B279A2";

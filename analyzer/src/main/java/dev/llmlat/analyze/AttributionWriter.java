@@ -8,8 +8,8 @@ import java.util.List;
 /** Writes attributions as rows of {@code llm_request_attribution} (a re-run replaces a request's row). */
 final class AttributionWriter {
   static final String TABLE = "llm_request_attribution";
-  static final List<String> COLUMNS = List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "ArrivalTime",
-      "TtftStartLayer", "TtftNs", "GatewayInNs", "NetworkInNs", "QueueNs", "PrefillCpuNs", "PrefillGpuNs",
+  static final List<String> COLUMNS = List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "EngineAdapter",
+      "ArrivalTime", "TtftStartLayer", "TtftNs", "GatewayInNs", "NetworkInNs", "EngineInNs", "QueueNs", "KvTransferNs", "PrefillCpuNs", "PrefillGpuNs",
       "BatchInterferenceNs", "FirstSampleNs", "NetworkOutNs", "GatewayOutNs", "UnattributedNs", "PromptTokens",
       "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs", "ItlStalls",
       "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt");
@@ -36,7 +36,7 @@ final class AttributionWriter {
     RowBinaryWriter out = new RowBinaryWriter(attributions.size() * 256);
     for (Attribution a : attributions) {
       out.string(a.traceId()).string(a.requestId()).string(a.model()).string(a.service()).string(a.engineInstance())
-          .int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs());
+          .string(a.engineAdapter()).int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs());
       for (String c : Attribution.COMPONENTS) {
         out.int64(a.component(c));
       }

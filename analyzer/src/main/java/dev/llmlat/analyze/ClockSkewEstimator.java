@@ -8,66 +8,98 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import dev.llmlat.analyze.engines.EngineAdapters;
 
 /**
- * Estimates each host's clock offset against the gateway's from client/server span pairs across
- * hosts (a CLIENT span and the SERVER span whose parent it is), NTP style: for client send t1,
- * server receive t2, server send t3, client receive t4, the offset is ((t2-t1)+(t3-t4))/2 and
- * the round-trip delay (t4-t1)-(t3-t2) bounds its error. Many pairs are combined robustly: the
- * half with the smallest delays, then a Theil-Sen line through time (so a drifting clock is
- * followed) or their median. Hosts are chained along a spanning tree rooted at the gateway hosts.
- * An offset smaller than its uncertainty is reported but not applied: spans are never moved on
- * weak evidence.
+ * Estimates each clock domain's offset against the gateway's from client/server span pairs across
+ * domains (a CLIENT span and the SERVER span whose parent it is).
+ *
+ * <p>A pair is a round trip only when the client span covers the server span (it lasts at least
+ * as long): then, NTP style, for client send t1, server receive t2, server send t3, client receive
+ * t4, the offset is ((t2-t1)+(t3-t4))/2 and the round-trip delay (t4-t1)-(t3-t2) bounds its error.
+ * Many round trips are combined robustly: the half with the smallest delays, then a Theil-Sen line
+ * through time (so a drifting clock is followed) or their median.
+ *
+ * <p>A streamed response is not a round trip: HTTP clients end their span at the response
+ * headers while the server's span lasts the whole stream. Such a pair gives bounds only: the
+ * server started after its client did, and ended before the nearest client-side ancestor that
+ * covers it (the gateway's own SERVER span). Every pair gives those bounds.
+ *
+ * <p>An offset is applied where the bounds force one (a server span starting before its client),
+ * or where round trips estimate it tightly (larger than its uncertainty, and inside the bounds);
+ * never otherwise. Domains are chained along a spanning tree rooted at the gateway's.
  */
 public final class ClockSkewEstimator {
   private static final int MIN_PAIRS_FOR_DRIFT = 8;
   private static final double MIN_SECONDS_FOR_DRIFT = 2.0;
   /**
-   * Below this many pairs the evidence is thin: an offset is applied only when it exceeds its
+   * Below this many round trips the evidence is thin: an offset is applied only when it exceeds its
    * uncertainty by more than max(1 ms, 1% of the exchange's duration), as when a server span sits
    * wholly outside its client. Smaller violations are jitter more often than skew.
    */
   private static final int STRONG_EVIDENCE_PAIRS = 8;
   private static final long MIN_EXCESS_NS = 1_000_000;
 
-  /** One exchange across two clock domains: server-minus-client offset, delay, time. */
+  /** One round trip across two clock domains: server-minus-client offset, delay, time. */
   record Pair(String clientHost, String serverHost, double offsetNs, long delayNs, long timeNs, long clientDurationNs) {}
+
+  /**
+   * What one exchange says of the server-minus-client offset θ: θ ≤ upper (the server started
+   * after its client), θ ≥ lower (it ended before the covering client-side span; -∞ without one).
+   */
+  record Bound(long timeNs, double lowerNs, double upperNs) {}
+
+  /** The evidence between one client domain and one server domain. */
+  static final class Edge {
+    final List<Pair> roundTrips = new ArrayList<>();
+    final List<Bound> bounds = new ArrayList<>();
+  }
 
   private ClockSkewEstimator() {}
 
   /** Corrections for every clock domain in {@code spans} (the gateway's get none). */
   public static Map<String, ClockCorrection> estimate(List<SpanRecord> spans) {
-    // only CLIENT spans can be the client half of a pair
+    // CLIENT spans can be the client half of a pair; SERVER spans the covering ancestors of one
     Map<String, SpanRecord> bySpanId = new HashMap<>();
     for (SpanRecord s : spans) {
-      if ("Client".equals(s.kind())) {
+      if ("Client".equals(s.kind()) || "Server".equals(s.kind())) {
         bySpanId.put(s.traceId() + s.spanId(), s);
       }
     }
-    Map<String, Map<String, List<Pair>>> edges = new HashMap<>();
+    Map<String, Map<String, Edge>> edges = new HashMap<>();
     List<String> roots = new ArrayList<>();
     for (SpanRecord server : spans) {
-      if (LayerNames.GATEWAY.equals(server.layer()) && "Server".equals(server.kind()) && !roots.contains(server.clockDomain())) {
+      if (dev.llmlat.analyze.engines.UnknownEngine.isGatewayServer(server) && !roots.contains(server.clockDomain())) {
         roots.add(server.clockDomain());
       }
-      if (!"Server".equals(server.kind()) || server.parentSpanId().isEmpty()) {
+      if (server.parentSpanId().isEmpty() || server.durationNs() <= 0) {
         continue;
       }
       SpanRecord client = bySpanId.get(server.traceId() + server.parentSpanId());
       if (client == null || !"Client".equals(client.kind()) || client.clockDomain().equals(server.clockDomain())
-          || client.durationNs() <= 0 || server.durationNs() <= 0) {
-        continue; // same clock, or an exchange without both ends timed: no evidence
+          || client.durationNs() <= 0) {
+        continue; // same clock, or no exchange with both ends timed: no evidence
       }
+      Edge edge = edges.computeIfAbsent(client.clockDomain(), k -> new HashMap<>())
+          .computeIfAbsent(server.clockDomain(), k -> new Edge());
       long t1 = client.startNs();
       long t2 = server.startNs();
       long t3 = server.endNs();
       long t4 = client.endNs();
-      Pair p = new Pair(client.clockDomain(), server.clockDomain(), ((t2 - t1) + (double) (t3 - t4)) / 2.0,
-          Math.max(0, (t4 - t1) - (t3 - t2)), t1 / 2 + t4 / 2, t4 - t1);
-      edges.computeIfAbsent(p.clientHost(), k -> new HashMap<>()).computeIfAbsent(p.serverHost(), k -> new ArrayList<>()).add(p);
+      // a round trip needs the server's own span (some engines open theirs as INTERNAL); any other
+      // span opened under the client (an engine process's phase spans) still bounds the offset
+      boolean serverSpan = "Server".equals(server.kind()) || EngineAdapters.forRequest(server) != null;
+      if (serverSpan && client.durationNs() >= server.durationNs()) {
+        edge.roundTrips.add(new Pair(client.clockDomain(), server.clockDomain(), ((t2 - t1) + (double) (t3 - t4)) / 2.0,
+            Math.max(0, (t4 - t1) - (t3 - t2)), t1 / 2 + t4 / 2, t4 - t1));
+        edge.bounds.add(new Bound(t1, t3 - t4, t2 - t1));
+      } else {
+        SpanRecord cover = coveringAncestor(client, server.durationNs(), bySpanId);
+        edge.bounds.add(new Bound(t1, cover == null ? Double.NEGATIVE_INFINITY : t3 - cover.endNs(), t2 - t1));
+      }
     }
     if (roots.isEmpty()) {
-      // no gateway layer: the hosts of the traces' root spans are the reference
+      // no gateway layer: the domains of the traces' root spans are the reference
       for (SpanRecord s : spans) {
         if (s.parentSpanId().isEmpty() && !roots.contains(s.clockDomain())) {
           roots.add(s.clockDomain());
@@ -81,7 +113,7 @@ public final class ClockSkewEstimator {
       queue.add(root);
     }
     walk(queue, edges, result);
-    // hosts the roots don't reach: each such component takes its first client host as reference
+    // domains the roots don't reach: each such component takes its first client domain as reference
     for (String client : new ArrayList<>(edges.keySet())) {
       if (!result.containsKey(client)) {
         result.put(client, ClockCorrection.none(client));
@@ -92,22 +124,107 @@ public final class ClockSkewEstimator {
     return result;
   }
 
-  private static void walk(Deque<String> queue, Map<String, Map<String, List<Pair>>> edges, Map<String, ClockCorrection> result) {
+  /** The nearest ancestor of {@code client} on its clock that lasts at least {@code durationNs}, or null. */
+  private static SpanRecord coveringAncestor(SpanRecord client, long durationNs, Map<String, SpanRecord> bySpanId) {
+    SpanRecord up = client;
+    for (int depth = 0; depth < 32 && !up.parentSpanId().isEmpty(); depth++) {
+      up = bySpanId.get(up.traceId() + up.parentSpanId());
+      if (up == null || !up.clockDomain().equals(client.clockDomain())) {
+        return null;
+      }
+      if (up.durationNs() >= durationNs) {
+        return up;
+      }
+    }
+    return null;
+  }
+
+  private static void walk(Deque<String> queue, Map<String, Map<String, Edge>> edges, Map<String, ClockCorrection> result) {
     while (!queue.isEmpty()) {
       String client = queue.poll();
       ClockCorrection base = result.get(client);
-      for (Map.Entry<String, List<Pair>> e : edges.getOrDefault(client, Map.of()).entrySet()) {
+      for (Map.Entry<String, Edge> e : edges.getOrDefault(client, Map.of()).entrySet()) {
         if (result.containsKey(e.getKey())) {
           continue;
         }
-        result.put(e.getKey(), combine(client, e.getKey(), e.getValue(), base));
+        result.put(e.getKey(), correct(client, e.getKey(), e.getValue(), base));
         queue.add(e.getKey());
       }
     }
   }
 
-  /** The server host's correction: minus its offset against the client host, plus the client's own. */
+  /** The server domain's correction from one edge's evidence, chained onto the client domain's. */
+  static ClockCorrection correct(String clientHost, String serverHost, Edge edge, ClockCorrection base) {
+    double lower = Double.NEGATIVE_INFINITY;
+    double upper = Double.POSITIVE_INFINITY;
+    for (Bound b : edge.bounds) {
+      lower = Math.max(lower, b.lowerNs());
+      upper = Math.min(upper, b.upperNs());
+    }
+    ClockCorrection estimated = edge.roundTrips.isEmpty() ? null
+        : combine(clientHost, serverHost, edge.roundTrips, ClockCorrection.none(clientHost));
+    if (estimated != null && estimated.applied() && withinBounds(estimated, edge.bounds)) {
+      return chain(estimated, base, estimated.note());
+    }
+    // violations within the margin for thin evidence are timestamp jitter and granularity, not skew
+    double margin = Math.max(MIN_EXCESS_NS, typicalDuration(edge) / 100.0);
+    if (upper < -margin || lower > margin) {
+      // the spans cannot be right as stamped: the middle of what the exchanges allow, or, bounded
+      // on one side only, the least offset that makes them possible
+      boolean bracketed = !Double.isInfinite(lower) && !Double.isInfinite(upper);
+      double theta = bracketed ? (lower + upper) / 2 : upper < 0 ? upper : lower;
+      long width = bracketed ? Math.round(Math.abs(upper - lower) / 2) : Math.round(Math.abs(theta));
+      ClockCorrection forced = new ClockCorrection(serverHost, clientHost, -Math.round(theta), 0, edge.bounds.get(0).timeNs(),
+          width, edge.bounds.size(), true, String.format("forced by %d exchange(s): the %s clock is %s %s%s", edge.bounds.size(),
+              serverHost, theta < 0 ? "behind" : "ahead", bracketed ? String.format("by %.3f to %.3f ms", Math.abs(Math.max(lower, -Math.abs(theta))) / 1e6 == 0 ? 0 : Math.min(Math.abs(lower), Math.abs(upper)) / 1e6, Math.max(Math.abs(lower), Math.abs(upper)) / 1e6)
+                  : String.format("by at least %.3f ms", Math.abs(theta) / 1e6),
+              upper < -margin ? " (spans started before their client)" : " (spans ended after the client-side span covering them)"));
+      return chain(forced, base, forced.note());
+    }
+    String why;
+    if (estimated == null) {
+      why = "no round trips; streamed responses bound the offset to " + range(lower, upper) + ", which holds 0: not applied";
+    } else if (!estimated.applied()) {
+      why = estimated.note();
+    } else {
+      why = "the round trips' offset " + estimated.offsetNs() + " ns contradicts the bounds " + range(lower, upper) + ": not applied";
+    }
+    long uncertainty = estimated != null ? estimated.uncertaintyNs()
+        : Double.isInfinite(lower) ? 0 : Math.round(upper - lower);
+    return new ClockCorrection(serverHost, clientHost, estimated == null ? 0 : estimated.offsetNs() + base.offsetNs(),
+        estimated == null ? 0 : estimated.driftNsPerSecond(), estimated == null ? 0 : estimated.referenceNs(),
+        uncertainty + base.uncertaintyNs(), edge.bounds.size(), false, why);
+  }
+
+  private static double typicalDuration(Edge edge) {
+    return edge.roundTrips.isEmpty() ? 0 : median(edge.roundTrips.stream().mapToDouble(Pair::clientDurationNs).toArray());
+  }
+
+  private static String range(double lower, double upper) {
+    return "[" + (Double.isInfinite(lower) ? "-inf" : String.format("%.3f", lower / 1e6)) + ", "
+        + (Double.isInfinite(upper) ? "+inf" : String.format("%.3f", upper / 1e6)) + "] ms";
+  }
+
+  /** Whether the estimated offset keeps every exchange possible (to within its uncertainty). */
+  private static boolean withinBounds(ClockCorrection c, List<Bound> bounds) {
+    for (Bound b : bounds) {
+      double theta = -c.offsetAt(b.timeNs());
+      if (theta > b.upperNs() + c.uncertaintyNs() || theta < b.lowerNs() - c.uncertaintyNs()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static ClockCorrection chain(ClockCorrection relative, ClockCorrection base, String note) {
+    return new ClockCorrection(relative.host(), relative.relativeTo(), relative.offsetNs() + base.offsetAt(relative.referenceNs()),
+        relative.driftNsPerSecond() + base.driftNsPerSecond(), relative.referenceNs(),
+        relative.uncertaintyNs() + base.uncertaintyNs(), relative.pairs(), relative.applied(), note);
+  }
+
+  /** The server host's offset against the client host from round trips (NTP style), chained onto {@code base}. */
   static ClockCorrection combine(String clientHost, String serverHost, List<Pair> pairs, ClockCorrection base) {
+
     List<Pair> sorted = new ArrayList<>(pairs);
     sorted.sort((a, b) -> Long.compare(a.delayNs(), b.delayNs()));
     List<Pair> best = sorted.subList(0, Math.max(1, (sorted.size() + 1) / 2));

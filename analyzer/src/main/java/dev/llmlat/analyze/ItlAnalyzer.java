@@ -19,18 +19,10 @@ final class ItlAnalyzer {
 
   /** Token times: the first token, then every decode token. */
   static long[] tokenTimes(RequestView v, long firstToken) {
-    SpanRecord d = v.decode();
-    if (d == null) {
-      return new long[] {firstToken};
-    }
-    List<String> deltas = d.arrayAttr(LayerNames.DECODE_DELTAS);
-    long[] times = new long[deltas.size() + 1];
+    long[] decode = v.request().decodeTokenNs();
+    long[] times = new long[decode.length + 1];
     times[0] = firstToken;
-    long t = d.startNs();
-    for (int i = 0; i < deltas.size(); i++) {
-      t += Long.parseLong(deltas.get(i));
-      times[i + 1] = t;
-    }
+    System.arraycopy(decode, 0, times, 1, decode.length);
     return times;
   }
 
@@ -60,8 +52,8 @@ final class ItlAnalyzer {
 
   private static String cause(RequestView v, RequestView.Index index, long from, long to) {
     SpanRecord e = v.engine();
-    for (SpanRecord.Event ev : e.events()) {
-      if (LayerNames.EVENT_PREEMPTED.equals(ev.name()) && ev.timeNs() > from && ev.timeNs() <= to) {
+    for (long preempted : v.request().preemptionNs()) {
+      if (preempted > from && preempted <= to) {
         return "preempted";
       }
     }

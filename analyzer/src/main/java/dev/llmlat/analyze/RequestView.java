@@ -1,5 +1,10 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.analyze.engines.EngineAdapter;
+import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.analyze.engines.EngineRequest;
+import dev.llmlat.analyze.engines.TraceContext;
+import dev.llmlat.analyze.engines.UnknownEngine;
 import dev.llmlat.semconv.LlmlatAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,18 +15,21 @@ import java.util.Map;
 /** One request's spans across the layers, found by trace id, parentage and step links. */
 record RequestView(
     String traceId,
-    SpanRecord engine,
+    EngineRequest request,
     SpanRecord gatewayServer,
     SpanRecord gatewayClient,
-    List<SpanRecord> queues,
-    List<SpanRecord> prefills,
-    SpanRecord decode,
     Map<String, SpanRecord> engineSteps,
     Map<String, SpanRecord> gpuSteps) {
 
-  /** Index of the loaded spans: by trace, by id, and the step spans. */
+  SpanRecord engine() {
+    return request.span();
+  }
+
+  /** Index of the loaded spans: by trace, by id, by link target, and the step spans. */
   static final class Index {
     final Map<String, List<SpanRecord>> byTrace = new HashMap<>();
+    /** Spans with links, by the trace (and trace + span) they link to. */
+    final Map<String, List<SpanRecord>> byLinkTarget = new HashMap<>();
     final List<SpanRecord> engineSteps = new ArrayList<>();
     final Map<String, SpanRecord> engineStepsById = new HashMap<>();
     final Map<String, SpanRecord> gpuStepsByEngineStep = new HashMap<>();
@@ -30,16 +38,19 @@ record RequestView(
     final Map<String, List<SpanRecord>> gpuStepsByTrace = new HashMap<>();
     /** The request traces each step served ({@code llmlat.trace_ids}, parsed once). */
     final Map<SpanRecord, List<String>> served = new java.util.IdentityHashMap<>();
-    /** The engine request spans, in start order. */
+    /** The engine request spans (or stand-ins for unknown engines), in start order, with their adapter. */
     private final List<SpanRecord> requests = new ArrayList<>();
+    private final Map<SpanRecord, EngineAdapter> adapters = new java.util.IdentityHashMap<>();
     long longestEngineStepNs;
     long longestGpuStepNs;
 
     Index(List<SpanRecord> spans) {
       for (SpanRecord s : spans) {
         byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>(8)).add(s);
-        if (LayerNames.REQUEST.equals(s.name())) {
+        EngineAdapter adapter = EngineAdapters.forRequest(s);
+        if (adapter != null) {
           requests.add(s);
+          adapters.put(s, adapter);
         } else if (LayerNames.STEP.equals(s.name())) {
           if (LayerNames.GPU.equals(s.layer())) {
             gpuSteps.add(s);
@@ -51,23 +62,65 @@ record RequestView(
             engineSteps.add(s);
             engineStepsById.put(s.spanId(), s);
           }
+        } else if (!s.links().isEmpty() && !LayerNames.GPU.equals(s.layer())) {
+          for (SpanRecord.Link l : s.links()) {
+            byLinkTarget.computeIfAbsent(l.traceId(), k -> new ArrayList<>()).add(s);
+            byLinkTarget.computeIfAbsent(l.traceId() + l.spanId(), k -> new ArrayList<>()).add(s);
+          }
+        }
+      }
+      // traces with a gateway request but no engine convention we know: still attributed
+      java.util.Set<String> known = new java.util.HashSet<>();
+      requests.forEach(r -> known.add(r.traceId()));
+      for (Map.Entry<String, List<SpanRecord>> t : byTrace.entrySet()) {
+        if (!known.contains(t.getKey()) && t.getValue().stream().anyMatch(UnknownEngine::isGatewayServer)) {
+          SpanRecord standIn = UnknownEngine.standIn(context(t.getKey()));
+          if (standIn != null) {
+            requests.add(standIn);
+          }
         }
       }
       requests.sort(Comparator.comparingLong(SpanRecord::startNs));
       engineSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
       gpuSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
       for (SpanRecord s : engineSteps) {
-        served.put(s, s.arrayAttr(dev.llmlat.semconv.LlmlatAttributes.TRACE_IDS));
+        served.put(s, s.arrayAttr(LlmlatAttributes.TRACE_IDS));
         longestEngineStepNs = Math.max(longestEngineStepNs, s.durationNs());
       }
       for (SpanRecord g : gpuSteps) {
-        List<String> traces = g.arrayAttr(dev.llmlat.semconv.LlmlatAttributes.TRACE_IDS);
+        List<String> traces = g.arrayAttr(LlmlatAttributes.TRACE_IDS);
+        if (traces.isEmpty()) {
+          traces = g.links().stream().map(SpanRecord.Link::traceId).distinct().toList();
+        }
         served.put(g, traces);
         longestGpuStepNs = Math.max(longestGpuStepNs, g.durationNs());
         for (String t : traces) {
           gpuStepsByTrace.computeIfAbsent(t, k -> new ArrayList<>()).add(g);
         }
       }
+    }
+
+    /** What an adapter sees of one trace. */
+    TraceContext context(String traceId) {
+      List<SpanRecord> trace = byTrace.getOrDefault(traceId, List.of());
+      return new TraceContext() {
+        @Override
+        public List<SpanRecord> trace() {
+          return trace;
+        }
+
+        @Override
+        public List<SpanRecord> linking(SpanRecord span) {
+          List<SpanRecord> out = new ArrayList<>(byLinkTarget.getOrDefault(span.traceId() + span.spanId(), List.of()));
+          for (SpanRecord s : byLinkTarget.getOrDefault(span.traceId(), List.of())) {
+            if (!out.contains(s) && s.links().stream().anyMatch(l -> l.traceId().equals(span.traceId())
+                && (l.spanId().isEmpty() || l.spanId().chars().allMatch(c -> c == '0')))) {
+              out.add(s);
+            }
+          }
+          return out;
+        }
+      };
     }
 
     /** A span of a (small) trace by id: a scan beats a global map of every span. */
@@ -106,14 +159,21 @@ record RequestView(
       return out;
     }
 
-    /** Every engine request span loaded, in start order. */
+    /** Every engine request span loaded (or the stand-in of an unknown engine), in start order. */
     List<SpanRecord> requests() {
       return requests;
     }
 
-    RequestView view(SpanRecord engine) {
-      List<SpanRecord> trace = byTrace.getOrDefault(engine.traceId(), List.of());
+    RequestView view(SpanRecord engineSpan) {
+      TraceContext context = context(engineSpan.traceId());
+      EngineAdapter adapter = adapters.get(engineSpan);
+      EngineRequest request = adapter != null ? adapter.read(engineSpan, context) : UnknownEngine.read(engineSpan, context);
+      List<SpanRecord> trace = context.trace();
+      SpanRecord engine = request.span();
       SpanRecord client = engine.parentSpanId().isEmpty() ? null : find(trace, engine.parentSpanId());
+      if ("Client".equals(engine.kind()) && adapter == null) {
+        client = engine; // an unknown engine without spans: the upstream call stands for it
+      }
       SpanRecord server = null;
       if (client != null && "Client".equals(client.kind())) {
         SpanRecord up = client;
@@ -131,32 +191,19 @@ record RequestView(
         // The upstream call's span is missing (not exported, or sampled out): the trace's gateway
         // server span still starts the TTFT, and the unknown stretch stays unattributed.
         for (SpanRecord s : trace) {
-          if (LayerNames.GATEWAY.equals(s.layer()) && "Server".equals(s.kind()) && s.startNs() <= engine.startNs()) {
+          if (UnknownEngine.isGatewayServer(s) && s.startNs() <= request.arrivalNs()) {
             server = s;
             break;
           }
         }
       }
-      List<SpanRecord> queues = new ArrayList<>();
-      List<SpanRecord> prefills = new ArrayList<>();
-      SpanRecord decode = null;
-      for (SpanRecord s : trace) {
-        if (!s.parentSpanId().equals(engine.spanId())) {
-          continue;
-        }
-        switch (s.name()) {
-          case LayerNames.QUEUE -> queues.add(s);
-          case LayerNames.PREFILL -> prefills.add(s);
-          case LayerNames.DECODE -> decode = s;
-          default -> { }
-        }
-      }
-      queues.sort(Comparator.comparingLong(SpanRecord::startNs));
-      prefills.sort(Comparator.comparingLong(SpanRecord::startNs));
       Map<String, SpanRecord> steps = new HashMap<>();
       Map<String, SpanRecord> gpu = new HashMap<>();
-      for (SpanRecord p : prefills) {
-        String stepId = p.attr(LlmlatAttributes.STEP_SPAN_ID);
+      for (EngineRequest.Prefill p : request.prefills()) {
+        String stepId = p.stepSpanId();
+        if (stepId.isEmpty()) {
+          continue;
+        }
         SpanRecord step = engineStepsById.get(stepId);
         if (step != null) {
           steps.put(stepId, step);
@@ -166,7 +213,7 @@ record RequestView(
           gpu.put(stepId, g);
         }
       }
-      return new RequestView(engine.traceId(), engine, server, client, queues, prefills, decode, steps, gpu);
+      return new RequestView(engine.traceId(), request, server, client, steps, gpu);
     }
   }
 }

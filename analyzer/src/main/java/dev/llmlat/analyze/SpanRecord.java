@@ -6,7 +6,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** One span as the analyzer sees it: ids, names, layer, host, Unix-ns times, attributes, events, links. */
+/**
+ * One span as the analyzer sees it: ids, names, layer, host, Unix-ns times, attributes, events,
+ * links, the instrumentation scope that wrote it and the process instance it came from.
+ *
+ * @param host {@code host.name}, else {@code host.id} ("" when the resource names no host)
+ * @param scope the instrumentation scope's name ("" when unknown)
+ * @param instance the emitting process: {@code service.instance.id}, else {@code host.name}, else
+ *     {@code k8s.pod.name}, else {@code process.pid} ("" when the resource names none of them)
+ */
 public record SpanRecord(
     String traceId,
     String spanId,
@@ -16,6 +24,8 @@ public record SpanRecord(
     String service,
     String layer,
     String host,
+    String scope,
+    String instance,
     long startNs,
     long endNs,
     Map<String, String> attributes,
@@ -28,13 +38,35 @@ public record SpanRecord(
 
   public record Link(String traceId, String spanId) {}
 
+  /** A span without scope or instance (tests, Zipkin traces). */
+  public SpanRecord(String traceId, String spanId, String parentSpanId, String name, String kind, String service,
+      String layer, String host, long startNs, long endNs, Map<String, String> attributes, List<Event> events,
+      List<Link> links) {
+    this(traceId, spanId, parentSpanId, name, kind, service, layer, host, "", "", startNs, endNs, attributes, events,
+        links);
+  }
+
   public long durationNs() {
     return endNs - startNs;
   }
 
-  /** The host whose clock stamped this span ({@code host.name}, else the service). */
+  /**
+   * The clock that stamped this span: its host (spans of one host share a clock), else its process
+   * instance, else its service.
+   */
   public String clockDomain() {
-    return host.isEmpty() ? service : host;
+    return !host.isEmpty() ? host : !instance.isEmpty() ? instance : service;
+  }
+
+  /** The engine instance (replica) that wrote this span: its process instance, else its service. */
+  public String engineInstance() {
+    return instance.isEmpty() ? service : instance;
+  }
+
+  /** The same span attributed to another process instance (a replica told apart by other means). */
+  public SpanRecord withInstance(String newInstance) {
+    return new SpanRecord(traceId, spanId, parentSpanId, name, kind, service, layer, host, scope, newInstance, startNs,
+        endNs, attributes, events, links);
   }
 
   public String attr(String key) {
@@ -102,7 +134,7 @@ public record SpanRecord(
     for (Event e : events) {
       moved.add(new Event(e.timeNs() + offsetNs, e.name(), e.attributes()));
     }
-    return new SpanRecord(traceId, spanId, parentSpanId, name, kind, service, layer, host,
+    return new SpanRecord(traceId, spanId, parentSpanId, name, kind, service, layer, host, scope, instance,
         startNs + offsetNs, endNs + offsetNs, attributes, moved, links);
   }
 }

@@ -16,9 +16,18 @@ public final class TraceReader {
   /** Read as RowBinary in this order (see {@link #parse}). */
   private static final String COLUMNS =
       "TraceId, SpanId, ParentSpanId, toString(SpanName), toString(SpanKind), toString(ServiceName),"
-          + " ResourceAttributes['llmlat.layer'], ResourceAttributes['host.name'], toUnixTimestamp64Nano(Timestamp), Duration,"
+          + " ResourceAttributes['llmlat.layer'], if(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'],"
+          + " ResourceAttributes['host.id']), toString(ScopeName), multiIf(ResourceAttributes['service.instance.id'] != '',"
+          + " ResourceAttributes['service.instance.id'], ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'],"
+          + " ResourceAttributes['k8s.pod.name'] != '', ResourceAttributes['k8s.pod.name'], ResourceAttributes['process.pid'] != '',"
+          + " concat('pid ', ResourceAttributes['process.pid']), ResourceAttributes['vllm.process_id'] != '',"
+          + " concat('pid ', ResourceAttributes['vllm.process_id']), ''), toUnixTimestamp64Nano(Timestamp), Duration,"
           + " SpanAttributes, arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp),"
           + " arrayMap(n -> toString(n), Events.Name), Events.Attributes, Links.TraceId, Links.SpanId";
+
+  /** Span names outside a request's trace that attribution needs (steps, batches), as an SQL list. */
+  private static final String SHARED = dev.llmlat.analyze.engines.EngineAdapters.sharedSpanNames().stream()
+      .map(n -> "'" + n.replace("'", "") + "'").collect(java.util.stream.Collectors.joining(", ", "(", ")"));
 
   private final ClickHouseStore store;
 
@@ -74,7 +83,7 @@ public final class TraceReader {
       select("TraceId IN {trace_ids:Array(String)}" + (windowed ? " AND " + IN_WINDOW : ""), params, spans);
     }
     if (windowed) {
-      select("SpanName = 'step' AND " + IN_WINDOW, window(fromNs, toNs), spans);
+      select("SpanName IN " + SHARED + " AND " + IN_WINDOW, window(fromNs, toNs), spans);
     }
     return new ArrayList<>(spans.values());
   }
@@ -117,6 +126,8 @@ public final class TraceReader {
     String service = in.repeatedString();
     String layer = in.repeatedString();
     String host = in.repeatedString();
+    String scope = in.repeatedString();
+    String instance = in.repeatedString();
     long start = in.int64();
     long duration = in.int64();
     Map<String, String> attributes = in.stringMap();
@@ -142,7 +153,7 @@ public final class TraceReader {
     for (int i = 0; i < linkSpans; i++) {
       links.add(new SpanRecord.Link(linkTraces[i], in.string()));
     }
-    return new SpanRecord(traceId, spanId, parent, name, kind, service, layer, host, start, start + duration, attributes,
+    return new SpanRecord(traceId, spanId, parent, name, kind, service, layer, host, scope, instance, start, start + duration, attributes,
         events, links);
   }
 }

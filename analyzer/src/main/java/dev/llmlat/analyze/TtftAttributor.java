@@ -1,5 +1,7 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.analyze.engines.EngineRequest;
+import dev.llmlat.analyze.engines.UnknownEngine;
 import dev.llmlat.semconv.LlmlatAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,8 +23,10 @@ final class TtftAttributor {
   private static final int P_EDGE = 1; // gateway_in, network_in, network_out
   private static final int P_PREFILL_GAP = 2;
   private static final int P_FIRST_SAMPLE = 3;
-  private static final int P_QUEUE = 4;
-  private static final int P_STEP = 5;
+  private static final int P_ENGINE_IN = 4;
+  private static final int P_QUEUE = 5;
+  private static final int P_KV = 6;
+  private static final int P_STEP = 7;
 
   private record Labeled(String label, String span, long start, long end, int priority) {}
 
@@ -32,45 +36,79 @@ final class TtftAttributor {
   private TtftAttributor() {}
 
   static Attribution attribute(RequestView v, RequestView.Index index, List<ClockCorrection> corrections) {
-    SpanRecord e = v.engine();
+    EngineRequest r = v.request();
+    SpanRecord e = r.span();
+    boolean unknownEngine = UnknownEngine.NAME.equals(r.adapter());
     List<String> notes = new ArrayList<>();
-    long firstToken = firstToken(v, notes);
-    List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
+    notes.add("engine layer read as " + r.adapter() + (r.adapter().equals(e.service()) ? "" : " (service " + e.service() + ")"));
+    notes.addAll(r.notes());
+    long firstToken = firstToken(v, index, notes);
     boolean gateway = v.gatewayServer() != null;
-    long t0 = gateway ? v.gatewayServer().startNs() : e.startNs();
+    long t0 = gateway ? Math.min(v.gatewayServer().startNs(), r.arrivalNs()) : r.arrivalNs();
     long tEnd = firstToken;
     if (gateway) {
       long chunk = gatewayFirstChunk(v.gatewayServer());
       if (chunk > 0) {
         tEnd = chunk;
       } else {
-        notes.add("the gateway recorded no first-chunk time: TTFT ends at the engine's first token");
+        String server = v.gatewayServer().attr(LlmlatAttributes.GATEWAY_SERVER);
+        notes.add(server.isEmpty() ? "the gateway recorded no first-chunk time: TTFT ends at the engine's first token"
+            : "gateway first chunk unknown (server " + server + "): TTFT ends at the engine's first token");
       }
+    }
+    if (tEnd < 0) {
+      notes.add("no layer recorded a first token or first chunk: TTFT is shown up to the engine's end");
+      tEnd = r.endNs();
+    }
+    if (firstToken < 0) {
+      firstToken = tEnd;
     }
     if (tEnd < t0) {
       notes.add("first token precedes the request start after clock alignment; TTFT taken as 0");
       tEnd = t0;
     }
+    List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
     List<Labeled> labels = new ArrayList<>();
     if (gateway && v.gatewayClient() != null) {
       labels.add(new Labeled("gateway_in", v.gatewayServer().name(), t0, v.gatewayClient().startNs(), P_EDGE));
-      labels.add(new Labeled("network_in", v.gatewayClient().name(), v.gatewayClient().startNs(), e.startNs(), P_EDGE));
+      labels.add(new Labeled("network_in", v.gatewayClient().name(), v.gatewayClient().startNs(), r.arrivalNs(), P_EDGE));
     }
-    long firstScheduled = firstScheduled(v, e, index, firstToken);
-    labels.add(new Labeled("queue", "queue", e.startNs(), firstScheduled, P_QUEUE));
-    for (SpanRecord q : v.queues()) {
-      labels.add(new Labeled("queue", q.name(), q.startNs(), Math.min(q.endNs(), firstToken), P_QUEUE));
+    if (unknownEngine) {
+      // the engine's time is known only as a whole: named in the path, counted as unattributed
+      labels.add(new Labeled("unattributed", e.service() + ": " + e.name(), r.arrivalNs(), Math.min(r.endNs(), firstToken),
+          P_UNATTRIBUTED));
     }
-    List<Step> steps = steps(v, index, firstScheduled, firstToken, notes);
+    long firstScheduled = unknownEngine ? firstToken : firstScheduled(v, index, firstToken);
+    if (!unknownEngine) {
+      labels.add(new Labeled("queue", "queue", r.queuedNs(), firstScheduled, P_QUEUE));
+    }
+    for (EngineRequest.Interval h : r.handling()) {
+      labels.add(new Labeled("engine_in", h.source(), h.startNs(), Math.min(h.endNs(), firstToken), P_ENGINE_IN));
+    }
+    for (EngineRequest.Interval q : r.waits()) {
+      labels.add(new Labeled("queue", q.source(), q.startNs(), Math.min(q.endNs(), firstToken), P_QUEUE));
+    }
+    for (EngineRequest.Interval k : r.kvTransfers()) {
+      labels.add(new Labeled("kv_transfer", k.source(), k.startNs(), Math.min(k.endNs(), firstToken), P_KV));
+    }
+    List<Step> steps = unknownEngine ? List.of() : steps(v, index, firstScheduled, firstToken, notes);
     long lastStepEnd = firstScheduled;
     for (Step s : steps) {
       labels.add(new Labeled("step:" + s.id(), s.span(), s.start(), Math.min(s.end(), firstToken), P_STEP));
       lastStepEnd = Math.max(lastStepEnd, Math.min(s.end(), firstToken));
     }
-    labels.add(new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP));
-    labels.add(new Labeled("first_sample", "llm_request", lastStepEnd, firstToken, P_FIRST_SAMPLE));
+    if (!unknownEngine) {
+      labels.add(new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP));
+      labels.add(new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE));
+    }
     if (gateway) {
-      labels.add(new Labeled("network_out", v.gatewayServer().name(), firstToken, tEnd, P_EDGE));
+      long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayClient());
+      if (upstreamChunk >= firstToken && upstreamChunk <= tEnd) {
+        labels.add(new Labeled("network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
+        labels.add(new Labeled("gateway_out", v.gatewayServer().name(), upstreamChunk, tEnd, P_EDGE));
+      } else {
+        labels.add(new Labeled("network_out", v.gatewayServer().name(), firstToken, tEnd, P_EDGE));
+      }
     }
 
     // Sweep the elementary pieces of [t0, tEnd).
@@ -112,10 +150,10 @@ final class TtftAttributor {
     for (String c : Attribution.COMPONENTS) {
       components.put(c, 0L);
     }
-    for (Map.Entry<String, Long> r : raw.entrySet()) {
-      if (r.getKey().startsWith("step:")) {
-        Step s = steps.stream().filter(x -> ("step:" + x.id()).equals(r.getKey())).findFirst().orElseThrow();
-        long covered = r.getValue();
+    for (Map.Entry<String, Long> entry : raw.entrySet()) {
+      if (entry.getKey().startsWith("step:")) {
+        Step s = steps.stream().filter(x -> ("step:" + x.id()).equals(entry.getKey())).findFirst().orElseThrow();
+        long covered = entry.getValue();
         long duration = Math.max(1, s.end() - s.start());
         // a GPU step can outlast its CPU step span (kernels run after the launches): busy never exceeds the piece
         long busy = Math.min(covered, Math.round(s.busyNs() * (covered / (double) duration)));
@@ -124,67 +162,69 @@ final class TtftAttributor {
         components.merge("prefill_gpu", own, Long::sum);
         components.merge("batch_interference", busy - own, Long::sum);
       } else {
-        components.merge(r.getKey(), r.getValue(), Long::sum);
+        components.merge(entry.getKey(), entry.getValue(), Long::sum);
       }
     }
-    List<SpanRecord> preemptions = new ArrayList<>();
-    for (SpanRecord.Event ev : e.events()) {
-      if (LayerNames.EVENT_PREEMPTED.equals(ev.name())) {
-        preemptions.add(e);
+    String model = r.model();
+    if (model.isEmpty() && gateway) {
+      model = v.gatewayServer().attr("gen_ai.request.model");
+      if (!model.isEmpty()) {
+        notes.add("model from the gateway's request (the engine's span names none)");
       }
     }
-    return new Attribution(v.traceId(), e.attr("gen_ai.request.id"), model(e), e.service(), e.clockDomain(), e.startNs(),
+    return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), r.arrivalNs(),
         gateway ? LayerNames.GATEWAY : LayerNames.ENGINE, tEnd - t0, components, path, itl, corrections,
-        e.longAttr("gen_ai.usage.input_tokens", e.longAttr("gen_ai.usage.prompt_tokens", 0)),
-        e.longAttr("gen_ai.usage.output_tokens", e.longAttr("gen_ai.usage.completion_tokens", 0)),
-        v.prefills().size(), preemptions.size(), notes);
+        r.promptTokens(), r.outputTokens(), r.prefills().size(), r.preemptionNs().size(), notes);
   }
 
-  static String model(SpanRecord e) {
-    String m = e.attr("gen_ai.response.model");
-    return m.isEmpty() ? e.attr("gen_ai.request.model") : m;
-  }
-
-  /** The first token: the SDK's event, else the end of the last prefill, else vLLM's latency attribute. */
-  static long firstToken(RequestView v, List<String> notes) {
-    SpanRecord e = v.engine();
-    SpanRecord.Event ev = e.event(LayerNames.EVENT_FIRST_TOKEN);
-    if (ev != null) {
-      return ev.timeNs();
+  /**
+   * The first token: the engine's, else the end of the request's last prefill step on the GPU
+   * (steps whose NVTX range names the request), else unknown (-1).
+   */
+  static long firstToken(RequestView v, RequestView.Index index, List<String> notes) {
+    EngineRequest r = v.request();
+    if (r.firstTokenNs() >= 0) {
+      return r.firstTokenNs();
     }
-    if (v.decode() != null) {
-      return v.decode().startNs();
-    }
-    if (!v.prefills().isEmpty()) {
-      return v.prefills().get(v.prefills().size() - 1).endNs();
-    }
-    double ttft = e.doubleAttr("gen_ai.latency.time_to_first_token", -1);
-    if (ttft >= 0) {
-      notes.add("engine breakdown from vLLM's gen_ai.latency.* attributes");
-      return e.startNs() + Math.round(ttft * 1e9);
-    }
-    notes.add("no first-token time in the engine layer: TTFT ends at the request's end");
-    return e.endNs();
-  }
-
-  static long firstScheduled(RequestView v, SpanRecord e, RequestView.Index index, long firstToken) {
-    if (!v.prefills().isEmpty()) {
-      return v.prefills().get(0).startNs();
-    }
-    if (!v.queues().isEmpty()) {
-      return v.queues().get(0).endNs();
-    }
-    double queue = e.doubleAttr("gen_ai.latency.time_in_queue", -1);
-    if (queue >= 0) {
-      return e.startNs() + Math.round(queue * 1e9);
-    }
-    // An engine without the SDK: it waited until the GPU started the first step that served it.
+    long lastPrefillEnd = -1;
     for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
-      if (g.startNs() >= e.startNs() && g.startNs() < firstToken) {
+      if (g.startNs() < r.arrivalNs() || g.startNs() > r.endNs()) {
+        continue;
+      }
+      String kind = g.attr(LlmlatAttributes.STEP_KIND);
+      if ("decode".equals(kind) && lastPrefillEnd >= 0) {
+        break; // steps are in start order: the first decode after a prefill ends the prefill
+      }
+      if ("prefill".equals(kind) || "mixed".equals(kind)) {
+        lastPrefillEnd = Math.max(lastPrefillEnd, g.endNs());
+      }
+    }
+    if (lastPrefillEnd >= 0) {
+      notes.add("no first-token time in the engine layer: the first token is the end of the request's last prefill step on the GPU");
+      return lastPrefillEnd;
+    }
+    if (!UnknownEngine.NAME.equals(r.adapter())) {
+      notes.add("no first-token time in the engine or GPU layer: TTFT ends at the request's end");
+      return r.endNs();
+    }
+    return -1;
+  }
+
+  static long firstScheduled(RequestView v, RequestView.Index index, long firstToken) {
+    EngineRequest r = v.request();
+    if (r.scheduledNs() >= 0) {
+      return r.scheduledNs();
+    }
+    if (!r.prefills().isEmpty()) {
+      return r.prefills().get(0).startNs();
+    }
+    // An engine that does not say: it waited until the GPU started the first step that served it.
+    for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
+      if (g.startNs() >= r.queuedNs() && g.startNs() < firstToken) {
         return g.startNs();
       }
     }
-    return e.startNs();
+    return r.queuedNs();
   }
 
   static long gatewayFirstChunk(SpanRecord server) {
@@ -195,27 +235,38 @@ final class TtftAttributor {
     return server.longAttr(LlmlatAttributes.GATEWAY_FIRST_CHUNK_NS, 0);
   }
 
-  /** The steps that did this request's prefill, with their GPU busy time and the request's token share. */
+  /** When the gateway's HTTP client received the engine's first chunk (an event on the CLIENT span), or -1. */
+  static long upstreamFirstChunk(SpanRecord client) {
+    SpanRecord.Event ev = client.event(LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK);
+    return ev == null ? -1 : ev.timeNs();
+  }
+
+  /** The passes that did this request's prefill, with their GPU busy time and the request's token share. */
   private static List<Step> steps(RequestView v, RequestView.Index index, long from, long firstToken, List<String> notes) {
+    EngineRequest r = v.request();
     List<Step> steps = new ArrayList<>();
     boolean anyGpu = false;
-    for (SpanRecord p : v.prefills()) {
-      String stepId = p.attr(LlmlatAttributes.STEP_SPAN_ID);
-      SpanRecord step = v.engineSteps().get(stepId);
-      SpanRecord gpu = v.gpuSteps().get(stepId);
-      SpanRecord interval = step != null ? step : p;
-      long ownTokens = p.longAttr(LayerNames.PREFILL_TOKENS, 0);
-      long total = step == null ? 0
-          : step.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0) + step.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, 0);
-      double share = total > 0 && ownTokens > 0 ? Math.min(1.0, ownTokens / (double) total)
-          : step != null ? 1.0 / Math.max(1, step.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 1)) : 1.0;
-      long busy = gpu != null ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs()) : interval.durationNs();
-      anyGpu |= gpu != null;
-      steps.add(new Step(stepId.isEmpty() ? p.spanId() : stepId, interval.name(), interval.startNs(), interval.endNs(),
-          busy, share, gpu != null));
-    }
-    if (steps.isEmpty()) {
-      // No engine step spans (e.g. an engine without the SDK): GPU steps that name this trace.
+    boolean stepIds = r.prefills().stream().anyMatch(p -> !p.stepSpanId().isEmpty());
+    if (stepIds || index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of()).isEmpty()) {
+      for (EngineRequest.Prefill p : r.prefills()) {
+        String stepId = p.stepSpanId();
+        SpanRecord step = v.engineSteps().get(stepId);
+        SpanRecord gpu = v.gpuSteps().get(stepId);
+        long start = step != null ? step.startNs() : p.startNs();
+        long end = step != null ? step.endNs() : p.endNs();
+        long total = step != null
+            ? step.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0) + step.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, 0)
+            : p.batchTokens();
+        int batch = step != null ? (int) step.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 1) : p.batchSize();
+        double share = total > 0 && p.tokens() > 0 ? Math.min(1.0, p.tokens() / (double) total)
+            : batch > 0 ? 1.0 / batch : 1.0;
+        long busy = gpu != null ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs()) : end - start;
+        anyGpu |= gpu != null;
+        steps.add(new Step(stepId.isEmpty() ? p.source() + "@" + p.startNs() : stepId, step != null ? step.name() : p.source(),
+            start, end, busy, share, gpu != null));
+      }
+    } else {
+      // GPU steps that name this trace measure the prefill better than an engine's coarse interval
       for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
         if (g.startNs() >= from && g.startNs() < firstToken) {
           List<String> served = index.served(g);

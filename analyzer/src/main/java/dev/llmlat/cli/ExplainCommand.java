@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.llmlat.analyze.Analyzer;
 import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.engines.EngineAdapters;
 import dev.llmlat.analyze.ClockCorrection;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
@@ -58,6 +59,9 @@ final class ExplainCommand implements Callable<Integer> {
     root.put("ttft_ns", a.ttftNs());
     root.put("ttft_start_layer", a.startLayer());
     root.put("model", a.model());
+    root.put("engine_adapter", a.engineAdapter());
+    root.put("engine_instance", a.engineInstance());
+    root.put("engine_cannot_show", EngineAdapters.cannotShow(a.engineAdapter()));
     ObjectNode components = root.putObject("components");
     for (Map.Entry<String, Long> c : a.components().entrySet()) {
       components.put(c.getKey(), c.getValue());

@@ -2,6 +2,7 @@ package dev.llmlat.cli;
 
 import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.analyze.engines.EngineAdapters;
 import java.io.PrintWriter;
 import java.util.Map;
 
@@ -15,6 +16,9 @@ final class Waterfall {
     out.printf("request %s  model %s  TTFT %.3f ms (from the %s)%n", a.traceId(), a.model().isEmpty() ? "?" : a.model(),
         a.ttftNs() / 1e6, a.startLayer().equals("gateway") ? "gateway's server span to the first chunk written"
             : "engine's arrival to the first token");
+    String cannot = EngineAdapters.cannotShow(a.engineAdapter());
+    out.printf("engine %s (%s), read as %s%s%n", a.service(), a.engineInstance(), a.engineAdapter(),
+        cannot.isEmpty() ? "" : "; cannot show: " + cannot);
     out.println();
     long t0 = a.criticalPath().isEmpty() ? a.arrivalNs() : a.criticalPath().get(0).startNs();
     double scale = a.ttftNs() == 0 ? 0 : WIDTH / (double) a.ttftNs();

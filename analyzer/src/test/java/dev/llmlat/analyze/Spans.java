@@ -21,6 +21,7 @@ final class Spans {
     String service = "engine";
     String layer = "engine";
     String host = "engine-host";
+    String scope = "";
     long start;
     long end;
     final Map<String, String> attrs = new HashMap<>();
@@ -52,6 +53,14 @@ final class Spans {
       return this;
     }
 
+    /** An engine that traces itself (vLLM, SGLang, ...): no llmlat layer, no host, its own scope. */
+    B selfTraced(String scopeName) {
+      layer = "";
+      host = "";
+      scope = scopeName;
+      return this;
+    }
+
     B gpu() {
       layer = "gpu";
       return this;
@@ -73,7 +82,7 @@ final class Spans {
     }
 
     SpanRecord build() {
-      return new SpanRecord(trace, id, parent, name, kind, service, layer, host, start, end, attrs, events, links);
+      return new SpanRecord(trace, id, parent, name, kind, service, layer, host, scope, "", start, end, attrs, events, links);
     }
   }
 

@@ -38,7 +38,8 @@ class TtftAttributorTest {
     assertThat(a.ttftNs()).isEqualTo(300 * MS);
     assertThat(a.startLayer()).isEqualTo("gateway");
     assertThat(a.components()).containsExactly(
-        entry("gateway_in", 10 * MS), entry("network_in", 5 * MS), entry("queue", 35 * MS), entry("prefill_cpu", 30 * MS),
+        entry("gateway_in", 10 * MS), entry("network_in", 5 * MS), entry("engine_in", 0L), entry("queue", 35 * MS),
+        entry("kv_transfer", 0L), entry("prefill_cpu", 30 * MS),
         entry("prefill_gpu", 100 * MS), entry("batch_interference", 100 * MS), entry("first_sample", 10 * MS),
         entry("network_out", 10 * MS), entry("gateway_out", 0L), entry("unattributed", 0L));
     assertThat(a.criticalPath()).extracting(Attribution.Segment::component)
@@ -91,14 +92,30 @@ class TtftAttributorTest {
 
   @Test
   void vllmSpansAreAttributedToTheDepthTheirAttributesAllow() {
-    List<SpanRecord> s = List.of(span(T, id(3), "llm_request", 0, 900).kind("Server")
-        .attr("gen_ai.latency.time_in_queue", 0.125).attr("gen_ai.latency.time_to_first_token", 0.4).build());
+    // vLLM V1: time_in_queue and time_in_model_prefill chain back from the first token; what lies
+    // between arrival and the scheduler's queue is the engine's own handling
+    List<SpanRecord> s = List.of(span(T, id(3), "llm_request", 0, 900).kind("Server").selfTraced("vllm.llm_engine")
+        .attr("gen_ai.latency.time_in_queue", 0.125).attr("gen_ai.latency.time_in_model_prefill", 0.25)
+        .attr("gen_ai.latency.time_to_first_token", 0.4).build());
     Attribution a = Analyzer.attribute(s).get(0);
+    assertThat(a.engineAdapter()).isEqualTo("vLLM");
     assertThat(a.ttftNs()).isEqualTo(400 * MS);
+    assertThat(a.component("engine_in")).isEqualTo(25 * MS);
     assertThat(a.component("queue")).isEqualTo(125 * MS);
-    assertThat(a.component("queue") + a.component("prefill_cpu") + a.component("first_sample") + a.component("unattributed"))
-        .isEqualTo(400 * MS);
-    assertThat(a.notes()).contains("engine breakdown from vLLM's gen_ai.latency.* attributes");
+    assertThat(a.component("prefill_gpu")).isEqualTo(250 * MS);
+    assertThat(a.notes()).contains("no GPU layer for this request: engine step time is counted as GPU time");
+  }
+
+  @Test
+  void anEngineWithoutPrefillFigureHasItsQueuePlacedAtArrival() {
+    // TensorRT-LLM: time_in_queue runs from arrival to first scheduled, no prefill figure
+    List<SpanRecord> s = List.of(span(T, id(3), "llm_request", 0, 900).kind("Server").selfTraced("trt.llm")
+        .attr("gen_ai.latency.time_in_queue", 0.125).attr("gen_ai.latency.time_to_first_token", 0.4)
+        .attr("gen_ai.latency.kv_cache_transfer_time", 0.0).build());
+    Attribution a = Analyzer.attribute(s).get(0);
+    assertThat(a.engineAdapter()).isEqualTo("TensorRT-LLM");
+    assertThat(a.component("queue")).isEqualTo(125 * MS);
+    assertThat(a.component("prefill_gpu")).isEqualTo(275 * MS);
   }
 
   @Test
@@ -108,5 +125,39 @@ class TtftAttributorTest {
     Attribution a = Analyzer.attribute(s).get(0);
     assertThat(a.component("unattributed")).isEqualTo(15 * MS);
     assertThat(a.components().values().stream().mapToLong(Long::longValue).sum()).isEqualTo(a.ttftNs());
+  }
+
+  @Test
+  void anEngineNoAdapterKnowsStillGetsGatewayNetworkAndItsTotal() {
+    List<SpanRecord> s = new ArrayList<>();
+    s.add(span(T, id(1), "POST /v1/chat/completions", 0, 1000).gateway().kind("Server").event("gen_ai.first_chunk", 300).build());
+    s.add(span(T, id(2), "POST", 10, 990).gateway().kind("Client").parent(id(1)).build());
+    s.add(span(T, id(3), "POST /generate", 15, 980).kind("Server").parent(id(2)).selfTraced("io.custom.engine").build());
+    Attribution a = Analyzer.attribute(s).get(0);
+    assertThat(a.engineAdapter()).isEqualTo("unknown engine");
+    assertThat(a.ttftNs()).isEqualTo(300 * MS);
+    assertThat(a.component("gateway_in")).isEqualTo(10 * MS);
+    assertThat(a.component("network_in")).isEqualTo(5 * MS);
+    assertThat(a.component("unattributed")).isEqualTo(285 * MS);
+    assertThat(a.criticalPath()).extracting(Attribution.Segment::span).contains("engine: POST /generate");
+    assertThat(a.notes()).anyMatch(n -> n.contains("follows no known convention"));
+  }
+
+  @Test
+  void withoutAFirstTokenTheLastPrefillStepOnTheGpuEndsTtft() {
+    // an engine with arrival and end only; the GPU export's NVTX ranges name the prefill and decode steps
+    List<SpanRecord> s = new ArrayList<>();
+    s.add(span(T, id(3), "llm_request", 0, 3000).kind("Server").build());
+    s.add(span(trace(9), id(20), "step", 40, 90).gpu().attr("llmlat.step.kind", "prefill")
+        .attr("llmlat.trace_ids", "[\"" + T + "\"]").build());
+    s.add(span(trace(9), id(21), "step", 95, 120).gpu().attr("llmlat.step.kind", "prefill")
+        .attr("llmlat.trace_ids", "[\"" + T + "\"]").build());
+    s.add(span(trace(9), id(22), "step", 130, 140).gpu().attr("llmlat.step.kind", "decode")
+        .attr("llmlat.trace_ids", "[\"" + T + "\",\"" + OTHER + "\"]").build());
+    Attribution a = Analyzer.attribute(s).get(0);
+    assertThat(a.ttftNs()).isEqualTo(120 * MS);
+    assertThat(a.component("queue")).isEqualTo(40 * MS);
+    assertThat(a.component("prefill_gpu") + a.component("prefill_cpu")).isEqualTo(80 * MS);
+    assertThat(a.notes()).anyMatch(n -> n.contains("last prefill step on the GPU"));
   }
 }

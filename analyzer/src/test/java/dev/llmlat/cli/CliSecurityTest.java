@@ -73,7 +73,7 @@ class CliSecurityTest {
     // a well-formed id that is not in the store takes the parameterized path and says so
     LlmlatCliTest.Run absent = run("explain", "--data-dir", dir.toString(), "ffffffffffffffffffffffffffffffff");
     assertThat(absent.exit()).isEqualTo(Llmlat.EXIT_USAGE);
-    assertThat(absent.err()).contains("no request (llm_request span) with trace id ffffffffffffffffffffffffffffffff");
+    assertThat(absent.err()).contains("no request with trace id ffffffffffffffffffffffffffffffff");
     LlmlatCliTest.Run report = run("report", "--data-dir", dir.toString(), "--since", "1h");
     assertThat(report.exit()).as(report.err()).isZero();
 

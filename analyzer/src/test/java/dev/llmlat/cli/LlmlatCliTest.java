@@ -100,7 +100,7 @@ class LlmlatCliTest {
             + " WHERE ResourceAttributes['llmlat.layer'] = 'gpu'");
     assertThat(gpu.out()).isEqualTo("requests\n6\n");
     Run sums = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
-        "SELECT count() AS n, countIf(GatewayInNs + NetworkInNs + QueueNs + PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs"
+        "SELECT count() AS n, countIf(GatewayInNs + NetworkInNs + EngineInNs + QueueNs + KvTransferNs + PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs"
             + " + FirstSampleNs + NetworkOutNs + GatewayOutNs + UnattributedNs = TtftNs AND TtftStartLayer = 'gateway'"
             + " AND PrefillGpuNs > 0) AS exact FROM llm_request_attribution FINAL");
     assertThat(sums.out()).isEqualTo("n\texact\n6\t6\n");
@@ -116,8 +116,8 @@ class LlmlatCliTest {
       sum += c.asLong();
     }
     assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
-    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("gateway_in", "network_in", "queue",
-        "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
+    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("gateway_in", "network_in", "engine_in",
+        "queue", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
     assertThat(json.get("itl").size()).isPositive();
     assertThat(json.get("critical_path").size()).isPositive();
     assertThat(json.has("corrections")).isTrue();

@@ -51,4 +51,11 @@ public final class LlmlatAttributes {
   public static final String EVENT_FIRST_CHUNK = "gen_ai.first_chunk";
   public static final String GATEWAY_FIRST_CHUNK_NS = "llmlat.gateway.first_chunk_unix_nano";
   public static final String GATEWAY_CHUNKS = "llmlat.gateway.chunks";
+  /**
+   * On the gateway server span when the extension cannot see the response body on this server
+   * stack: the server's name (the first chunk is then unknown).
+   */
+  public static final String GATEWAY_SERVER = "llmlat.gateway.server";
+  /** Event on the gateway's upstream CLIENT span: the engine's first content chunk arrived. */
+  public static final String EVENT_UPSTREAM_FIRST_CHUNK = "llmlat.upstream.first_chunk";
 }

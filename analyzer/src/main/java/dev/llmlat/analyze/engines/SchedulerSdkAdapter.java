@@ -1,0 +1,97 @@
+package dev.llmlat.analyze.engines;
+
+import dev.llmlat.analyze.SpanRecord;
+import dev.llmlat.semconv.LlmlatAttributes;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * llmlat's scheduler SDK: an {@code llm_request} span on a resource with {@code llmlat.layer=engine},
+ * children {@code queue}, {@code prefill} (one per chunk, naming its engine step) and
+ * {@code decode} (token times as deltas), the first token and preemptions as events.
+ */
+public final class SchedulerSdkAdapter implements EngineAdapter {
+  static final String REQUEST = "llm_request";
+  static final String QUEUE = "queue";
+  static final String PREFILL = "prefill";
+  static final String DECODE = "decode";
+  static final String EVENT_FIRST_TOKEN = "llmlat.first_token";
+  static final String EVENT_PREEMPTED = "llmlat.preempted";
+  static final String DECODE_DELTAS = "llmlat.decode.token_deltas_ns";
+  static final String PREFILL_TOKENS = "llmlat.prefill.tokens";
+
+  @Override
+  public String name() {
+    return "llmlat scheduler SDK";
+  }
+
+  @Override
+  public String requestWhere() {
+    return "SpanName = 'llm_request' AND ResourceAttributes['llmlat.layer'] = 'engine'";
+  }
+
+  @Override
+  public Set<String> sharedSpanNames() {
+    return Set.of("step");
+  }
+
+  @Override
+  public boolean isRequest(SpanRecord span) {
+    return REQUEST.equals(span.name()) && LlmlatAttributes.LAYER_ENGINE.equals(span.layer());
+  }
+
+  @Override
+  public EngineRequest read(SpanRecord e, TraceContext context) {
+    EngineRequest.Builder b = EngineRequest.builder(name(), e)
+        .model(Attrs.first(e, "gen_ai.response.model", "gen_ai.request.model"))
+        .requestId(e.attr("gen_ai.request.id"))
+        .finishReason(e.attr("gen_ai.response.finish_reasons"))
+        .tokens(e.longAttr("gen_ai.usage.input_tokens", e.longAttr("gen_ai.usage.prompt_tokens", 0)),
+            e.longAttr("gen_ai.usage.output_tokens", e.longAttr("gen_ai.usage.completion_tokens", 0)));
+    SpanRecord decode = null;
+    long firstQueueEnd = -1;
+    long firstPrefill = -1;
+    long lastPrefillEnd = -1;
+    for (SpanRecord s : context.children(e)) {
+      switch (s.name()) {
+        case QUEUE -> {
+          b.wait(s.startNs(), s.endNs(), QUEUE);
+          firstQueueEnd = firstQueueEnd < 0 ? s.endNs() : Math.min(firstQueueEnd, s.endNs());
+        }
+        case PREFILL -> {
+          b.prefill(new EngineRequest.Prefill(s.startNs(), s.endNs(), PREFILL, s.attr(LlmlatAttributes.STEP_SPAN_ID),
+              s.longAttr(PREFILL_TOKENS, 0), 0, 0, List.of()));
+          firstPrefill = firstPrefill < 0 ? s.startNs() : Math.min(firstPrefill, s.startNs());
+          lastPrefillEnd = Math.max(lastPrefillEnd, s.endNs());
+        }
+        case DECODE -> decode = s;
+        default -> { }
+      }
+    }
+    b.scheduled(firstPrefill >= 0 ? firstPrefill : firstQueueEnd);
+    SpanRecord.Event first = e.event(EVENT_FIRST_TOKEN);
+    if (first != null) {
+      b.firstToken(first.timeNs());
+    } else if (decode != null) {
+      b.firstToken(decode.startNs());
+    } else if (lastPrefillEnd >= 0) {
+      b.firstToken(lastPrefillEnd);
+    }
+    if (decode != null) {
+      List<String> deltas = decode.arrayAttr(DECODE_DELTAS);
+      long[] times = new long[deltas.size()];
+      long t = decode.startNs();
+      for (int i = 0; i < deltas.size(); i++) {
+        t += Long.parseLong(deltas.get(i));
+        times[i] = t;
+      }
+      b.decodeTokens(times);
+    }
+    for (SpanRecord.Event ev : e.events()) {
+      if (EVENT_PREEMPTED.equals(ev.name())) {
+        b.preempted(ev.timeNs());
+      }
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,77 @@
+package dev.llmlat.analyze.engines;
+
+import dev.llmlat.analyze.SpanRecord;
+
+/**
+ * TensorRT-LLM's {@code llm_request} span (tensorrt_llm/llmapi/tracing.py, executor/result.py's
+ * do_tracing; scope {@code trt.llm}): a SERVER span from the request's arrival (stamped after
+ * tokenization) to its final response, with vLLM's latency names measured from arrival
+ * ({@code time_in_queue} = first scheduled - arrival; no prefill figure), the KV-cache transfer
+ * time of disaggregated serving (events {@code kv_cache_transfer_start} / {@code _end}), and no
+ * model attribute. Emitted only when the request asked for perf metrics.
+ */
+public final class TensorRtLlmAdapter implements EngineAdapter {
+  static final String SCOPE = "trt.llm";
+  static final String REQUEST = "llm_request";
+  static final String KV_TRANSFER = "gen_ai.latency.kv_cache_transfer_time";
+
+  @Override
+  public String name() {
+    return "TensorRT-LLM";
+  }
+
+  @Override
+  public String cannotShow() {
+    return "tokenization and HTTP handling (before arrival), prefill chunks, per-token times, the model";
+  }
+
+  @Override
+  public String requestWhere() {
+    return "SpanName = 'llm_request' AND (ScopeName = '" + SCOPE + "' OR mapContains(SpanAttributes, '" + KV_TRANSFER + "'))";
+  }
+
+  @Override
+  public boolean isRequest(SpanRecord span) {
+    return REQUEST.equals(span.name()) && (SCOPE.equals(span.scope()) || span.attributes().containsKey(KV_TRANSFER));
+  }
+
+  @Override
+  public EngineRequest read(SpanRecord e, TraceContext context) {
+    EngineRequest.Builder b = EngineRequest.builder(name(), e)
+        .model(Attrs.first(e, "gen_ai.response.model", "gen_ai.request.model"))
+        .requestId(e.attr("gen_ai.request.id"))
+        .finishReason(e.attr("gen_ai.response.finish_reasons"))
+        .tokens(e.longAttr("gen_ai.usage.prompt_tokens", 0), e.longAttr("gen_ai.usage.completion_tokens", 0));
+    b.arrival(e.startNs());
+    long ttft = Attrs.seconds(e, GenAiLatency.TTFT);
+    long e2e = Attrs.seconds(e, GenAiLatency.E2E);
+    long queue = Attrs.seconds(e, GenAiLatency.QUEUE);
+    if (e2e >= 0) {
+      b.end(e.startNs() + e2e);
+    }
+    if (ttft < 0) {
+      b.note("no " + GenAiLatency.TTFT + " (perf metrics off?): the first token is unknown");
+      return b.build();
+    }
+    long first = e.startNs() + ttft;
+    b.firstToken(first);
+    long scheduled = queue >= 0 && queue <= ttft ? e.startNs() + queue : e.startNs();
+    if (queue < 0) {
+      b.note("no " + GenAiLatency.QUEUE + ": no queue time known");
+    }
+    b.scheduled(scheduled).prefill(scheduled, first, "time_in_queue to time_to_first_token");
+    SpanRecord.Event start = e.event("kv_cache_transfer_start");
+    SpanRecord.Event end = e.event("kv_cache_transfer_end");
+    long kv = Attrs.seconds(e, KV_TRANSFER);
+    if (start != null && end != null && end.timeNs() >= start.timeNs()) {
+      b.kvTransfer(start.timeNs(), end.timeNs(), "kv_cache_transfer");
+    } else if (kv > 0) {
+      // no events: the generation worker transfers after first scheduling, inside the prefill window
+      b.kvTransfer(scheduled, Math.min(first, scheduled + kv), KV_TRANSFER);
+      b.note("KV-cache transfer placed at the start of the prefill window (no transfer events)");
+    }
+    b.note("TensorRT-LLM stamps arrival after tokenization: that time is inside network_in");
+    b.note("the time from first scheduled to the first token is one prefill interval: chunks and steps are not traced");
+    return b.build();
+  }
+}

@@ -1,0 +1,139 @@
+package dev.llmlat.analyze.engines;
+
+import dev.llmlat.analyze.SpanRecord;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * vLLM V1's {@code llm_request} span (vllm/v1/engine/output_processor.py's do_tracing, names in
+ * vllm/tracing.py; scope {@code vllm.llm_engine} up to 0.15, {@code vllm.tracing.otel} from 0.16):
+ * a SERVER span from the frontend's {@code arrival_time} to the final output, with the
+ * {@code gen_ai.latency.*} attributes in seconds. TTFT is measured from arrival; the engine core's
+ * {@code time_in_queue} (queued to scheduled) and {@code time_in_model_prefill} (scheduled to first
+ * token) chain back from the first token, and what remains after arrival is the frontend's and the
+ * engine core's handling (input processing, IPC; from 0.17 also templating and tokenization).
+ * No model, no finish reason, no per-token times.
+ *
+ * <p>With the per-phase spans of vLLM's open PR #44402 (siblings under the same parent, joined by
+ * {@code request_id}): {@code vllm_queue}, {@code vllm_async_kv_transfer}, {@code vllm_prefill},
+ * {@code vllm_decode} and one {@code vllm_step_execution} per engine step (batch composition), the
+ * prefill chunks, the batch's other requests and every token's time are read too.
+ */
+public final class VllmAdapter implements EngineAdapter {
+  static final String REQUEST = "llm_request";
+
+  @Override
+  public String name() {
+    return "vLLM";
+  }
+
+  @Override
+  public String cannotShow() {
+    return "before 0.17 the templating and tokenization (stamped before arrival, inside network_in); without the"
+        + " per-phase spans, prefill chunks, batch composition and per-token times";
+  }
+
+  @Override
+  public String requestWhere() {
+    return "SpanName = 'llm_request' AND (startsWith(ScopeName, 'vllm') OR (ResourceAttributes['llmlat.layer'] = ''"
+        + " AND mapContains(SpanAttributes, 'gen_ai.latency.time_to_first_token')))";
+  }
+
+  @Override
+  public boolean isRequest(SpanRecord span) {
+    // other engines' llm_request spans with vLLM's attributes are read the same way
+    return REQUEST.equals(span.name()) && (span.scope().startsWith("vllm")
+        || (span.layer().isEmpty() && GenAiLatency.present(span)));
+  }
+
+  @Override
+  public EngineRequest read(SpanRecord e, TraceContext context) {
+    EngineRequest.Builder b = EngineRequest.builder(name(), e)
+        .model(Attrs.first(e, "gen_ai.response.model", "gen_ai.request.model"))
+        .requestId(e.attr("gen_ai.request.id"))
+        .finishReason(e.attr("gen_ai.response.finish_reasons"))
+        .tokens(e.longAttr("gen_ai.usage.prompt_tokens", 0), e.longAttr("gen_ai.usage.completion_tokens", 0));
+    long arrival = e.startNs();
+    long ttft = Attrs.seconds(e, GenAiLatency.TTFT);
+    long e2e = Attrs.seconds(e, GenAiLatency.E2E);
+    long queue = Attrs.seconds(e, GenAiLatency.QUEUE);
+    long prefill = Attrs.seconds(e, GenAiLatency.PREFILL);
+    if (e2e >= 0) {
+      b.end(arrival + e2e);
+    }
+    List<SpanRecord> phases = phases(e, context);
+    SpanRecord prefillSpan = named(phases, "vllm_prefill");
+    SpanRecord kvSpan = named(phases, "vllm_async_kv_transfer");
+    long first = ttft >= 0 ? arrival + ttft : prefillSpan != null ? prefillSpan.endNs() : -1;
+    if (first < 0) {
+      b.note("no " + GenAiLatency.TTFT + ": the first token is unknown");
+      return b.build();
+    }
+    b.firstToken(first);
+    long scheduled = prefillSpan != null ? prefillSpan.startNs()
+        : kvSpan != null ? kvSpan.endNs()
+        : prefill >= 0 && prefill <= ttft ? first - prefill : -1;
+    if (scheduled >= 0) {
+      b.scheduled(scheduled);
+      long queued = queue >= 0 && queue <= scheduled - arrival ? scheduled - queue : arrival;
+      b.queued(queued);
+      if (queued > arrival) {
+        b.handling(arrival, queued, "arrival to the scheduler's queue");
+      }
+      if (kvSpan != null) {
+        b.kvTransfer(kvSpan.startNs(), kvSpan.endNs(), kvSpan.name());
+      }
+      List<SpanRecord> steps = named(phases, "vllm_step_execution", scheduled, first);
+      if (steps.isEmpty()) {
+        b.prefill(scheduled, first, prefillSpan != null ? "vllm_prefill" : GenAiLatency.PREFILL);
+        b.note("vLLM traces no prefill chunks without its per-phase spans: scheduled to first token is one interval");
+      }
+      for (SpanRecord s : steps) {
+        int batch = (int) (s.longAttr("num_prefill_requests", 0) + s.longAttr("num_decode_requests", 0));
+        b.prefill(new EngineRequest.Prefill(s.startNs(), Math.min(s.endNs(), first), s.name(), "", 0,
+            s.longAttr("total_scheduled_tokens", 0), batch, List.of()));
+      }
+    } else {
+      b.note(queue >= 0 ? "no " + GenAiLatency.PREFILL + ": queue placed at arrival" : "no queue or prefill latency: only TTFT is known");
+      if (queue >= 0 && queue <= ttft) {
+        b.scheduled(arrival + queue).prefill(arrival + queue, first, GenAiLatency.QUEUE + " to " + GenAiLatency.TTFT);
+      }
+    }
+    List<SpanRecord> decodeSteps = named(phases, "vllm_step_execution", first, Long.MAX_VALUE);
+    if (!decodeSteps.isEmpty()) {
+      b.decodeTokens(decodeSteps.stream().mapToLong(SpanRecord::endNs).sorted().toArray());
+    } else {
+      b.note("vLLM keeps no per-token times without its per-phase spans: inter-token gaps are not analysed");
+    }
+    for (SpanRecord p : phases) {
+      if ("true".equals(p.attr("preempted"))) {
+        b.preempted(p.endNs());
+      }
+    }
+    return b.build();
+  }
+
+  /** The per-phase spans of this request: siblings under the same parent, with its request id as prefix. */
+  private static List<SpanRecord> phases(SpanRecord e, TraceContext context) {
+    String id = e.attr("gen_ai.request.id");
+    List<SpanRecord> out = new ArrayList<>();
+    for (SpanRecord s : context.trace()) {
+      if (s.name().startsWith("vllm_") && s.parentSpanId().equals(e.parentSpanId())
+          && (id.isEmpty() || s.attr("request_id").startsWith(id))) {
+        out.add(s);
+      }
+    }
+    out.sort(Comparator.comparingLong(SpanRecord::startNs));
+    return out;
+  }
+
+  private static SpanRecord named(List<SpanRecord> phases, String name) {
+    return phases.stream().filter(s -> s.name().equals(name)).findFirst().orElse(null);
+  }
+
+  /** Spans of that name that start in [from, to). */
+  private static List<SpanRecord> named(List<SpanRecord> phases, String name, long from, long to) {
+    return phases.stream().filter(s -> s.name().equals(name) && s.startNs() >= from && s.startNs() < to).toList();
+  }
+}
