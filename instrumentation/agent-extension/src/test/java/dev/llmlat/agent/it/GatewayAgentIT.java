@@ -173,6 +173,7 @@ class GatewayAgentIT {
     assertThat(attrs.get("gen_ai.request.stream").getBoolValue()).isTrue();
     assertThat(attrs.get("gen_ai.request.max_tokens").getIntValue()).isEqualTo(64);
     assertThat(attrs.get("llmlat.gateway.chunks").getIntValue()).isEqualTo(CHUNKS);
+    assertThat(attrs).as("an observed stack is not marked unsupported").doesNotContainKey("llmlat.gateway.first_chunk");
 
     long firstChunk = attrs.get("llmlat.gateway.first_chunk_unix_nano").getIntValue();
     List<Span.Event> firstChunkEvents =

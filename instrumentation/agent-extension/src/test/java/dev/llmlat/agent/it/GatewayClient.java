@@ -33,7 +33,16 @@ public final class GatewayClient {
   }
 
   public Result post(String baseUrl, String path, String json) throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+    return post(baseUrl, path, json, null);
+  }
+
+  /** With a {@code traceparent} (when not null): the gateway's SERVER span joins that trace. */
+  public Result post(String baseUrl, String path, String json, String traceparent) throws IOException, InterruptedException {
+    HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(baseUrl + path));
+    if (traceparent != null) {
+      builder.header("traceparent", traceparent);
+    }
+    HttpRequest request = builder
         .header("Content-Type", "application/json")
         .timeout(Duration.ofSeconds(30))
         .POST(HttpRequest.BodyPublishers.ofString(json))

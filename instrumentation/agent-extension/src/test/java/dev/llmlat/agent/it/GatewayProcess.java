@@ -20,15 +20,21 @@ import java.util.stream.Collectors;
  */
 public final class GatewayProcess implements AutoCloseable {
   private static final Pattern LISTENING = Pattern.compile("LISTENING (\\d+)");
+  /** The gateways' server and client libraries (only the main class in use loads any of them). */
+  private static final List<String> SERVER_LIBRARIES = List.of("/org/eclipse/jetty/", "/org/slf4j/slf4j-api/",
+      "/org/slf4j/slf4j-nop/", "/io/netty/", "/io/projectreactor/", "/org/reactivestreams/", "/org/apache/tomcat/", "/io/vertx/",
+      "/com/fasterxml/jackson/core/jackson-core/");
 
   private final Process process;
   private final Path log;
   private final int port;
+  private final String name;
 
-  private GatewayProcess(Process process, Path log, int port) {
+  private GatewayProcess(Process process, Path log, int port, String name) {
     this.process = process;
     this.log = log;
     this.port = port;
+    this.name = name;
   }
 
   /** JVM flags for the vanilla agent. */
@@ -58,6 +64,25 @@ public final class GatewayProcess implements AutoCloseable {
 
   public static GatewayProcess start(String java, Class<?> mainClass, List<String> jvmFlags, String upstream)
       throws IOException, InterruptedException {
+    return start(java, mainClass, jvmFlags, upstream, gatewayClassPath());
+  }
+
+  /**
+   * With the gateway's server libraries from a folder of jars instead of the test class path (a
+   * version the test class path cannot hold next to its own, e.g. Netty 4.2).
+   */
+  public static GatewayProcess startWithLibraries(String java, Class<?> mainClass, List<String> jvmFlags,
+      String upstream, Path libraries) throws IOException, InterruptedException {
+    String classPath;
+    try (var jars = Files.list(libraries)) {
+      classPath = testClasses() + File.pathSeparator
+          + jars.map(Path::toString).filter(p -> p.endsWith(".jar")).sorted().collect(Collectors.joining(File.pathSeparator));
+    }
+    return start(java, mainClass, jvmFlags, upstream, classPath);
+  }
+
+  private static GatewayProcess start(String java, Class<?> mainClass, List<String> jvmFlags, String upstream,
+      String classPath) throws IOException, InterruptedException {
     Path log = Files.createTempFile(TestDirs.work(), mainClass.getSimpleName() + "-", ".log");
     List<String> command = new ArrayList<>();
     command.add(java);
@@ -67,7 +92,7 @@ public final class GatewayProcess implements AutoCloseable {
         // no Nagle on the JDK server's small SSE writes (else ~40 ms delayed-ACK stalls per request)
         "-Dsun.net.httpserver.nodelay=true"));
     command.addAll(jvmFlags);
-    command.addAll(List.of("-cp", gatewayClassPath(), mainClass.getName(), upstream));
+    command.addAll(List.of("-cp", classPath, mainClass.getName(), upstream));
     Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -76,7 +101,7 @@ public final class GatewayProcess implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       Matcher m = LISTENING.matcher(Files.readString(log, StandardCharsets.UTF_8));
       if (m.find()) {
-        return new GatewayProcess(process, log, Integer.parseInt(m.group(1)));
+        return new GatewayProcess(process, log, Integer.parseInt(m.group(1)), mainClass.getSimpleName());
       }
       if (!process.isAlive()) {
         throw new IllegalStateException("gateway exited:\n" + Files.readString(log));
@@ -102,11 +127,20 @@ public final class GatewayProcess implements AutoCloseable {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
+  private static String testClasses() {
+    return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+        .filter(e -> e.endsWith("test-classes")).findFirst().orElseThrow();
+  }
+
   private static String gatewayClassPath() {
     return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-        .filter(e -> e.endsWith("test-classes") || e.contains("/org/eclipse/jetty/")
-            || e.contains("/org/slf4j/slf4j-api/") || e.contains("/org/slf4j/slf4j-nop/"))
+        .filter(e -> e.endsWith("test-classes") || SERVER_LIBRARIES.stream().anyMatch(e::contains))
         .collect(Collectors.joining(File.pathSeparator));
+  }
+
+  /** The gateway's main class, simple name. */
+  public String name() {
+    return name;
   }
 
   public String baseUrl() {

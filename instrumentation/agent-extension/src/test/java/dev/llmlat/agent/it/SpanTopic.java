@@ -73,6 +73,12 @@ public final class SpanTopic implements AutoCloseable {
     return forTrace(records, traceId);
   }
 
+  /** The records of one trace once its spans satisfy {@code complete} (within the timeout). */
+  public List<Record> trace(String traceId, Predicate<List<Span>> complete, Duration timeout) {
+    pollUntil(all -> complete.test(forTrace(all, traceId).stream().flatMap(r -> r.spans().stream()).toList()), timeout);
+    return forTrace(records, traceId);
+  }
+
   private static List<Record> forTrace(List<Record> all, String traceId) {
     return all.stream()
         .filter(r -> r.spans().stream().anyMatch(s -> hex(s.getTraceId()).equals(traceId)))

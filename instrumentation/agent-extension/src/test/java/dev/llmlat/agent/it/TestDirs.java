@@ -16,6 +16,15 @@ public final class TestDirs {
     return existing("llmlat.extension.jar", "target/llmlat-agent-extension-0.1.0-SNAPSHOT.jar");
   }
 
+  /** Netty 4.2's jars, copied by the build for one gateway process. */
+  public static Path netty42() {
+    Path dir = Path.of(System.getProperty("llmlat.netty42.dir", "target/gateway-libs/netty-4.2")).toAbsolutePath();
+    if (!Files.isDirectory(dir)) {
+      throw new IllegalStateException(dir + " is missing: run `mvn verify` (it copies the jars)");
+    }
+    return dir;
+  }
+
   public static Path work() throws IOException {
     return Files.createDirectories(Path.of(System.getProperty("llmlat.work.dir", "target/it-work")).toAbsolutePath());
   }

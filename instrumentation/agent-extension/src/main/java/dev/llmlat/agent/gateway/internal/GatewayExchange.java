@@ -44,6 +44,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
       ContentCapture.enabled() ? new CompletionText(ContentCapture.maxLength()) : null;
   private String inputMessages;
   private Span span;
+  /** False once the span must no longer be looked up in the current context ({@link #inCurrentSpan}). */
+  private boolean spanLookup = true;
   private String model;
   private Boolean stream;
   private Long maxTokens;
@@ -59,11 +61,27 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   /**
+   * For stacks whose later hooks run on threads shared by many requests (Netty's event loops, a
+   * servlet's async writer), where the current span may be another request's: the SERVER span is
+   * taken from the current context now or never ({@link #hasSpan()} tells).
+   */
+  public static GatewayExchange inCurrentSpan(OpenAiEndpoint endpoint) {
+    GatewayExchange exchange = new GatewayExchange(endpoint);
+    exchange.spanLookup = false;
+    return exchange;
+  }
+
+  /** True once the SERVER span is known: only then is anything recorded. */
+  public synchronized boolean hasSpan() {
+    return span != null;
+  }
+
+  /**
    * The SERVER span, found in the current context the first time a hook runs inside it (a hook
    * running outside the server span's scope, e.g. on an I/O thread, simply waits for the next).
    */
   private Span span() {
-    if (span == null) {
+    if (span == null && spanLookup) {
       Span current = LocalRootSpan.current();
       if (current.getSpanContext().isValid()) {
         span = current;

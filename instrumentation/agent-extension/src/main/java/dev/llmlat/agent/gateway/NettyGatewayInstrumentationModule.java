@@ -1,0 +1,104 @@
+package dev.llmlat.agent.gateway;
+
+import static io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers.hasClassesNamed;
+import static io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers.implementsInterface;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import dev.llmlat.agent.gateway.internal.NettyGatewayHandler;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelPipeline;
+import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
+import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
+import java.util.List;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+
+/**
+ * Gateways on Netty 4.1/4.2 HTTP/1.x servers (Reactor Netty, Spring WebFlux and Spring Cloud
+ * Gateway, Vert.x, Micronaut): puts {@code NettyGatewayHandler} behind the HTTP server codec, where
+ * the agent's {@code netty-4.1} instrumentation puts its own server tracing handler.
+ */
+public final class NettyGatewayInstrumentationModule extends InstrumentationModule {
+
+  public NettyGatewayInstrumentationModule() {
+    super("llmlat-gateway", "llmlat-gateway-netty-4.1");
+  }
+
+  @Override
+  public int order() {
+    return 10; // after the agent's netty-4.1 module
+  }
+
+  @Override
+  public boolean defaultEnabled(io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties config) {
+    return true;
+  }
+
+  @Override
+  public ElementMatcher.Junction<ClassLoader> classLoaderMatcher() {
+    // CombinedHttpHeaders: Netty 4.1.0 and later, as the agent's netty-4.1 module requires
+    return hasClassesNamed(
+        "io.netty.handler.codec.http.HttpServerCodec", "io.netty.handler.codec.http.CombinedHttpHeaders");
+  }
+
+  @Override
+  public List<String> getAdditionalHelperClassNames() {
+    return GatewayHelpers.withCommon("dev.llmlat.agent.gateway.internal.NettyGatewayHandler");
+  }
+
+  @Override
+  public List<TypeInstrumentation> typeInstrumentations() {
+    return List.of(new PipelineAddInstrumentation());
+  }
+
+  static final class PipelineAddInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return implementsInterface(named("io.netty.channel.ChannelPipeline"));
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // addFirst/addLast(group, name, handler), addBefore/addAfter(base, name, handler) and
+      // addBefore/addAfter(group, base, name, handler): each public add reaches one or two of
+      // these (the handler is added once whatever the count)
+      transformer.applyAdviceToMethod(
+          nameStartsWith("add")
+              .and(takesArguments(3))
+              .and(takesArgument(1, String.class))
+              .and(takesArgument(2, named("io.netty.channel.ChannelHandler"))),
+          NettyGatewayInstrumentationModule.class.getName() + "$PipelineAddAdvice");
+      transformer.applyAdviceToMethod(
+          nameStartsWith("add")
+              .and(takesArguments(4))
+              .and(takesArgument(2, String.class))
+              .and(takesArgument(3, named("io.netty.channel.ChannelHandler"))),
+          NettyGatewayInstrumentationModule.class.getName() + "$PipelineAddWithGroupAdvice");
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class PipelineAddAdvice {
+    private PipelineAddAdvice() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    public static void onExit(@Advice.This ChannelPipeline pipeline, @Advice.Argument(2) ChannelHandler handler) {
+      NettyGatewayHandler.addAfterServerCodec(pipeline, handler);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class PipelineAddWithGroupAdvice {
+    private PipelineAddWithGroupAdvice() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    public static void onExit(@Advice.This ChannelPipeline pipeline, @Advice.Argument(3) ChannelHandler handler) {
+      NettyGatewayHandler.addAfterServerCodec(pipeline, handler);
+    }
+  }
+}

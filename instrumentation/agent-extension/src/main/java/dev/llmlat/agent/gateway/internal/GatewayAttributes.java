@@ -1,0 +1,25 @@
+package dev.llmlat.agent.gateway.internal;
+
+/**
+ * Attribute names this extension writes beyond the shared contract ({@code
+ * dev.llmlat.semconv.LlmlatAttributes} in the schemas module, where they belong once the analyzer
+ * reads them).
+ */
+public final class GatewayAttributes {
+  private GatewayAttributes() {}
+
+  /**
+   * On an OpenAI-style gateway SERVER span that no llmlat hook observed: {@value
+   * #FIRST_CHUNK_UNSUPPORTED} (no first-chunk time, chunk count nor {@code gen_ai.*} request
+   * attributes can be expected on it).
+   */
+  public static final String FIRST_CHUNK = "llmlat.gateway.first_chunk";
+
+  public static final String FIRST_CHUNK_UNSUPPORTED = "unsupported";
+
+  /**
+   * With {@link #FIRST_CHUNK}: the server stack, as the agent's instrumentation scope names it
+   * (e.g. {@code io.opentelemetry.undertow-1.4}).
+   */
+  public static final String SERVER = "llmlat.gateway.server";
+}

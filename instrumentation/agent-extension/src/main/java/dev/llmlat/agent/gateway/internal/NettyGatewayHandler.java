@@ -1,0 +1,177 @@
+package dev.llmlat.agent.gateway.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.nio.ByteBuffer;
+
+/**
+ * One per HTTP/1.x server channel (Netty 4.1 and 4.2: Reactor Netty, Spring WebFlux and Spring
+ * Cloud Gateway, Vert.x, Micronaut), right after the agent's server tracing handler. Inbound it
+ * sees each request while the agent has the request's SERVER span current; outbound it sees the
+ * response objects the application writes, before they are encoded (raw {@code ByteBuf}s are body
+ * content too: Reactor Netty writes them). A flush is when written bytes go to the network. Netty
+ * calls it on the channel's event loop only, so its state needs no locking.
+ */
+public final class NettyGatewayHandler extends ChannelDuplexHandler {
+  public static final String NAME = "llmlat.gateway";
+
+  /** The request being answered; null unless it is an OpenAI-style POST inside a SERVER span. */
+  private GatewayExchange exchange;
+  /** The response's last content was written: the exchange ends at the next flush. */
+  private boolean responseEnded;
+
+  /**
+   * Called after any handler is added to a pipeline; follows an HTTP server codec with this
+   * handler. When the agent's tracing handler already follows the codec, the agent moves this
+   * {@code addAfter} behind its own handler; when the agent adds its handler later, it goes right
+   * after the codec: either way this handler ends up after the agent's.
+   */
+  public static void addAfterServerCodec(ChannelPipeline pipeline, ChannelHandler added) {
+    // HttpResponseEncoder: servers that add decoder and encoder separately (Vert.x)
+    if (!(added instanceof HttpServerCodec || added instanceof HttpResponseEncoder)
+        || pipeline.get(NAME) != null) {
+      return;
+    }
+    ChannelHandlerContext codec = pipeline.context(added);
+    if (codec != null) {
+      pipeline.addAfter(codec.name(), NAME, new NettyGatewayHandler());
+    }
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof HttpRequest) {
+      exchange = start((HttpRequest) msg);
+      responseEnded = false;
+    }
+    if (exchange != null && msg instanceof HttpContent) {
+      observe(((HttpContent) msg).content(), true);
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+    if (exchange != null) {
+      observeResponse(msg);
+    }
+    ctx.write(msg, promise);
+  }
+
+  @Override
+  public void flush(ChannelHandlerContext ctx) throws Exception {
+    GatewayExchange sending = exchange;
+    if (sending != null) {
+      // Recorded before the flush, not after: flushing the last content completes the write that
+      // ends the SERVER span, and an ended span takes no more attributes.
+      sending.onResponseSent(sending.sendingAt());
+      if (responseEnded) {
+        exchange = null;
+      }
+    }
+    ctx.flush();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    exchange = null;
+    ctx.fireChannelInactive();
+  }
+
+  private static GatewayExchange start(HttpRequest request) {
+    if (!HttpMethod.POST.equals(request.method())) {
+      return null;
+    }
+    OpenAiEndpoint endpoint = OpenAiEndpoint.forPath(path(request.uri()));
+    if (endpoint == null) {
+      return null;
+    }
+    GatewayExchange started = GatewayExchange.inCurrentSpan(endpoint);
+    return started.hasSpan() ? started : null;
+  }
+
+  private void observeResponse(Object msg) {
+    if (msg instanceof HttpResponse) {
+      HttpResponse response = (HttpResponse) msg;
+      if (response.status().code() < 200) {
+        return; // 100 Continue and other interim answers carry no body
+      }
+      // a FullHttpResponse (headers, body and end in one object) is not streamed
+      exchange.onResponseHeaders(
+          response.headers().get(HttpHeaderNames.CONTENT_TYPE),
+          !(msg instanceof LastHttpContent) && !HttpUtil.isContentLengthSet(response));
+    }
+    if (msg instanceof HttpContent) {
+      observe(((HttpContent) msg).content(), false);
+    } else if (msg instanceof ByteBuf) {
+      observe((ByteBuf) msg, false);
+    }
+    if (msg instanceof LastHttpContent) {
+      responseEnded = true;
+    }
+  }
+
+  /** Shows the readable bytes to the exchange without moving the buffer's indexes. */
+  private void observe(ByteBuf bytes, boolean request) {
+    int length = bytes.readableBytes();
+    if (length == 0) {
+      return;
+    }
+    if (bytes.hasArray()) {
+      int offset = bytes.arrayOffset() + bytes.readerIndex();
+      if (request) {
+        exchange.onRequestBytes(bytes.array(), offset, length);
+      } else {
+        exchange.onResponseBytes(bytes.array(), offset, length);
+      }
+      return;
+    }
+    if (bytes.nioBufferCount() > 0) {
+      for (ByteBuffer region : bytes.nioBuffers(bytes.readerIndex(), length)) {
+        if (request) {
+          exchange.onRequestBytes(region);
+        } else {
+          exchange.onResponseBytes(region);
+        }
+      }
+      return;
+    }
+    byte[] copy = new byte[length]; // a buffer with no array or NIO view: rare
+    bytes.getBytes(bytes.readerIndex(), copy);
+    if (request) {
+      exchange.onRequestBytes(copy, 0, length);
+    } else {
+      exchange.onResponseBytes(copy, 0, length);
+    }
+  }
+
+  /** The path of a request target: origin-form ({@code /v1/...?q}) or absolute-form. */
+  static String path(String uri) {
+    int start = 0;
+    if (!uri.startsWith("/")) {
+      int scheme = uri.indexOf("://");
+      start = scheme < 0 ? -1 : uri.indexOf('/', scheme + 3);
+      if (start < 0) {
+        return "/";
+      }
+    }
+    int end = start;
+    while (end < uri.length() && uri.charAt(end) != '?' && uri.charAt(end) != '#') {
+      end++;
+    }
+    return uri.substring(start, end);
+  }
+}
