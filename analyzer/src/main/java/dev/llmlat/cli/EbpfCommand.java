@@ -83,7 +83,7 @@ final class EbpfCommand {
         BridgeSummary summary;
         String failure = null;
         try (EbpfBridge bridge = EbpfBridge.start(options.build(), sink)) {
-          Runtime.getRuntime().addShutdownHook(new Thread(bridge::stop, "ebpf-shutdown"));
+          dev.llmlat.process.ExitSequence.register("stopping the eBPF probes", bridge::stop, 10_000);
           out.printf("probing with %d uprobes (bpftrace pid %d); spans to %s%n", bridge.attachedProbes(),
               bridge.bpftraceProcess().pid(), sink.description());
           out.flush();

@@ -61,8 +61,7 @@ final class IngestCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
       SpanIngester ingester = new SpanIngester(config, s);
-      Thread hook = new Thread(ingester::close, "ingest-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
+      dev.llmlat.process.ExitSequence.register("stopping the ingester", ingester::close, 30_000);
       ingester.start();
       out.println("ingesting " + config.topic() + " from " + config.bootstrapServers() + " into " + s.description()
           + " (group " + config.groupId() + "); stop with SIGTERM");

@@ -39,7 +39,8 @@ public final class Llmlat {
   public static final int EXIT_FAILURE = 1;
 
   public static void main(String[] args) {
-    System.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    dev.llmlat.process.Interrupts.install(args.length == 0 ? "" : args[0], System.err);
+    dev.llmlat.process.ExitSequence.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /** What to check when Kafka refused the client's credentials or rights (anywhere in the causes), else "". */

@@ -47,11 +47,11 @@ final class StoreCommand {
       try {
         store.migrator().migrate(embedded);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, port);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        dev.llmlat.process.ExitSequence.register("stopping the store's HTTP server", () -> {
           http.close();
           embedded.close();
           stopped.countDown();
-        }, "store-shutdown"));
+        }, 10_000);
         PrintWriter out = spec.commandLine().getOut();
         out.println("serving " + embedded.description() + " at " + http.url());
         out.flush();

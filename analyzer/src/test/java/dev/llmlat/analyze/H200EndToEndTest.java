@@ -243,7 +243,10 @@ class H200EndToEndTest {
     String dom = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     assertThat(dom).contains("<svg id=\"waterfall\"").contains("<svg id=\"histogram\"").contains("16 requests");
-    assertThat(dom.split("<tr>", -1).length - 2).isEqualTo(10); // one row per component
+    String components = dom.substring(dom.indexOf("<table id=\"components\""));
+    components = components.substring(0, components.indexOf("</table>"));
+    assertThat(components.split("<tr>", -1).length - 2).isEqualTo(Attribution.COMPONENTS.size()); // one row per component
+    assertThat(dom).contains("<table id=\"engines\"");
     Path png = dir.resolve("report.png");
     List<String> shot = new ArrayList<>(List.of(chromium));
     shot.addAll(flags);

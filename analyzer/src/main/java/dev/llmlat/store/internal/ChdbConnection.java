@@ -1,5 +1,6 @@
 package dev.llmlat.store.internal;
 
+import dev.llmlat.process.ExitSequence;
 import dev.llmlat.store.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,6 +17,7 @@ public final class ChdbConnection implements AutoCloseable {
 
   private final ChdbLibrary lib;
   private final Path dataDir;
+  private ExitSequence.Step atExit;
   private MemorySegment conn; // chdb_connection*
   private MemorySegment handle; // *conn
 
@@ -78,7 +80,11 @@ public final class ChdbConnection implements AutoCloseable {
                   + " (locked by another process, or not writable; the engine's own message is above)");
         }
         openPath = dataDir;
-        return new ChdbConnection(lib, dataDir, conn);
+        ChdbConnection connection = new ChdbConnection(lib, dataDir, conn);
+        // the engine's native threads must stop before the C runtime's exit handlers destroy what
+        // they use (else SIGSEGV at exit); a statement still running is abandoned after a while
+        connection.atExit = ExitSequence.registerNative("closing the store at " + dataDir, connection::close, CLOSE_AT_EXIT_MS);
+        return connection;
       } catch (StoreException e) {
         throw e;
       } catch (Throwable t) {
@@ -86,6 +92,9 @@ public final class ChdbConnection implements AutoCloseable {
       }
     }
   }
+
+  /** How long the exit waits for a running statement before it leaves without closing the engine. */
+  private static final long CLOSE_AT_EXIT_MS = 3_000;
 
   /** Runs one statement; {@code format} is the default output format (a FORMAT clause wins). */
   public synchronized Result query(byte[] sql, String format) throws QueryFailure {
@@ -131,6 +140,9 @@ public final class ChdbConnection implements AutoCloseable {
       synchronized (this) {
         if (conn == null) {
           return;
+        }
+        if (atExit != null) {
+          atExit.close();
         }
         try {
           lib.closeConn.invokeExact(conn);
