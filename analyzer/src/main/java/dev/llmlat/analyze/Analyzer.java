@@ -114,12 +114,6 @@ public final class Analyzer {
     for (SpanRecord s : reader.read(List.of(), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS)) {
       merged.putIfAbsent(s.traceId() + s.spanId(), s);
     }
-    // batch spans in traces of their own that link to this request (TGI)
-    Map<String, Object> linked = TraceReader.window(t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS);
-    linked.put("trace_id", id);
-    for (SpanRecord s : reader.where("has(Links.TraceId, {trace_id:String}) AND " + TraceReader.IN_WINDOW, linked)) {
-      merged.putIfAbsent(s.traceId() + s.spanId(), s);
-    }
     List<SpanRecord> spans = new ArrayList<>(merged.values());
     // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
     Map<String, Object> around = TraceReader.window(t - 2 * STEP_WINDOW_NS, t + 2 * STEP_WINDOW_NS);

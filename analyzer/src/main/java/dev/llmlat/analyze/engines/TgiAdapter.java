@@ -39,6 +39,11 @@ public final class TgiAdapter implements EngineAdapter {
   }
 
   @Override
+  public Set<String> sharedSpanNames() {
+    return Set.of("batch");
+  }
+
+  @Override
   public boolean isRequest(SpanRecord span) {
     return HANDLERS.contains(span.name()) && RustDurations.parseNs(span.attr("queue_time")) >= 0;
   }
