@@ -7,8 +7,11 @@ import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.ImportReport;
 import dev.llmlat.gpu.InvalidExportException;
 import dev.llmlat.gpu.NvtxPattern;
+import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportTarget;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.imports.KafkaImportTarget;
+import dev.llmlat.imports.StagingTables;
 import dev.llmlat.imports.StoreImportTarget;
 import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.store.ClickHouseStore;
@@ -16,7 +19,11 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
@@ -35,7 +42,8 @@ import picocli.CommandLine.Spec;
     description = {
       "Imports a GPU or trace export as OTLP spans on the requests' trace ids.",
       "To Kafka (default, one transaction) or straight into the store (--to store). Nothing is published or",
-      "written when the file is bad."
+      "written when the file is bad. A file is imported once: its bytes' SHA-256 is recorded, and importing it",
+      "again (or re-running an interrupted import) leaves exactly one copy."
     },
     subcommands = {ImportCommand.Nsys.class, ImportCommand.Kineto.class, ImportCommand.CudaEvents.class, ImportCommand.OtlpJson.class})
 final class ImportCommand {
@@ -67,6 +75,10 @@ final class ImportCommand {
     @Parameters(paramLabel = "FILE", description = "The export.")
     Path file;
 
+    @Option(names = "--force", description = {"Import the file even though it was imported before. Into the store: the earlier copy",
+        "is replaced. To Kafka: published again; rows the ingester already stored from it stay."})
+    boolean force;
+
     @Spec CommandSpec spec;
 
     abstract ExportFormat format();
@@ -81,24 +93,37 @@ final class ImportCommand {
       if (common.host != null) {
         options = options.withHostName(common.host);
       }
+      // the same bytes are the same import, whatever the file is called now
+      ImportedFile imported = ImportedFile.of(file, spec.name(), optionsText());
       ClickHouseStore store = null;
       ImportTarget target = null;
       ImportReport report;
-      try (ProgressBar bar = Files.size(file) > (64 << 20) ? progressBar() : null) {
-        if (bar != null) {
-          options = options.withProgress((done, total) -> {
-            bar.maxHint(total);
-            bar.stepTo(done);
-          });
-        }
+      try {
         if (common.to == Destination.store) {
           store = common.store.open();
-          target = new StoreImportTarget(store);
+          StagingTables.dropOrphans(store, out::println);
+          target = new StoreImportTarget(store, imported, common.store.cluster);
         } else {
-          target = new KafkaImportTarget(common.kafka.required(), SpanTopics.SPANS, common.kafka.clientProperties());
+          target = new KafkaImportTarget(common.kafka.required(), SpanTopics.SPANS, common.kafka.clientProperties(), imported);
         }
-        report = GpuImporter.importFile(file, format(), options, target);
-        target.commit();
+        Optional<ImportRecord> earlier = target.earlier();
+        if (earlier.isPresent() && earlier.get().done() && !force) {
+          out.println(alreadyImported(earlier.get(), imported, common.to, target.description()));
+          return 0;
+        }
+        if (earlier.isPresent()) {
+          out.println(replacing(earlier.get(), common.to, target.description()));
+        }
+        try (ProgressBar bar = Files.size(file) > (64 << 20) ? progressBar() : null) {
+          if (bar != null) {
+            options = options.withProgress((done, total) -> {
+              bar.maxHint(total);
+              bar.stepTo(done);
+            });
+          }
+          report = GpuImporter.importFile(file, format(), options, target);
+          target.commit();
+        }
       } catch (InvalidExportException e) {
         throw new IllegalArgumentException(e.getMessage() + " (nothing was imported)", e);
       } finally {
@@ -113,10 +138,43 @@ final class ImportCommand {
       return 0;
     }
 
+    /** The options that shape the spans, as the ledger records them. */
+    private String optionsText() {
+      return "--nvtx-pattern " + common.nvtxPattern + " --service " + common.service + (common.host == null ? "" : " --host " + common.host);
+    }
+
     private static ProgressBar progressBar() {
       return new ProgressBarBuilder().setTaskName("import").setStyle(ProgressBarStyle.ASCII)
           .setConsumer(new ConsoleProgressBarConsumer(System.err)).setUpdateIntervalMillis(500).build();
     }
+  }
+
+  static String alreadyImported(ImportRecord done, ImportedFile now, Destination to, String destination) {
+    StringBuilder line = new StringBuilder(now.file().equals(done.file().file()) ? "already imported" : "already imported as " + done.file().file());
+    line.append(" into ").append(destination).append(" on ").append(when(done)).append(" (").append(counts(done)).append(')');
+    if (!now.options().equals(done.file().options())) {
+      line.append(" with ").append(done.file().options());
+    }
+    return line.append(to == Destination.store ? ": nothing to do (--force imports it again, replacing that copy)"
+        : ": nothing to do (--force publishes it again)").toString();
+  }
+
+  static String replacing(ImportRecord earlier, Destination to, String destination) {
+    if (!earlier.done()) {
+      return "an earlier import of this file into " + destination + " was interrupted (" + when(earlier)
+          + "): its partial copy is removed as this import commits";
+    }
+    return to == Destination.store
+        ? "--force: the copy imported on " + when(earlier) + " (" + counts(earlier) + ") is replaced as this import commits"
+        : "--force: publishing again; rows the ingester stored from the import of " + when(earlier) + " stay in the store";
+  }
+
+  private static String when(ImportRecord r) {
+    return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(ZoneOffset.UTC).format(r.at());
+  }
+
+  private static String counts(ImportRecord r) {
+    return String.format(Locale.ROOT, "%,d spans", r.spans()) + (r.kernels() > 0 ? String.format(Locale.ROOT, ", %,d kernels", r.kernels()) : "");
   }
 
   static NvtxPattern pattern(String text) {

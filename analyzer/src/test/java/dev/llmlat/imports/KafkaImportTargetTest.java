@@ -3,26 +3,31 @@ package dev.llmlat.imports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.llmlat.cli.Llmlat;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
+import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.ingest.IngesterConfig;
+import dev.llmlat.ingest.SpanIngester;
+import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.KafkaBrokerExtension;
+import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.Span;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -57,7 +62,7 @@ class KafkaImportTargetTest {
   void aDecodeStepOfTwoHundredFiftySixRequestsFitsKafkasRecordLimit() throws Exception {
     int requests = 256;
     int kernels = 3000;
-    Path export = decodeStep(dir.resolve("decode256.sqlite"), requests, kernels);
+    Path export = ExportFixtures.nsysDecodeStep(dir.resolve("decode256.sqlite"), requests, kernels, 0x1000);
     String topic = "otlp_spans_batch256";
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
       SpanTopics.ensure(admin, topic, 2);
@@ -96,44 +101,86 @@ class KafkaImportTargetTest {
         .allSatisfy(k -> assertThat(k.getAttributesList()).noneMatch(a -> a.getKey().equals("llmlat.trace_ids")));
   }
 
-  /** An Nsight export with one scheduler-SDK decode range over {@code requests} traces launching {@code kernels} kernels. */
-  private static Path decodeStep(Path file, int requests, int kernels) throws Exception {
-    long pid = 42L << 24;
-    long tid = pid + 1;
-    List<String> traces = new ArrayList<>();
-    for (int i = 0; i < requests; i++) {
-      traces.add(String.format(Locale.ROOT, "%032x", 0x1000 + i));
+  /** A file imported twice through Kafka is published once, and the ingester stores one copy. */
+  @Test
+  void theSameFileImportedTwiceIsPublishedAndStoredOnce() throws Exception {
+    Path export = ExportFixtures.nsysDecodeStep(dir.resolve("twice.sqlite"), 4, 50, 0x3000);
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      SpanTopics.ensure(admin, SpanTopics.SPANS, 2);
     }
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
-      st.execute("INSERT INTO StringIds VALUES (1, 'flash_attn_decode'), (2, 'cudaLaunchKernel_v7000')");
-      st.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
-          + " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER)");
-      st.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,"
-          + " correlationId INTEGER, nameId INTEGER)");
-      st.execute("CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER)");
-      c.setAutoCommit(false);
-      try (PreparedStatement kernel = c.prepareStatement("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, ?, 1)");
-          PreparedStatement call = c.prepareStatement("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, 2)")) {
-        for (int i = 0; i < kernels; i++) {
-          call.setLong(1, 1_000 + 10L * i);
-          call.setLong(2, 1_005 + 10L * i);
-          call.setLong(3, tid);
-          call.setLong(4, 100 + i);
-          call.addBatch();
-          kernel.setLong(1, 100_000 + 20L * i);
-          kernel.setLong(2, 100_015 + 20L * i);
-          kernel.setLong(3, 100 + i);
-          kernel.setLong(4, pid);
-          kernel.addBatch();
+    String[] args = {"import", "nsys", export.toString(), "--kafka", broker.bootstrapServers()};
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    assertThat(Llmlat.run(args, new PrintWriter(out, true), new PrintWriter(err, true))).as(err.toString()).isZero();
+    assertThat(out.toString()).startsWith("imported " + export);
+
+    StringWriter again = new StringWriter();
+    assertThat(Llmlat.run(args, new PrintWriter(again, true), new PrintWriter(err, true))).as(err.toString()).isZero();
+    assertThat(again.toString()).startsWith("already imported into Kafka " + broker.bootstrapServers() + " topic otlp_spans on ")
+        .contains(" (51 spans): nothing to do (--force publishes it again)");
+
+    assertThat(ingestAndCount(SpanTopics.SPANS, List.of(1L, 50L, 200L))).isEqualTo(List.of(1L, 50L, 200L));
+  }
+
+  /**
+   * A killed import leaves its transaction open on the broker; the re-run of the same file fences
+   * it (its records are aborted at once, never ingested), publishes the file, and records it.
+   */
+  @Test
+  void aKilledImportIsAbortedByTheRerunAndStoredOnce() throws Exception {
+    Path export = ExportFixtures.nsysDecodeStep(dir.resolve("killed.sqlite"), 4, 50, 0x4000);
+    String topic = "otlp_spans_killed";
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      SpanTopics.ensure(admin, topic, 2);
+    }
+    ImportedFile file = ImportedFile.of(export, "nsys", "--nvtx-pattern auto --service llm-engine");
+    KafkaImportTarget killed = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), file);
+    GpuImporter.importFile(export, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), killed);
+    Thread.sleep(500); // its records reach the broker (linger 5 ms); then it stops, as a killed process does, mid-transaction
+
+    try (KafkaImportTarget rerun = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), file)) {
+      assertThat(rerun.earlier()).isEmpty();
+      GpuImporter.importFile(export, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), rerun);
+      rerun.commit();
+    }
+    assertThatThrownBy(killed::commit).hasMessageContaining("another run importing the same file took over");
+    killed.close();
+    try (KafkaImportTarget third = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), file)) {
+      assertThat(third.earlier()).hasValueSatisfying(r -> {
+        assertThat(r.done()).isTrue();
+        assertThat(r.spans()).isEqualTo(51);
+        assertThat(r.file()).isEqualTo(file);
+      });
+    }
+
+    assertThat(ingestAndCount(topic, List.of(1L, 50L, 200L))).isEqualTo(List.of(1L, 50L, 200L));
+  }
+
+  /**
+   * Ingests {@code topic} into a fresh store until otel_traces, gpu_kernels and gpu_kernel_requests
+   * hold {@code expected} rows (or 60 s pass), then a little longer, and returns the counts.
+   */
+  private List<Long> ingestAndCount(String topic, List<Long> expected) throws Exception {
+    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("data-" + topic), EngineLibrary.locate())) {
+      SchemaMigrator.bundled().migrate(store);
+      IngesterConfig config = IngesterConfig.builder(broker.bootstrapServers()).topic(topic).groupId("g-" + topic)
+          .linger(Duration.ofMillis(100)).reportInterval(Duration.ZERO).build();
+      SpanIngester ingester = new SpanIngester(config, store).start();
+      try {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!counts(store).equals(expected) && System.nanoTime() < deadline) {
+          Thread.sleep(200);
         }
-        call.executeBatch();
-        kernel.executeBatch();
+        Thread.sleep(1500); // anything more (a second copy) would arrive meanwhile
+        return counts(store);
+      } finally {
+        ingester.close();
       }
-      st.execute("INSERT INTO NVTX_EVENTS VALUES (500, " + (2_000 + 10L * kernels) + ", 59, 'llmlat step=00000000000000ab"
-          + " kind=decode traces=" + String.join(",", traces) + "', " + tid + ")");
-      c.commit();
     }
-    return file;
+  }
+
+  private static List<Long> counts(EmbeddedClickHouse store) {
+    return Stream.of("otel_traces", "gpu_kernels", "gpu_kernel_requests")
+        .map(t -> Long.parseLong(store.query("SELECT count() FROM " + t).single())).toList();
   }
 }

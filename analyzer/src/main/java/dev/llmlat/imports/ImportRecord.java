@@ -1,0 +1,28 @@
+package dev.llmlat.imports;
+
+import java.time.Instant;
+
+/**
+ * What a ledger knows of one import: {@link Status#PENDING} from just before its rows reach the
+ * real tables until both tables have them, then {@link Status#DONE} with its counts.
+ *
+ * @param spans spans stored (for a store import: rows in {@code otel_traces}; through Kafka: every span published)
+ * @param kernels rows in {@code gpu_kernels} (0 through Kafka, where the ingester splits them off)
+ */
+public record ImportRecord(ImportedFile file, Status status, long spans, long kernels, Instant at) {
+  public enum Status {
+    PENDING, DONE;
+
+    public String text() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    public static Status ofText(String text) {
+      return valueOf(text.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+
+  public boolean done() {
+    return status == Status.DONE;
+  }
+}
