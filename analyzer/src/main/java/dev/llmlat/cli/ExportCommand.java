@@ -4,10 +4,7 @@ import dev.llmlat.analyze.Analyzer;
 import dev.llmlat.analyze.PerfettoExport;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -45,27 +42,25 @@ final class ExportCommand {
 
     @Override
     public Integer call() throws IOException {
-      Path target = output.toAbsolutePath();
-      Path tmp = target.resolveSibling(target.getFileName() + ".tmp");
-      int spans;
-      try (ClickHouseStore s = store.open(); OutputStream out = Files.newOutputStream(tmp)) {
+      // Before the store is read: a path that cannot be written fails at once (exit 2).
+      OutputFile file = OutputFile.check("--output", output);
+      int[] spans = new int[1];
+      try (ClickHouseStore s = store.open()) {
         Analyzer analyzer = new Analyzer(s);
-        if (what.traceId != null) {
-          Analyzer.Explained e = analyzer.explainWithSpans(what.traceId);
-          PerfettoExport.write(e.spans(), e.attribution(), out);
-          spans = e.spans().size();
-        } else {
-          long now = System.currentTimeMillis() * 1_000_000L;
-          var window = analyzer.window(now - Durations.parse(what.since).toNanos(), now);
-          PerfettoExport.write(window, null, out);
-          spans = window.size();
-        }
-      } catch (RuntimeException | IOException e) {
-        Files.deleteIfExists(tmp);
-        throw e;
+        file.write(out -> {
+          if (what.traceId != null) {
+            Analyzer.Explained e = analyzer.explainWithSpans(what.traceId);
+            PerfettoExport.write(e.spans(), e.attribution(), out);
+            spans[0] = e.spans().size();
+          } else {
+            long now = System.currentTimeMillis() * 1_000_000L;
+            var window = analyzer.window(now - Durations.parse(what.since).toNanos(), now);
+            PerfettoExport.write(window, null, out);
+            spans[0] = window.size();
+          }
+        });
       }
-      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      spec.commandLine().getOut().printf("wrote %d spans to %s (open it at ui.perfetto.dev)%n", spans, target);
+      spec.commandLine().getOut().printf("wrote %d spans to %s (open it at ui.perfetto.dev)%n", spans[0], file.path());
       return 0;
     }
   }

@@ -38,8 +38,10 @@ final class GpuSummaryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException(file + ": no such file");
+    try {
+      dev.llmlat.gpu.GpuImporter.checkReadable(file); // missing, a directory, a FIFO, unreadable: each said
+    } catch (dev.llmlat.gpu.InvalidExportException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
     }
     GpuSummary s;
     try {

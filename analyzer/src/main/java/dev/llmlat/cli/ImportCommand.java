@@ -86,8 +86,10 @@ final class ImportCommand {
     @Override
     public Integer call() throws IOException {
       PrintWriter out = spec.commandLine().getOut();
-      if (!Files.isRegularFile(file)) {
-        throw new IllegalArgumentException(file + ": no such file");
+      try {
+        dev.llmlat.gpu.GpuImporter.checkReadable(file); // missing, a directory, a FIFO, unreadable: each said
+      } catch (dev.llmlat.gpu.InvalidExportException e) {
+        throw new IllegalArgumentException(e.getMessage(), e);
       }
       ImportOptions options = ImportOptions.defaults().withPattern(pattern(common.nvtxPattern)).withServiceName(common.service);
       if (common.host != null) {
@@ -199,6 +201,9 @@ final class ImportCommand {
       for (Map.Entry<?, Long> e : r.unattributed().entrySet()) {
         out.printf("    %,d  %s%n", e.getValue(), e.getKey());
       }
+    }
+    for (dev.llmlat.gpu.ImportWarning w : r.warnings()) {
+      out.printf("  warning: %s%n", w.message());
     }
   }
 

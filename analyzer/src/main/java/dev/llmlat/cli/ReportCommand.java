@@ -5,9 +5,7 @@ import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -42,6 +40,8 @@ final class ReportCommand implements Callable<Integer> {
     if (!(sloMs > 0) || Double.isInfinite(sloMs)) {
       throw new IllegalArgumentException("--slo-ttft must be positive, got " + sloMs);
     }
+    // Before the report is computed: a path that cannot be written fails at once (exit 2).
+    OutputFile htmlFile = html == null ? null : OutputFile.check("--html", html);
     long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
     AttributionReport report;
     try (ClickHouseStore s = store.open()) {
@@ -49,11 +49,10 @@ final class ReportCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     report.printText(out);
-    if (html != null) {
-      Path tmp = html.toAbsolutePath().resolveSibling(html.getFileName() + ".tmp");
-      Files.writeString(tmp, report.html(), StandardCharsets.UTF_8);
-      Files.move(tmp, html.toAbsolutePath(), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      out.println("wrote " + html.toAbsolutePath());
+    if (htmlFile != null) {
+      byte[] page = report.html().getBytes(StandardCharsets.UTF_8);
+      htmlFile.write(o -> o.write(page));
+      out.println("wrote " + htmlFile.path());
     }
     out.flush();
     return 0;

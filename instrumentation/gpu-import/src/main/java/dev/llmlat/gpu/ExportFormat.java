@@ -46,9 +46,7 @@ public enum ExportFormat {
    * cudaEvent); gzip is looked through.
    */
   public static ExportFormat detect(Path file) throws IOException {
-    if (!Files.isRegularFile(file)) {
-      throw new InvalidExportException(file, "no such file");
-    }
+    dev.llmlat.gpu.internal.Inputs.checkReadable(file);
     if (Files.size(file) == 0) {
       throw new InvalidExportException(file, "empty file");
     }

@@ -2,14 +2,14 @@ package dev.llmlat.gpu;
 
 import dev.llmlat.gpu.internal.CudaEventLog;
 import dev.llmlat.gpu.internal.GpuSpanWriter;
+import dev.llmlat.gpu.internal.Inputs;
 import dev.llmlat.gpu.internal.KinetoImporter;
 import dev.llmlat.gpu.internal.NsysExport;
 import dev.llmlat.gpu.internal.NsysImporter;
-import dev.llmlat.gpu.internal.OtlpJson;
+import dev.llmlat.gpu.internal.OtlpImporter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 
 /**
  * Imports a GPU export as OTLP spans (the contract of schemas/kafka/README.md): one {@code step}
@@ -39,6 +39,7 @@ public final class GpuImporter {
    */
   public static ImportReport importFile(Path file, ExportFormat format, ImportOptions options, SpanSink sink)
       throws IOException {
+    Inputs.checkReadable(file); // before anything reads its size
     switch (format) {
       case NSYS_SQLITE:
         try (NsysExport export = NsysExport.open(file)) {
@@ -49,10 +50,19 @@ public final class GpuImporter {
       case CUDA_EVENT_JSONL:
         return importCudaEvents(file, options, sink);
       case OTLP_JSON:
-        return importOtlp(file, options, sink);
+        return OtlpImporter.run(file, options, sink);
       default:
         throw new IllegalArgumentException(format.toString());
     }
+  }
+
+  /**
+   * Refuses a path that is no readable regular file, saying which: missing (and whether its
+   * directory is), a directory, a FIFO or other special file (imports read a file twice), not
+   * readable. {@link #importFile} checks this first; a caller may check it before opening targets.
+   */
+  public static void checkReadable(Path file) throws InvalidExportException {
+    Inputs.checkReadable(file);
   }
 
   private static ImportReport importCudaEvents(Path file, ImportOptions options, SpanSink sink) throws IOException {
@@ -66,20 +76,5 @@ public final class GpuImporter {
     ImportReport report = writer.finish();
     options.progress().update(2 * size, 2 * size);
     return report;
-  }
-
-  /** OTLP/JSON passes through as it is: one request per line (or document) becomes one batch. */
-  private static ImportReport importOtlp(Path file, ImportOptions options, SpanSink sink) throws IOException {
-    long size = Files.size(file);
-    OtlpJson.scan(file, options.progress(), 0, 2 * size, request -> { });
-    long[] spans = new long[1];
-    long batches = OtlpJson.scan(file, options.progress(), size, 2 * size, request -> {
-      request.getResourceSpansList().forEach(rs -> rs.getScopeSpansList()
-          .forEach(ss -> spans[0] += ss.getSpansCount()));
-      sink.accept(SpanBatch.of(request));
-    });
-    options.progress().update(2 * size, 2 * size);
-    return new ImportReport(file, ExportFormat.OTLP_JSON, 0, 0, 0, 0, 0, 0, Map.of(), "otlp:as recorded",
-        spans[0], batches);
   }
 }

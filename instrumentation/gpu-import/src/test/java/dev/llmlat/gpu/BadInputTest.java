@@ -91,6 +91,31 @@ class BadInputTest {
         .hasMessageContaining("empty");
   }
 
+  @Test
+  void pathsThatAreNoReadableFileSayWhat() throws Exception {
+    for (ExportFormat f : ExportFormat.values()) {
+      assertRejected(dir.resolve("absent.json"), f, "no such file");
+      assertRejected(dir.resolve("no-dir").resolve("absent.json"), f, "no such file (directory ");
+      assertRejected(dir, f, "is a directory, not an export file");
+    }
+    assertThatThrownBy(() -> ExportFormat.detect(dir)).hasMessageContaining("is a directory");
+    Path fifo = dir.resolve("pipe.json");
+    Process p = new ProcessBuilder("mkfifo", fifo.toString()).start();
+    org.assertj.core.api.Assumptions.assumeThat(p.waitFor()).as("mkfifo works here").isZero();
+    for (ExportFormat f : ExportFormat.values()) {
+      assertRejected(fifo, f, "is a FIFO (named pipe), not a regular file");
+    }
+  }
+
+  @Test
+  void anUnreadableFileSaysPermissionDenied() throws Exception {
+    Path locked = Files.writeString(dir.resolve("locked.json"), "{\"traceEvents\":[]}");
+    Files.setPosixFilePermissions(locked, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+    org.assertj.core.api.Assumptions.assumeThat(Files.isReadable(locked)).as("not root, whom modes do not stop")
+        .isFalse();
+    assertRejected(locked, ExportFormat.KINETO_JSON, "permission denied");
+  }
+
   /** Every shared file either reads with the reader its content calls for, or is refused in words. */
   @Test
   void everySharedFileIsReadOrRefused() throws Exception {

@@ -31,6 +31,8 @@ final class ActivityBatch {
   boolean restart;
   /** Marks the (empty) batch after the last one. */
   boolean last;
+  /** On the last batch: what the rows were kept with (see {@link ActivityCursor#addWarnings}). */
+  Warnings warnings;
   /** Set when reading failed; the importing thread rethrows it. */
   Exception failure;
 

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import dev.llmlat.gpu.InvalidExportException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,12 +11,22 @@ import java.sql.SQLException;
  * {@link NsysExport#activityScan}). Read in rowid order, it notes a row that starts before the row
  * read before it; read sorted ({@link NsysExport#sortedActivityScan}), each row says whether a
  * rowid-order read had handed it out.
+ *
+ * <p>Each row is checked as it is read, with a few comparisons: its times must be Unix ns once the
+ * session start is added (1970 to 2262), its device and stream must fit {@code gpu_kernels}; a row
+ * that does not fails the import naming table, rowid and column. A row that ends before it starts
+ * (CUPTI leaves the end 0 when it lost it) is kept as zero-length and counted ({@link #addWarnings}).
  */
 final class ActivityCursor implements AutoCloseable {
   /** Correlation id or {@code globalPid} was NULL (correlation ids are uint32, globalPid positive). */
   static final long NONE = -1;
 
   final int kind;
+  private final String table;
+  private final NsysExport export;
+  /** Raw times in [minTime, maxTime] are Unix ns in a long once the session start is added. */
+  private final long minTime;
+  private final long maxTime;
   private final PreparedStatement statement;
   private final ResultSet rows;
   private final boolean sorted;
@@ -38,10 +49,20 @@ final class ActivityCursor implements AutoCloseable {
   int copyKind;
   /** Sorted reads only: the row is among those an earlier rowid-order read handed out. */
   boolean seen;
+  /** Rows that ended before they started, read as zero-length. */
+  private long reversed;
+  /** The first of them: its rowid (sorted reads), else its position in rowid order, from 1. */
+  private long firstReversed;
 
   /** @param sorted whether {@code statement} is a {@link NsysExport#sortedActivityScan} */
-  ActivityCursor(int kind, PreparedStatement statement, boolean sorted) throws SQLException {
+  ActivityCursor(int kind, String table, NsysExport export, PreparedStatement statement, boolean sorted)
+      throws SQLException, InvalidExportException {
     this.kind = kind;
+    this.table = table;
+    this.export = export;
+    long offset = export.epochOffsetNs();
+    this.minTime = -offset;
+    this.maxTime = Long.MAX_VALUE - offset;
     this.statement = statement;
     this.sorted = sorted;
     this.seenColumn = kind == GpuSpanWriter.MEMCPY ? 9 : 8;
@@ -49,7 +70,12 @@ final class ActivityCursor implements AutoCloseable {
     this.rows = statement.executeQuery();
     this.bytes = -1;
     this.copyKind = -1;
-    advance();
+    try {
+      advance();
+    } catch (InvalidExportException e) {
+      close();
+      throw e;
+    }
   }
 
   boolean hasRow() {
@@ -66,7 +92,7 @@ final class ActivityCursor implements AutoCloseable {
   }
 
   /** Moves to the next row; {@link #hasRow()} tells whether there was one. */
-  void advance() throws SQLException {
+  void advance() throws SQLException, InvalidExportException {
     hasRow = rows.next();
     if (!hasRow) {
       return;
@@ -92,6 +118,36 @@ final class ActivityCursor implements AutoCloseable {
     }
     if (sorted) {
       seen = rows.getInt(seenColumn) != 0;
+    }
+    if (end < start) {
+      if (reversed++ == 0) {
+        firstReversed = sorted ? rows.getLong(seenColumn + 1) : rowsRead;
+      }
+      end = start;
+    }
+    // One branch for all checks on the hot path; which one failed is sorted out in refuse().
+    if ((start < minTime) | (end > maxTime) | !Limits.fitsDevice(device) | !Limits.fitsUint32(stream)) {
+      refuse();
+    }
+  }
+
+  private void refuse() throws SQLException, InvalidExportException {
+    long rowid = sorted ? rows.getLong(seenColumn + 1) : export.rowidAfter(table, rowsRead - 1);
+    String problem = start < minTime ? "start " + export.timeProblem(start)
+        : end > maxTime ? (start > maxTime ? "start " + export.timeProblem(start) : "end " + export.timeProblem(end))
+        : !Limits.fitsDevice(device) ? "deviceId " + Limits.device(device)
+        : "streamId " + Limits.stream(stream);
+    throw new InvalidExportException(export.file(), table + " rowid " + rowid + ": " + problem);
+  }
+
+  static final String REVERSED_WARNING = "GPU activities that end before they start (end lost by CUPTI): "
+      + "kept as zero-length";
+
+  /** Counts what was kept with a warning in {@code w}; call once the rows are read. */
+  void addWarnings(Warnings w) throws SQLException {
+    if (reversed > 0) {
+      long rowid = sorted ? firstReversed : export.rowidAfter(table, firstReversed - 1);
+      w.add(REVERSED_WARNING, reversed, table + " rowid " + rowid);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import dev.llmlat.gpu.InvalidExportException;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,22 +29,25 @@ public final class ActivityStream implements AutoCloseable {
   }
 
   /** The export's activities, its tables read in rowid order. */
-  public static ActivityStream open(NsysExport export) throws SQLException {
+  public static ActivityStream open(NsysExport export) throws SQLException, InvalidExportException {
     return open(export, null);
   }
 
   /** @param seenBelow per table kind, the rowid below which rows count as seen; null: read in rowid order */
-  private static ActivityStream open(NsysExport export, long[] seenBelow) throws SQLException {
+  private static ActivityStream open(NsysExport export, long[] seenBelow) throws SQLException,
+      InvalidExportException {
     List<ActivityCursor> cursors = new ArrayList<>(3);
     ActivityStream stream = new ActivityStream(cursors);
     try {
       for (int kind = 0; kind < TABLES.length; kind++) {
         if (export.has(TABLES[kind])) {
-          cursors.add(seenBelow == null ? new ActivityCursor(kind, export.activityScan(TABLES[kind]), false)
-              : new ActivityCursor(kind, export.sortedActivityScan(TABLES[kind], seenBelow[kind]), true));
+          cursors.add(seenBelow == null
+              ? new ActivityCursor(kind, TABLES[kind], export, export.activityScan(TABLES[kind]), false)
+              : new ActivityCursor(kind, TABLES[kind], export, export.sortedActivityScan(TABLES[kind], seenBelow[kind]),
+                  true));
         }
       }
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException | InvalidExportException | RuntimeException e) {
       stream.close();
       throw e;
     }
@@ -55,7 +59,7 @@ public final class ActivityStream implements AutoCloseable {
    * not to be in start order ({@link #outOfOrder()}). The activity's fields are those of
    * {@link #current()} until the next call.
    */
-  public boolean next() throws SQLException {
+  public boolean next() throws SQLException, InvalidExportException {
     if (outOfOrder) {
       return false;
     }
@@ -90,13 +94,20 @@ public final class ActivityStream implements AutoCloseable {
    * Closes this stream and reads all activities again, every table sorted by start, each marked
    * {@link ActivityCursor#seen} when this stream handed it out.
    */
-  public ActivityStream rescanSorted(NsysExport export) throws SQLException {
+  public ActivityStream rescanSorted(NsysExport export) throws SQLException, InvalidExportException {
     long[] seenBelow = new long[TABLES.length];
     for (ActivityCursor c : cursors) {
       seenBelow[c.kind] = export.rowidAfter(TABLES[c.kind], c.rowsHandedOut());
     }
     close();
     return open(export, seenBelow);
+  }
+
+  /** Counts what the rows read were kept with in {@code w}: once the stream is read to its end. */
+  void addWarnings(Warnings w) throws SQLException {
+    for (ActivityCursor c : cursors) {
+      c.addWarnings(w);
+    }
   }
 
   @Override

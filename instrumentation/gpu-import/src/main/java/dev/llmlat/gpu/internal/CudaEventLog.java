@@ -64,6 +64,7 @@ public final class CudaEventLog {
     List<String> traces = null;
     Long submit = null;
     BigDecimal elapsedMs = null;
+    String elapsedText = null;
     Long done = null;
     try (JsonParser p = Inputs.parser(new java.io.ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)))) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -92,13 +93,18 @@ public final class CudaEventLog {
             }
             break;
           case "host_submit_unix_ns":
-            submit = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+            submit = unixNs(file, lineNo, p, v, f);
             break;
           case "host_done_unix_ns":
-            done = v == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+            done = unixNs(file, lineNo, p, v, f);
             break;
           case "gpu_elapsed_ms":
-            elapsedMs = v.isNumeric() ? new BigDecimal(p.getText()) : null;
+            if (v.isNumeric()) {
+              elapsedMs = p.getDecimalValue();
+              elapsedText = p.getText();
+            } else if (v != JsonToken.VALUE_NULL) {
+              throw bad(file, lineNo, "gpu_elapsed_ms: '" + p.getText() + "' is not a number (ms)");
+            }
             break;
           default:
             p.skipChildren();
@@ -111,7 +117,13 @@ public final class CudaEventLog {
       throw bad(file, lineNo, "needs host_submit_unix_ns (integer), gpu_elapsed_ms (number) and trace_ids");
     }
     if (elapsedMs.signum() < 0) {
-      throw bad(file, lineNo, "negative gpu_elapsed_ms");
+      throw bad(file, lineNo, "gpu_elapsed_ms: " + elapsedText + " is negative");
+    }
+    // Compared before rescaling: 1e308 ms would otherwise become a 300-digit number, and end as
+    // garbage or an exception without the line.
+    if (elapsedMs.compareTo(MAX_ELAPSED_MS) > 0) {
+      throw bad(file, lineNo, "gpu_elapsed_ms: " + elapsedText + " ms after host_submit_unix_ns " + submit + " "
+          + Limits.PAST_2262);
     }
     if (traces.isEmpty()) {
       throw bad(file, lineNo, "trace_ids is empty");
@@ -126,8 +138,39 @@ public final class CudaEventLog {
       throw bad(file, lineNo, "step_span_id '" + stepSpanId + "' is not 16 hex digits");
     }
     long elapsedNs = elapsedMs.movePointRight(6).setScale(0, RoundingMode.HALF_UP).longValueExact();
+    if (elapsedNs > Long.MAX_VALUE - submit) {
+      throw bad(file, lineNo, "gpu_elapsed_ms: " + elapsedText + " ms after host_submit_unix_ns " + submit + " "
+          + Limits.PAST_2262);
+    }
     return new Step(new RangeMatch(kind, stepSpanId == null ? null : stepSpanId.toLowerCase(Locale.ROOT), traces),
         submit, submit + elapsedNs, done);
+  }
+
+  /** The most gpu_elapsed_ms that can be nanoseconds in a long at all (checked before rescaling). */
+  private static final BigDecimal MAX_ELAPSED_MS = BigDecimal.valueOf(Long.MAX_VALUE).movePointLeft(6);
+
+  /**
+   * A host clock reading: an integer of Unix ns in a long, not negative. Absent or null: null (the
+   * caller says which are needed); anything else is refused naming the field.
+   */
+  private static Long unixNs(Path file, int line, JsonParser p, JsonToken v, String field) throws IOException {
+    if (v == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    if (v != JsonToken.VALUE_NUMBER_INT) {
+      p.skipChildren();
+      throw bad(file, line, field + ": " + (v.isScalarValue() ? "'" + p.getText() + "'" : "an " + v)
+          + " is not an integer (Unix ns)");
+    }
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      throw bad(file, line, field + ": " + p.getText() + " " + (p.getText().startsWith("-") ? Limits.BEFORE_1970
+          : Limits.PAST_2262));
+    }
+    long value = p.getLongValue();
+    if (value < 0) {
+      throw bad(file, line, field + ": " + value + " " + Limits.BEFORE_1970);
+    }
+    return value;
   }
 
   private static InvalidExportException bad(Path file, int line, String problem) {

@@ -60,6 +60,7 @@ public final class GpuSpanWriter {
   private final Set<String> requests = new HashSet<>();
   private final long[] counts = new long[3];
   private final long[] unattributed = new long[UnattributedReason.values().length];
+  private final Warnings warnings = new Warnings();
   private long ranges;
   private long activitySeq;
   private long bracketSteps;
@@ -141,6 +142,11 @@ public final class GpuSpanWriter {
 
   public int stepCount() {
     return steps.size();
+  }
+
+  /** What the import kept with a warning; {@link #finish()} reports it. */
+  public Warnings warnings() {
+    return warnings;
   }
 
   /**
@@ -332,6 +338,6 @@ public final class GpuSpanWriter {
       }
     }
     return new ImportReport(file, format, counts[KERNEL], counts[MEMCPY], counts[MEMSET], ranges,
-        steps.size() + bracketSteps, requests.size(), reasons, clockRule, out.spans(), out.batches());
+        steps.size() + bracketSteps, requests.size(), reasons, clockRule, out.spans(), out.batches(), warnings.list());
   }
 }

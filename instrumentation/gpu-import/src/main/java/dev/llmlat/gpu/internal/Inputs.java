@@ -75,9 +75,7 @@ public final class Inputs {
    * Opens the file, decompressing gzip, and reports {@code base + bytes read} of {@code total}.
    */
   public static InputStream open(Path file, ImportProgress progress, long base, long total) throws IOException {
-    if (!Files.isRegularFile(file)) {
-      throw new InvalidExportException(file, "no such file");
-    }
+    checkReadable(file);
     if (Files.size(file) == 0) {
       throw new InvalidExportException(file, "empty file");
     }
@@ -85,6 +83,51 @@ public final class Inputs {
     InputStream raw = new Counting(new BufferedInputStream(Files.newInputStream(file), 1 << 16), progress, base,
         total);
     return gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
+  }
+
+  /**
+   * Refuses a path that is no readable regular file, saying which: missing, a directory, a FIFO or
+   * other special file (an import reads its file twice, a pass to check and a pass to emit, which a
+   * pipe cannot give), or not readable.
+   */
+  public static void checkReadable(Path file) throws InvalidExportException {
+    if (Files.isRegularFile(file)) {
+      if (!Files.isReadable(file)) {
+        throw new InvalidExportException(file, "permission denied (the file is not readable)");
+      }
+      return;
+    }
+    if (Files.isDirectory(file)) {
+      throw new InvalidExportException(file, "is a directory, not an export file");
+    }
+    if (Files.exists(file)) {
+      throw new InvalidExportException(file, "is " + kind(file) + ", not a regular file: an import reads the file twice"
+          + " (checks it, then imports it), so save the export to a file first");
+    }
+    Path dir = file.toAbsolutePath().getParent();
+    throw new InvalidExportException(file, dir != null && !Files.isDirectory(dir) ? "no such file (directory " + dir
+        + " does not exist)" : "no such file");
+  }
+
+  /** What a special file is, in words (the file type bits of {@code unix:mode}). */
+  private static String kind(Path file) {
+    try {
+      switch ((Integer) Files.getAttribute(file, "unix:mode") & 0170000) {
+        case 0010000:
+          return "a FIFO (named pipe)";
+        case 0140000:
+          return "a socket";
+        case 0020000:
+          return "a character device";
+        case 0060000:
+          return "a block device";
+        default:
+          break;
+      }
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+      // no unix view: say it plainly
+    }
+    return "a special file";
   }
 
   public static JsonParser parser(InputStream in) throws IOException {

@@ -47,6 +47,7 @@ public final class KinetoImporter {
     long[] rangeCount = new long[1];
     LongTable launches = new LongTable(4); // correlation -> thread key, ts, pid, tid
     LongTable cpuOps = new LongTable(4); // External id -> thread key, ts, pid, tid
+    Warnings warnings = new Warnings();
     KinetoTrace.Header header = KinetoTrace.scan(file, options.progress(), 0, total, e -> {
       if (e.cat == null) {
         return;
@@ -69,17 +70,21 @@ public final class KinetoImporter {
         }
         case "cpu_op":
           if (e.externalId >= 0) {
-            cpuOps.putIfAbsent(e.externalId, e.threadKey(), e.tsNs, e.pid, e.numericThread ? e.tid : -1);
+            cpuOps.putIfAbsent(e.externalId, e.threadKey(), e.tsNs, launchId(e, e.pid, e.numericPid, warnings),
+                launchId(e, e.tid, e.numericTid, warnings));
           }
           break;
         default:
           if (e.isLaunchCall()) {
-            launches.putIfAbsent(e.correlation, e.threadKey(), e.tsNs, e.pid, e.numericThread ? e.tid : -1);
+            launches.putIfAbsent(e.correlation, e.threadKey(), e.tsNs, launchId(e, e.pid, e.numericPid, warnings),
+                launchId(e, e.tid, e.numericTid, warnings));
           }
       }
     });
     Long base = header.baseTimeNanoseconds();
     long offset = base == null ? 0 : base;
+    checkClock(file, header, offset);
+    header.warnings(warnings);
     GpuSpanWriter writer = new GpuSpanWriter(file, ExportFormat.KINETO_JSON, options, sink, clockRule(base),
         "kineto|" + file.getFileName() + "|" + offset + "|" + header.events(), false);
     for (long i = 0; i < rangeCount[0]; i++) {
@@ -117,14 +122,57 @@ public final class KinetoImporter {
       } else if (!used.isEmpty()) {
         reason = UnattributedReason.NO_LAUNCH_RECORD;
       }
-      long device = e.device >= 0 ? e.device : e.pid;
-      long stream = e.stream >= 0 ? e.stream : e.tid;
+      long device = e.gpuDevice(); // in range: checked by KinetoTrace
+      long stream = e.gpuStream();
       writer.activity(kind, e.tsNs + offset, e.tsNs + e.durNs + offset, e.name, device, stream,
           Math.max(e.correlation, 0), e.bytes, launch >= 0 ? from.value(launch, 2) : -1,
           launch >= 0 ? from.value(launch, 3) : -1, step, reason);
     });
+    writer.warnings().addAll(warnings);
     ImportReport report = writer.finish();
     options.progress().update(total, total);
     return report;
+  }
+
+  static final String LAUNCH_ID_WARNING = "launch calls whose pid or tid is not a UInt32 (gpu_kernels.Pid, Tid): "
+      + "left out of their kernels' spans";
+
+  /**
+   * The launching process or thread id a kernel span carries, or -1 when there is none to carry:
+   * a name ({@code "Spans"}), or a number that does not fit the store's UInt32 (some Kineto versions
+   * write thread ids as negative int32s): those are counted, not wrapped. The join itself uses
+   * {@link KinetoTrace.Event#threadKey()}, which keeps them whole.
+   */
+  private static long launchId(KinetoTrace.Event e, long id, boolean numeric, Warnings warnings) {
+    if (!numeric) {
+      return -1;
+    }
+    if (Limits.fitsUint32(id)) {
+      return id;
+    }
+    if (id != -1 && warnings.count(LAUNCH_ID_WARNING)) { // -1: not given
+      warnings.first(LAUNCH_ID_WARNING, "traceEvents[" + e.index + "] " + (id == e.pid ? "pid " : "tid ") + id);
+    }
+    return -1;
+  }
+
+  /**
+   * Every event's times plus the clock anchor must be Unix ns a long holds (1970 to 2262); the
+   * header's {@code baseTimeNanoseconds} may follow the events, so this is checked once pass 1 is
+   * done, before anything is emitted.
+   */
+  private static void checkClock(Path file, KinetoTrace.Header h, long offset) throws InvalidExportException {
+    if (h.minTsAt() < 0) {
+      return; // no event has a time
+    }
+    String anchor = offset == 0 ? "" : " + baseTimeNanoseconds " + offset + " ns";
+    if (h.minTsNs() + offset < 0) { // offset >= 0: cannot overflow
+      throw new InvalidExportException(file, "traceEvents[" + h.minTsAt() + "].ts: "
+          + Decimals.nanosAsMicros(h.minTsNs()) + " µs" + anchor + " " + Limits.BEFORE_1970);
+    }
+    if (h.maxEndNs() > Long.MAX_VALUE - offset) {
+      throw new InvalidExportException(file, "traceEvents[" + h.maxEndAt() + "].ts: "
+          + Decimals.nanosAsMicros(h.maxEndNs()) + " µs (ts + dur)" + anchor + " " + Limits.PAST_2262);
+    }
   }
 }

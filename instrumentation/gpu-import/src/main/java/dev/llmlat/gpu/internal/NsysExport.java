@@ -95,9 +95,7 @@ public final class NsysExport implements AutoCloseable {
   }
 
   public static NsysExport open(Path file) throws InvalidExportException {
-    if (!Files.isRegularFile(file)) {
-      throw new InvalidExportException(file, "no such file");
-    }
+    Inputs.checkReadable(file);
     try {
       if (Files.size(file) == 0) {
         throw new InvalidExportException(file, "empty file");
@@ -166,7 +164,15 @@ public final class NsysExport implements AutoCloseable {
     }
     try (Statement st = db.createStatement();
         ResultSet rs = st.executeQuery("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1")) {
-      return rs.next() ? rs.getLong(1) : null;
+      if (!rs.next()) {
+        return null;
+      }
+      long start = rs.getLong(1);
+      if (start < 0) { // every time is offset by it: refuse one clock error here, not every row
+        throw new InvalidExportException(file, "TARGET_INFO_SESSION_START_TIME.utcEpochNs: " + start + " ns "
+            + Limits.BEFORE_1970);
+      }
+      return start;
     } catch (SQLException e) {
       throw new InvalidExportException(file, "unreadable TARGET_INFO_SESSION_START_TIME", e);
     }
@@ -301,15 +307,30 @@ public final class NsysExport implements AutoCloseable {
   }
 
   /**
-   * The same rows sorted by start (equal starts in rowid order), with one more column: 1 for a row
-   * whose rowid is below {@code seenBelowRowid}, else 0.
+   * The same rows sorted by start (equal starts in rowid order), with two more columns: 1 for a row
+   * whose rowid is below {@code seenBelowRowid}, else 0; the rowid (to name a bad row: in this rare
+   * read one more column costs nothing worth measuring).
    */
   PreparedStatement sortedActivityScan(String table, long seenBelowRowid) throws SQLException {
     try (Statement st = db.createStatement()) {
       st.execute("PRAGMA cache_size = " + SORT_CACHE_KIB); // the sorter keeps this much in memory per run
     }
-    return db.prepareStatement(activityColumns(table) + ", rowid < " + seenBelowRowid + " FROM " + table
+    return db.prepareStatement(activityColumns(table) + ", rowid < " + seenBelowRowid + ", rowid FROM " + table
         + " ORDER BY start, rowid");
+  }
+
+  /**
+   * Why {@code t} ns of this export is no Unix ns time once the session start is added, or null
+   * when it is one: before 1970, or past 2262 (a long overflows).
+   */
+  String timeProblem(long t) {
+    long offset = epochOffsetNs(); // >= 0, see readSessionStart
+    if (t >= -offset && t <= Long.MAX_VALUE - offset) {
+      return null;
+    }
+    String anchor = sessionStartNs == null ? " (no session start: read as Unix ns)"
+        : " + session start " + offset + " ns";
+    return t + " ns" + anchor + " " + (t < 0 ? Limits.BEFORE_1970 : Limits.PAST_2262);
   }
 
   private String activityColumns(String table) throws SQLException {

@@ -86,6 +86,11 @@ public final class NsysImporter {
             if (m.isPresent()) {
               long start = rs.getLong(1);
               long end = rs.getLong(2);
+              String problem = export.timeProblem(start) != null ? "start " + export.timeProblem(start)
+                  : export.timeProblem(end) != null ? "end " + export.timeProblem(end) : null;
+              if (problem != null) {
+                throw new InvalidExportException(export.file(), NsysExport.NVTX + " range '" + text + "': " + problem);
+              }
               int step = writer.addStep(m.get(), text, start + offset, end + offset);
               index.add(rs.getLong(3), start, end, step);
             }
@@ -124,6 +129,7 @@ public final class NsysImporter {
           }
           reader.release(b);
         }
+        writer.warnings().addAll(reader.warnings());
       }
       ImportReport report = writer.finish();
       progress.update(done, done);

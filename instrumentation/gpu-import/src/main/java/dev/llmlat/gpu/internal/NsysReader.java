@@ -34,6 +34,7 @@ final class NsysReader implements AutoCloseable {
   // Batches come back here; more are made, up to QUEUED + 2, while none is free.
   private final BlockingQueue<ActivityBatch> free = new ArrayBlockingQueue<>(QUEUED + 2);
   private int made;
+  private Warnings warnings = new Warnings();
   private final Thread thread;
 
   private NsysReader(NsysExport export, long fromRowid, long toRowid) {
@@ -81,7 +82,16 @@ final class NsysReader implements AutoCloseable {
     if (b.failure != null) {
       throw rethrow(b.failure);
     }
-    return b.last ? null : b;
+    if (b.last) {
+      warnings = b.warnings;
+      return null;
+    }
+    return b;
+  }
+
+  /** What the activities were kept with; complete once {@link #take} returned null. */
+  Warnings warnings() {
+    return warnings;
   }
 
   private static IOException rethrow(Throwable f) throws SQLException {
@@ -129,6 +139,8 @@ final class NsysReader implements AutoCloseable {
           full.put(b);
           b = nextFree();
         }
+        b.warnings = new Warnings();
+        activities.addWarnings(b.warnings);
         b.last = true;
         full.put(b);
       } finally {
@@ -160,7 +172,8 @@ final class NsysReader implements AutoCloseable {
   }
 
   /** Streams activities into batches until the stream ends or stops; returns the batch not yet queued. */
-  private ActivityBatch stream(ActivityStream activities, ActivityBatch b) throws SQLException, InterruptedException {
+  private ActivityBatch stream(ActivityStream activities, ActivityBatch b) throws SQLException, IOException,
+      InterruptedException {
     while (activities.next()) {
       add(b, activities.current());
       if (b.isFull()) {

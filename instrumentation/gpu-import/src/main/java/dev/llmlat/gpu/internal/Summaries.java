@@ -18,6 +18,7 @@ public final class Summaries {
   private Summaries() {}
 
   public static GpuSummary summarize(Path file, ExportFormat format, ImportProgress progress) throws IOException {
+    Inputs.checkReadable(file); // before anything reads its size
     switch (format) {
       case NSYS_SQLITE:
         return nsys(file, progress);
@@ -27,8 +28,7 @@ public final class Summaries {
         KinetoTrace.scan(file, progress, 0, size, e -> {
           int kind = e.gpuKind();
           if (kind >= 0 && e.hasTs) {
-            t.add(kind, e.tsNs, e.tsNs + e.durNs, e.device >= 0 ? e.device : e.pid,
-                e.stream >= 0 ? e.stream : e.tid, e.name);
+            t.add(kind, e.tsNs, e.tsNs + e.durNs, e.gpuDevice(), e.gpuStream(), e.name);
           }
         });
         progress.update(size, size);
@@ -47,8 +47,7 @@ public final class Summaries {
       case OTLP_JSON: {
         long size = Files.size(file);
         Timeline t = new Timeline(false);
-        OtlpJson.scan(file, progress, 0, size, req -> req.getResourceSpansList().forEach(rs -> rs
-            .getScopeSpansList().forEach(ss -> ss.getSpansList().forEach(span -> otlpSpan(t, span)))));
+        new OtlpJson(file).scan(progress, 0, size, (group, span, where) -> otlpSpan(t, span));
         progress.update(size, size);
         return t.summary(file, format);
       }
@@ -109,7 +108,7 @@ public final class Summaries {
 
   /** Adds the stream's activities to {@code t}; returns how many. */
   private static long add(NsysExport export, ActivityStream activities, Timeline t, long offset, long total,
-      ImportProgress progress) throws SQLException {
+      ImportProgress progress) throws SQLException, InvalidExportException {
     long done = 0;
     while (activities.next()) {
       ActivityCursor a = activities.current();
