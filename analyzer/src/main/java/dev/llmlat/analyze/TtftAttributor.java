@@ -102,7 +102,7 @@ final class TtftAttributor {
       labels.add(new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE));
     }
     if (gateway) {
-      long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayClient());
+      long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayServer(), v.gatewayClient());
       if (upstreamChunk >= firstToken && upstreamChunk <= tEnd) {
         labels.add(new Labeled("network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
         labels.add(new Labeled("gateway_out", v.gatewayServer().name(), upstreamChunk, tEnd, P_EDGE));
@@ -235,10 +235,29 @@ final class TtftAttributor {
     return server.longAttr(LlmlatAttributes.GATEWAY_FIRST_CHUNK_NS, 0);
   }
 
-  /** When the gateway's HTTP client received the engine's first chunk (an event on the CLIENT span), or -1. */
-  static long upstreamFirstChunk(SpanRecord client) {
-    SpanRecord.Event ev = client.event(LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK);
-    return ev == null ? -1 : ev.timeNs();
+  /**
+   * When the gateway's HTTP client received the engine's first chunk, or -1: the SERVER span's
+   * event naming this CLIENT span (the engine's parent), else an unnamed one when the request made
+   * a single upstream call, else the CLIENT span's own copy.
+   */
+  static long upstreamFirstChunk(SpanRecord server, SpanRecord client) {
+    SpanRecord.Event unnamed = null;
+    int events = 0;
+    for (SpanRecord.Event ev : server.events()) {
+      if (LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK.equals(ev.name())) {
+        events++;
+        String id = ev.attributes().getOrDefault(LlmlatAttributes.UPSTREAM_SPAN_ID, "");
+        if (id.equals(client.spanId())) {
+          return ev.timeNs();
+        }
+        unnamed = id.isEmpty() ? ev : unnamed;
+      }
+    }
+    if (unnamed != null && events == 1) {
+      return unnamed.timeNs();
+    }
+    SpanRecord.Event own = client.event(LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK);
+    return own == null ? -1 : own.timeNs();
   }
 
   /** The passes that did this request's prefill, with their GPU busy time and the request's token share. */

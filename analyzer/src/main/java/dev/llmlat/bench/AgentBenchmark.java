@@ -63,16 +63,22 @@ public final class AgentBenchmark {
   public static final String EXTENSION_KAFKA = "agent+extension+kafka";
   public static final String EXTENSION_KAFKA_DOWN = "agent+extension, kafka down";
   public static final String EXTENSION_NO_EXPORT = "agent+extension, no export";
+  /** The same gateway relay on Reactor Netty (server and client: what Spring WebFlux and Spring Cloud Gateway run on). */
+  public static final String REACTOR_VANILLA_OTLP = "reactor-netty vanilla agent+otlp";
+  public static final String REACTOR_EXTENSION_KAFKA = "reactor-netty agent+extension+kafka";
 
   /** A mode whose p50 is compared, round by round, with a baseline mode's. */
   public record Comparison(String mode, String baseline) {}
 
   /**
    * The extension with Kafka up and down against the exporting vanilla agent (the like-for-like
-   * baseline), and its hooks alone against the vanilla agent exporting nothing.
+   * baseline), its hooks alone against the vanilla agent exporting nothing, and on the Reactor
+   * Netty gateway the extension with Kafka against the exporting vanilla agent (absent from runs
+   * that found no Reactor Netty gateway).
    */
   public static final List<Comparison> COMPARISONS = List.of(new Comparison(EXTENSION_KAFKA, VANILLA_OTLP),
-      new Comparison(EXTENSION_KAFKA_DOWN, VANILLA_OTLP), new Comparison(EXTENSION_NO_EXPORT, VANILLA));
+      new Comparison(EXTENSION_KAFKA_DOWN, VANILLA_OTLP), new Comparison(EXTENSION_NO_EXPORT, VANILLA),
+      new Comparison(REACTOR_EXTENSION_KAFKA, REACTOR_VANILLA_OTLP));
 
   /** One mode's figures (medians over rounds). */
   public record Figures(String mode, double p50Ms, double p99Ms, double requestsPerSecond) {}
@@ -159,6 +165,18 @@ public final class AgentBenchmark {
     hooksOnly.removeIf(f -> f.startsWith("-Dotel.traces.exporter") || f.startsWith("-Dotel.exporter.kafka"));
     hooksOnly.add("-Dotel.traces.exporter=none");
     modes.put(EXTENSION_NO_EXPORT, hooksOnly);
+    // The Reactor Netty gateway: the same relay on the stack of Spring WebFlux and Spring Cloud Gateway, where
+    // the extension's hooks are Netty handlers on the server and the client channels.
+    ReactorNettyGateway reactorNetty = ReactorNettyGateway.locate();
+    if (reactorNetty.found()) {
+      modes.put(REACTOR_VANILLA_OTLP, concat(agentFlags(agent, REACTOR_NETTY_INSTRUMENTATIONS), "-Dotel.traces.exporter=otlp",
+          "-Dotel.exporter.otlp.protocol=http/protobuf", "-Dotel.exporter.otlp.endpoint=" + otlp.endpoint()));
+      modes.put(REACTOR_EXTENSION_KAFKA, concat(agentFlags(agent, REACTOR_NETTY_INSTRUMENTATIONS),
+          "-Dotel.javaagent.extensions=" + EndToEndDemo.agentDir().resolve("llmlat-agent-extension.jar"),
+          "-Dotel.traces.exporter=kafka", "-Dotel.exporter.kafka.bootstrap.servers=" + broker.bootstrapServers()));
+    } else {
+      out.println("no Reactor Netty gateway: " + reactorNetty.missing() + "; measuring the JDK gateway only");
+    }
     Map<String, Process> gateways = new LinkedHashMap<>();
     Map<String, Integer> ports = new LinkedHashMap<>();
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -171,8 +189,10 @@ public final class AgentBenchmark {
         // gateway's batch, charging its export to that gateway's latency. (Ignored with no agent.)
         List<String> jvm = concat(m.getValue(), "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true",
             "-Dotel.bsp.schedule.delay=" + BSP_DELAY_MS);
-        gateways.put(m.getKey(), ChildJvm.start(pinning == null ? List.of() : pinning.measuredLauncher(), jvm,
-            DemoGateway.class.getName(), List.of(upstreamUrl), log));
+        List<String> launcher = pinning == null ? List.of() : pinning.measuredLauncher();
+        gateways.put(m.getKey(), m.getKey().startsWith("reactor-netty ")
+            ? reactorNetty.start(launcher, jvm, upstreamUrl, log)
+            : ChildJvm.start(launcher, jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log));
       }
       int i = 0;
       for (Map.Entry<String, Process> g : gateways.entrySet()) {
@@ -252,7 +272,7 @@ public final class AgentBenchmark {
       Figures exporting = figures.get(2);
       out.printf("latency at %.0f requests/s (open loop) and throughput at saturation (%d concurrent clients):%n", paced, concurrency);
       for (Figures f : figures) {
-        out.printf("%-30s p50 %7.3f ms  p99 %7.3f ms  %8.1f req/s  p50 vs vanilla+otlp %+6.1f%%  vs vanilla (no export) %+6.1f%%"
+        out.printf("%-36s p50 %7.3f ms  p99 %7.3f ms  %8.1f req/s  p50 vs vanilla+otlp %+6.1f%%  vs vanilla (no export) %+6.1f%%"
                 + "  vs no agent %+6.1f%%%n", f.mode(), f.p50Ms(), f.p99Ms(), f.requestsPerSecond(),
             100 * (f.p50Ms() / exporting.p50Ms() - 1), 100 * (f.p50Ms() / vanilla.p50Ms() - 1), 100 * (f.p50Ms() / none.p50Ms() - 1));
       }
@@ -261,7 +281,7 @@ public final class AgentBenchmark {
         double requests = (double) rounds * requestsPerRound;
         ProcessCpu g = c.getValue()[0];
         ProcessCpu b = c.getValue()[1];
-        out.printf("%-30s CPU per request: gateway %6.1f us (+ JIT %5.1f us), broker %6.1f us;  p50 at saturation %7.3f ms%n",
+        out.printf("%-36s CPU per request: gateway %6.1f us (+ JIT %5.1f us), broker %6.1f us;  p50 at saturation %7.3f ms%n",
             c.getKey(), g.applicationNanos() / 1e3 / requests, g.jitNanos() / 1e3 / requests,
             (b.applicationNanos() + b.jitNanos()) / 1e3 / requests, median(saturation.get(c.getKey()), 0));
       }
@@ -274,10 +294,17 @@ public final class AgentBenchmark {
       out.printf("extension overhead on p50 against the exporting vanilla agent (median of per-round ratios, bootstrap 95%% CI):"
           + " Kafka up %s, Kafka down %s (target: under 5%%)%n", up.asChange(), down.asChange());
       out.printf("extension hooks alone (no export) against the vanilla agent (no export): %s%n", hooks.asChange());
+      if (latency.containsKey(REACTOR_EXTENSION_KAFKA)) {
+        out.printf("Reactor Netty gateway (server and client hooks): extension + Kafka against the exporting vanilla agent"
+            + " on p50: %s%n", pairedRatio(latency.get(REACTOR_EXTENSION_KAFKA), latency.get(REACTOR_VANILLA_OTLP)).asChange());
+      }
       // The same over the rounds whose two compared batches ran while the hypervisor took little of
       // the machine: a mode-blind rule (steal is the neighbours' doing, not the gateways').
       out.printf("rounds in which the hypervisor took at most %.0f%% of the CPU during both compared batches:%n", 100 * maxSteal);
       for (Comparison c : COMPARISONS) {
+        if (!latency.containsKey(c.mode())) {
+          continue;
+        }
         List<double[]> a = new ArrayList<>();
         List<double[]> b = new ArrayList<>();
         for (int r = 0; r < rounds; r++) {
@@ -309,11 +336,23 @@ public final class AgentBenchmark {
     }
   }
 
+  /** The agent's instrumentations of the JDK gateway: its HTTP server and client. */
+  private static final List<String> JDK_INSTRUMENTATIONS = List.of("java-http-server", "java-http-client");
+  /** The agent's instrumentations of the Reactor Netty gateway (as a WebFlux application has them). */
+  private static final List<String> REACTOR_NETTY_INSTRUMENTATIONS = List.of("netty", "reactor", "reactor-netty");
+
   /** JVM flags for a gateway under the real agent, only the HTTP server and client instrumented. */
   private static List<String> agentFlags(Path agent) {
-    return List.of("-javaagent:" + agent, "-Dotel.service.name=bench-gateway", "-Dotel.metrics.exporter=none",
-        "-Dotel.logs.exporter=none", "-Dotel.instrumentation.common.default-enabled=false",
-        "-Dotel.instrumentation.java-http-server.enabled=true", "-Dotel.instrumentation.java-http-client.enabled=true");
+    return agentFlags(agent, JDK_INSTRUMENTATIONS);
+  }
+
+  private static List<String> agentFlags(Path agent, List<String> instrumentations) {
+    List<String> flags = new ArrayList<>(List.of("-javaagent:" + agent, "-Dotel.service.name=bench-gateway",
+        "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none", "-Dotel.instrumentation.common.default-enabled=false"));
+    for (String instrumentation : instrumentations) {
+      flags.add("-Dotel.instrumentation." + instrumentation + ".enabled=true");
+    }
+    return flags;
   }
 
   /** The same plus llmlat's extension exporting spans to Kafka at {@code bootstrap}. */
@@ -331,6 +370,49 @@ public final class AgentBenchmark {
     List<String> jvm = concat(jvmFlags, "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true");
     Process gateway = ChildJvm.start(jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log);
     return Map.entry(gateway, Integer.parseInt(ChildJvm.awaitLine(gateway, log, "LISTENING ", Duration.ofSeconds(90))));
+  }
+
+  /**
+   * The Reactor Netty gateway of the agent extension's tests ({@code ReactorNettyGatewayMain}: Reactor
+   * Netty's server in, its client out, each SSE buffer flushed), run from that module's build output:
+   * its test classes and the Reactor Netty and Netty jars its build copies next to them (`mvn package`,
+   * as ./llmlat runs it, makes both). The analyzer itself does not depend on Reactor Netty.
+   */
+  record ReactorNettyGateway(String classPath, String missing) {
+    static final String MAIN = "dev.llmlat.agent.gatewayapp.ReactorNettyGatewayMain";
+
+    static ReactorNettyGateway locate() {
+      // target/agent of the analyzer -> the repository -> the extension module's target
+      Path target = EndToEndDemo.agentDir().toAbsolutePath().normalize().getParent().getParent().getParent()
+          .resolve("instrumentation/agent-extension/target");
+      Path classes = target.resolve("test-classes");
+      Path libs = target.resolve("gateway-libs/reactor-netty");
+      if (!Files.isRegularFile(classes.resolve(MAIN.replace('.', '/') + ".class")) || !Files.isDirectory(libs)) {
+        return new ReactorNettyGateway(null, classes + " or " + libs + " is missing (built by `mvn package`)");
+      }
+      try (var jars = Files.list(libs)) {
+        List<String> entries = new ArrayList<>(List.of(classes.toString()));
+        jars.map(Path::toString).filter(j -> j.endsWith(".jar")).sorted().forEach(entries::add);
+        return new ReactorNettyGateway(String.join(java.io.File.pathSeparator, entries), null);
+      } catch (IOException e) {
+        return new ReactorNettyGateway(null, libs + " is unreadable: " + e.getMessage());
+      }
+    }
+
+    boolean found() {
+      return classPath != null;
+    }
+
+    /** As {@link ChildJvm#start}, with this gateway's class path instead of the analyzer's. */
+    Process start(List<String> launcher, List<String> jvm, String upstreamUrl, Path log) throws IOException {
+      List<String> command = new ArrayList<>(launcher);
+      command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      command.addAll(jvm);
+      command.addAll(List.of("-cp", classPath, MAIN, upstreamUrl));
+      return new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+    }
   }
 
   /** An upstream that streams 8 SSE chunks at once: the gateway's own cost is what is measured. */

@@ -160,4 +160,20 @@ class TtftAttributorTest {
     assertThat(a.component("prefill_gpu") + a.component("prefill_cpu")).isEqualTo(80 * MS);
     assertThat(a.notes()).anyMatch(n -> n.contains("last prefill step on the GPU"));
   }
+
+  @Test
+  void theUpstreamFirstChunkSplitsNetworkOutFromGatewayOut() {
+    List<SpanRecord> s = new ArrayList<>(oneRequest());
+    SpanRecord server = s.get(0);
+    List<SpanRecord.Event> events = new ArrayList<>(server.events());
+    // a retried upstream call's event names another CLIENT span: not this request's
+    events.add(new SpanRecord.Event(Spans.BASE + 296 * MS, "llmlat.upstream.first_chunk", java.util.Map.of("llmlat.upstream.span_id", id(77))));
+    events.add(new SpanRecord.Event(Spans.BASE + 294 * MS, "llmlat.upstream.first_chunk", java.util.Map.of("llmlat.upstream.span_id", id(2))));
+    s.set(0, new SpanRecord(server.traceId(), server.spanId(), server.parentSpanId(), server.name(), server.kind(), server.service(),
+        server.layer(), server.host(), server.startNs(), server.endNs(), server.attributes(), events, server.links()));
+    Attribution a = Analyzer.attribute(s).get(0);
+    assertThat(a.component("network_out")).isEqualTo(4 * MS);
+    assertThat(a.component("gateway_out")).isEqualTo(6 * MS);
+    assertThat(a.ttftNs()).isEqualTo(300 * MS);
+  }
 }

@@ -56,6 +56,11 @@ public final class LlmlatAttributes {
    * stack: the server's name (the first chunk is then unknown).
    */
   public static final String GATEWAY_SERVER = "llmlat.gateway.server";
-  /** Event on the gateway's upstream CLIENT span: the engine's first content chunk arrived. */
+  /**
+   * Event on the gateway's SERVER span (it lasts the whole stream; also on the upstream CLIENT span
+   * while that is open): the gateway's HTTP client received the engine's first content chunk.
+   */
   public static final String EVENT_UPSTREAM_FIRST_CHUNK = "llmlat.upstream.first_chunk";
+  /** On that event: the upstream CLIENT span's id (the parent the engine received in traceparent). */
+  public static final String UPSTREAM_SPAN_ID = "llmlat.upstream.span_id";
 }

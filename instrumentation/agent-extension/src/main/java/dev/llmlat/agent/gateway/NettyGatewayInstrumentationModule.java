@@ -8,6 +8,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.llmlat.agent.gateway.internal.NettyGatewayHandler;
+import dev.llmlat.agent.gateway.internal.NettyUpstreamHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
@@ -19,9 +20,10 @@ import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
 /**
- * Gateways on Netty 4.1/4.2 HTTP/1.x servers (Reactor Netty, Spring WebFlux and Spring Cloud
- * Gateway, Vert.x, Micronaut): puts {@code NettyGatewayHandler} behind the HTTP server codec, where
- * the agent's {@code netty-4.1} instrumentation puts its own server tracing handler.
+ * Gateways on Netty 4.1/4.2 HTTP/1.x servers and clients (Reactor Netty, Spring WebFlux and Spring
+ * Cloud Gateway, Vert.x, Micronaut): puts {@code NettyGatewayHandler} behind the HTTP server codec,
+ * where the agent's {@code netty-4.1} instrumentation puts its own server tracing handler, and
+ * {@code NettyUpstreamHandler} behind the HTTP client codec (the engine's first chunk received).
  */
 public final class NettyGatewayInstrumentationModule extends InstrumentationModule {
 
@@ -48,7 +50,11 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withCommon("dev.llmlat.agent.gateway.internal.NettyGatewayHandler");
+    return GatewayHelpers.withCommon(
+        "dev.llmlat.agent.gateway.internal.NettyGatewayHandler",
+        "dev.llmlat.agent.gateway.internal.UpstreamExchange",
+        "dev.llmlat.agent.gateway.internal.NettyAgentContexts",
+        "dev.llmlat.agent.gateway.internal.NettyUpstreamHandler");
   }
 
   @Override
@@ -89,6 +95,7 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void onExit(@Advice.This ChannelPipeline pipeline, @Advice.Argument(2) ChannelHandler handler) {
       NettyGatewayHandler.addAfterServerCodec(pipeline, handler);
+      NettyUpstreamHandler.addAfterClientCodec(pipeline, handler);
     }
   }
 
@@ -99,6 +106,7 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void onExit(@Advice.This ChannelPipeline pipeline, @Advice.Argument(3) ChannelHandler handler) {
       NettyGatewayHandler.addAfterServerCodec(pipeline, handler);
+      NettyUpstreamHandler.addAfterClientCodec(pipeline, handler);
     }
   }
 }

@@ -23,7 +23,7 @@ public final class GatewayProcess implements AutoCloseable {
   /** The gateways' server and client libraries (only the main class in use loads any of them). */
   private static final List<String> SERVER_LIBRARIES = List.of("/org/eclipse/jetty/", "/org/slf4j/slf4j-api/",
       "/org/slf4j/slf4j-nop/", "/io/netty/", "/io/projectreactor/", "/org/reactivestreams/", "/org/apache/tomcat/", "/io/vertx/",
-      "/com/fasterxml/jackson/core/jackson-core/");
+      "/com/fasterxml/jackson/core/jackson-core/", "/org/apache/httpcomponents/");
 
   private final Process process;
   private final Path log;
@@ -83,7 +83,18 @@ public final class GatewayProcess implements AutoCloseable {
 
   private static GatewayProcess start(String java, Class<?> mainClass, List<String> jvmFlags, String upstream,
       String classPath) throws IOException, InterruptedException {
-    Path log = Files.createTempFile(TestDirs.work(), mainClass.getSimpleName() + "-", ".log");
+    return start(java, mainClass.getSimpleName(), jvmFlags, List.of("-cp", classPath, mainClass.getName()), upstream);
+  }
+
+  /** An executable jar ({@code java -jar}, e.g. a Spring Boot application), named {@code name}. */
+  public static GatewayProcess startJar(String java, String name, Path jar, List<String> jvmFlags, String upstream)
+      throws IOException, InterruptedException {
+    return start(java, name, jvmFlags, List.of("-jar", jar.toString()), upstream);
+  }
+
+  private static GatewayProcess start(String java, String name, List<String> jvmFlags, List<String> launch,
+      String upstream) throws IOException, InterruptedException {
+    Path log = Files.createTempFile(TestDirs.work(), name + "-", ".log");
     List<String> command = new ArrayList<>();
     command.add(java);
     command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC",
@@ -92,7 +103,8 @@ public final class GatewayProcess implements AutoCloseable {
         // no Nagle on the JDK server's small SSE writes (else ~40 ms delayed-ACK stalls per request)
         "-Dsun.net.httpserver.nodelay=true"));
     command.addAll(jvmFlags);
-    command.addAll(List.of("-cp", classPath, mainClass.getName(), upstream));
+    command.addAll(launch);
+    command.add(upstream);
     Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -101,7 +113,7 @@ public final class GatewayProcess implements AutoCloseable {
     while (System.nanoTime() < deadline) {
       Matcher m = LISTENING.matcher(Files.readString(log, StandardCharsets.UTF_8));
       if (m.find()) {
-        return new GatewayProcess(process, log, Integer.parseInt(m.group(1)), mainClass.getSimpleName());
+        return new GatewayProcess(process, log, Integer.parseInt(m.group(1)), name);
       }
       if (!process.isAlive()) {
         throw new IllegalStateException("gateway exited:\n" + Files.readString(log));

@@ -22,4 +22,12 @@ public final class GatewayAttributes {
    * (e.g. {@code io.opentelemetry.undertow-1.4}).
    */
   public static final String SERVER = "llmlat.gateway.server";
+
+  /**
+   * On the {@code llmlat.upstream.first_chunk} event that the gateway's local root span (its
+   * SERVER span) gets for each streamed upstream call: the id (16 hex) of that call's CLIENT span,
+   * as in the {@code traceparent} the engine received. Absent when that span is unknown: the client
+   * made none (not instrumented), or, on Netty, the request carried no W3C {@code traceparent}.
+   */
+  public static final String UPSTREAM_SPAN_ID = "llmlat.upstream.span_id";
 }

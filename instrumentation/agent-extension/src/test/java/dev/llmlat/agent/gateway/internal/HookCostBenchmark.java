@@ -21,17 +21,25 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Flow;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * CPU the gateway hooks add to one streamed chat completion, in process: a SERVER span made the
- * local root as the agent does, the request body read through {@link JdkObservedRequestBody}, an SSE
- * response (8 chunks and [DONE]) written and flushed through {@link JdkObservedResponseBody}, then
- * closed; against the same span and stream calls without the hooks, alternately in one run. What
+ * local root as the agent does, the request body read through {@link JdkObservedRequestBody}, the
+ * engine's SSE response (8 chunks and [DONE]) received by the JDK HttpClient through {@link
+ * JdkUpstreamBodyHandler} under a CLIENT span that ends at the headers (as the agent ends it), the
+ * same response written and flushed through {@link JdkObservedResponseBody}, then closed; against
+ * the same spans and stream calls without the hooks, alternately in one run. What
  * {@code llmlat bench agent} cannot resolve within its noise (a few microseconds against a request's
  * ~450 us of gateway CPU). Run: {@code mvn -pl instrumentation/agent-extension test
  * -Dtest=HookCostBenchmark -Dllmlat.bench=true -Dsurefire.failIfNoSpecifiedTests=false}.
@@ -41,6 +49,27 @@ class HookCostBenchmark {
   private static final byte[] REQUEST = ("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,"
       + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").getBytes(StandardCharsets.UTF_8);
   private static final byte[] RESPONSE = sse();
+  private static final HttpRequest UPSTREAM = HttpRequest.newBuilder(URI.create("http://engine:8000/v1/chat/completions"))
+      .POST(HttpRequest.BodyPublishers.noBody()).build();
+  private static final HttpResponse.ResponseInfo UPSTREAM_SSE = new HttpResponse.ResponseInfo() {
+    private final java.net.http.HttpHeaders headers = java.net.http.HttpHeaders.of(
+        java.util.Map.of("content-type", List.of("text/event-stream")), (a, b) -> true);
+
+    @Override
+    public int statusCode() {
+      return 200;
+    }
+
+    @Override
+    public java.net.http.HttpHeaders headers() {
+      return headers;
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return HttpClient.Version.HTTP_1_1;
+    }
+  };
 
   @Test
   void hooksCostPerRequest() throws Exception {
@@ -73,7 +102,8 @@ class HookCostBenchmark {
       SpanData hookedSpan = ((ReadableSpan) request(tracer, true)).toSpanData();
       assertThat(hookedSpan.getAttributes().get(GatewayExchange.MODEL)).isEqualTo("m");
       assertThat(hookedSpan.getAttributes().get(GatewayExchange.CHUNKS)).isEqualTo(8L); // [DONE] is no content
-      assertThat(hookedSpan.getEvents()).hasSize(1);
+      assertThat(hookedSpan.getEvents()).extracting(e -> e.getName())
+          .containsExactly("llmlat.upstream.first_chunk", "gen_ai.first_chunk");
     }
   }
 
@@ -91,6 +121,7 @@ class HookCostBenchmark {
       while (in.read(buffer, 0, buffer.length) > 0) {
         // the application reads the whole body
       }
+      receiveUpstream(tracer, hooks);
       out.write(RESPONSE, 0, RESPONSE.length);
       out.flush();
       out.close();
@@ -99,6 +130,33 @@ class HookCostBenchmark {
     }
     return span;
   }
+
+  /** The engine's response as the JDK client delivers it (one buffer per event) to a discarding subscriber. */
+  private static void receiveUpstream(Tracer tracer, boolean hooks) {
+    Span client = tracer.spanBuilder("POST").setSpanKind(SpanKind.CLIENT).startSpan();
+    HttpResponse.BodyHandler<Void> handler = HttpResponse.BodyHandlers.discarding();
+    if (hooks) {
+      try (Scope ignored = Context.current().with(client).makeCurrent()) {
+        handler = JdkUpstreamBodyHandler.observe(UPSTREAM, handler);
+      }
+    }
+    HttpResponse.BodySubscriber<Void> subscriber = handler.apply(UPSTREAM_SSE);
+    client.end();
+    subscriber.onSubscribe(NO_SUBSCRIPTION);
+    int eventLength = RESPONSE.length / 9 + 1; // 8 chunks and [DONE], about
+    for (int offset = 0; offset < RESPONSE.length; offset += eventLength) {
+      subscriber.onNext(List.of(ByteBuffer.wrap(RESPONSE, offset, Math.min(eventLength, RESPONSE.length - offset))));
+    }
+    subscriber.onComplete();
+  }
+
+  private static final Flow.Subscription NO_SUBSCRIPTION = new Flow.Subscription() {
+    @Override
+    public void request(long n) {}
+
+    @Override
+    public void cancel() {}
+  };
 
   private static byte[] sse() {
     StringBuilder s = new StringBuilder();

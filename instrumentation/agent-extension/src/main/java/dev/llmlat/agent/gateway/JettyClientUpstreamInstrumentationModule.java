@@ -1,0 +1,117 @@
+package dev.llmlat.agent.gateway;
+
+import static io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers.hasClassesNamed;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+import dev.llmlat.agent.gateway.internal.JettyUpstream;
+import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
+import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
+import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
+import java.util.List;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.matcher.ElementMatcher;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.io.Content;
+
+/**
+ * The upstream side of gateways that call the engine with Jetty 12's {@code HttpClient} (Spring
+ * Cloud Gateway Server MVC on Jetty, whose request factory Spring picks when jetty-client is
+ * present): when the engine's first content chunk reaches the client.
+ */
+public final class JettyClientUpstreamInstrumentationModule extends InstrumentationModule {
+
+  public JettyClientUpstreamInstrumentationModule() {
+    super("llmlat-gateway", "llmlat-upstream-jetty-httpclient-12.0");
+  }
+
+  @Override
+  public int order() {
+    // after the agent's jetty-httpclient-12.0 module: its CLIENT span is current inside send
+    return 10;
+  }
+
+  @Override
+  public boolean defaultEnabled(io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties config) {
+    return true;
+  }
+
+  @Override
+  public ElementMatcher.Junction<ClassLoader> classLoaderMatcher() {
+    return hasClassesNamed("org.eclipse.jetty.client.transport.ResponseListeners");
+  }
+
+  @Override
+  public List<String> getAdditionalHelperClassNames() {
+    String p = "dev.llmlat.agent.gateway.internal.";
+    return List.of(
+        p + "OpenAiEndpoint",
+        p + "SseEventCounter",
+        p + "UpstreamExchange",
+        p + "JettyUpstream",
+        p + "JettyUpstreamContentSource");
+  }
+
+  @Override
+  public List<TypeInstrumentation> typeInstrumentations() {
+    return List.of(new SendInstrumentation(), new ContentSourceInstrumentation());
+  }
+
+  static final class SendInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("org.eclipse.jetty.client.transport.HttpRequest");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // send(listener): where the blocking send() and every asynchronous send go
+      transformer.applyAdviceToMethod(
+          named("send").and(isPublic()).and(takesArguments(1))
+              .and(takesArgument(0, named("org.eclipse.jetty.client.Response$CompleteListener"))),
+          JettyClientUpstreamInstrumentationModule.class.getName() + "$SendAdvice");
+    }
+  }
+
+  static final class ContentSourceInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("org.eclipse.jetty.client.transport.ResponseListeners");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      transformer.applyAdviceToMethod(
+          named("notifyContentSource").and(isPublic()).and(takesArguments(2))
+              .and(takesArgument(0, named("org.eclipse.jetty.client.Response")))
+              .and(takesArgument(1, named("org.eclipse.jetty.io.Content$Source"))),
+          JettyClientUpstreamInstrumentationModule.class.getName() + "$ContentSourceAdvice");
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class SendAdvice {
+    private SendAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.This Request request) {
+      JettyUpstream.onSend(request);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class ContentSourceAdvice {
+    private ContentSourceAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(
+        @Advice.Argument(0) Response response,
+        @Advice.Argument(value = 1, readOnly = false) Content.Source source) {
+      source = JettyUpstream.observe(response, source);
+    }
+  }
+}
