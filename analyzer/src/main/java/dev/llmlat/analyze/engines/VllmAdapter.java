@@ -49,11 +49,7 @@ public final class VllmAdapter implements EngineAdapter {
 
   @Override
   public EngineRequest read(SpanRecord e, TraceContext context) {
-    EngineRequest.Builder b = EngineRequest.builder(name(), e)
-        .model(Attrs.first(e, "gen_ai.response.model", "gen_ai.request.model"))
-        .requestId(e.attr("gen_ai.request.id"))
-        .finishReason(e.attr("gen_ai.response.finish_reasons"))
-        .tokens(e.longAttr("gen_ai.usage.prompt_tokens", 0), e.longAttr("gen_ai.usage.completion_tokens", 0));
+    EngineRequest.Builder b = Attrs.genAiRequest(name(), e);
     long arrival = e.startNs();
     long ttft = Attrs.seconds(e, GenAiLatency.TTFT);
     long e2e = Attrs.seconds(e, GenAiLatency.E2E);
