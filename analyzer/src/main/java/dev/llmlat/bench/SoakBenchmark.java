@@ -8,7 +8,6 @@ import dev.llmlat.services.LocalServices;
 import dev.llmlat.services.PidFile;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.ClickHouseStores;
-import dev.llmlat.store.StoreConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -100,7 +99,7 @@ public final class SoakBenchmark {
       String bootstrap = services.kafkaBootstrap().orElseThrow();
       long ingesterPid = PidFile.read(services.pidFile(LocalServices.INGEST)).orElseThrow().pid();
       awaitIngesterReady(services);
-      try (ClickHouseStore store = ClickHouseStores.open(StoreConfig.server(services.storeUrl().orElseThrow(), null, null));
+      try (ClickHouseStore store = ClickHouseStores.open(services.storeConfig().orElseThrow());
           JvmHeapProbe heap = new JvmHeapProbe(ingesterPid)) {
         return soak(out, store, heap, bootstrap, services);
       }

@@ -21,6 +21,14 @@ import dev.llmlat.store.QueryResult;
     subcommands = {ServicesCommand.Up.class, ServicesCommand.Down.class, ServicesCommand.Status.class})
 final class ServicesCommand {
 
+  /** The table, then where the store's password is (clients other than llmlat's need it). */
+  static void printStatus(LocalServices services, List<LocalServices.Status> statuses, PrintWriter out) {
+    printStatus(statuses, out);
+    out.println("store user: default, password in " + services.storePasswordFile()
+        + (java.nio.file.Files.exists(services.storePasswordFile()) ? " (mode 0600)" : " (made when the store first starts)"));
+    out.flush();
+  }
+
   static void printStatus(List<LocalServices.Status> statuses, PrintWriter out) {
     List<List<String>> rows = new ArrayList<>();
     for (LocalServices.Status s : statuses) {
@@ -54,10 +62,11 @@ final class ServicesCommand {
     @Override
     public Integer call() throws IOException, InterruptedException {
       PrintWriter out = spec.commandLine().getOut();
-      List<LocalServices.Status> status = new LocalServices(LlmlatHome.fromEnvironment())
+      LocalServices services = new LocalServices(LlmlatHome.fromEnvironment());
+      List<LocalServices.Status> status = services
           .up(new LocalServices.Options(kafkaPort, controllerPort, storePort, partitions,
               kafka.bootstrap == null || kafka.bootstrap.isBlank() ? null : kafka.bootstrap, kafka.clientProperties()));
-      printStatus(status, out);
+      printStatus(services, status, out);
       return 0;
     }
   }
@@ -81,7 +90,8 @@ final class ServicesCommand {
 
     @Override
     public Integer call() {
-      printStatus(new LocalServices(LlmlatHome.fromEnvironment()).status(), spec.commandLine().getOut());
+      LocalServices services = new LocalServices(LlmlatHome.fromEnvironment());
+      printStatus(services, services.status(), spec.commandLine().getOut());
       return 0;
     }
   }

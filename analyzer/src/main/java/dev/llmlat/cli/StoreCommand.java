@@ -1,11 +1,17 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.home.StorePassword;
 import dev.llmlat.store.ClickHouseStores;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreConfig;
 import dev.llmlat.store.http.ClickHouseHttpServer;
+import dev.llmlat.store.http.ServerConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -25,14 +31,33 @@ final class StoreCommand {
       name = "serve",
       mixinStandardHelpOptions = true,
       description = {
-        "Owns the embedded store's data directory and serves ClickHouse's HTTP interface on 127.0.0.1,",
-        "so the official driver, curl and Grafana's ClickHouse plugin reach it like a server. Stops on SIGTERM."
+        "Owns the embedded store's data directory and serves ClickHouse's HTTP interface, so the official drivers,",
+        "curl and Grafana's ClickHouse plugin reach it like a server: user default, with the password in",
+        "$LLMLAT_HOME/store.password (made at the first start, mode 0600). Stops on SIGTERM."
       })
   static final class Serve implements Callable<Integer> {
     @Mixin StoreOptions store;
 
-    @Option(names = "--port", defaultValue = "8123", description = "TCP port on 127.0.0.1 (0: any free one). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--port", defaultValue = "8123", description = "TCP port (0: any free one). Default: ${DEFAULT-VALUE}.")
     int port;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+        description = "Address to listen on (0.0.0.0: every interface; needs the password). Default: ${DEFAULT-VALUE}.")
+    String bind;
+
+    @Option(names = "--password-file", paramLabel = "FILE",
+        description = "The password clients must give (its first line), made there with mode 0600 if missing. Default: $LLMLAT_HOME/store.password.")
+    Path passwordFile;
+
+    @Option(names = "--no-auth", description = "Serve without a password: only on a loopback address, for a machine of one user.")
+    boolean noAuth;
+
+    @Option(names = "--max-concurrent-queries", defaultValue = "8", description = "Queries the engine runs at once. Default: ${DEFAULT-VALUE}.")
+    int maxConcurrent;
+
+    @Option(names = "--max-queued-queries", defaultValue = "64",
+        description = "Queries that may wait for a turn (for up to 30 s); more are answered 503. Default: ${DEFAULT-VALUE}.")
+    int maxQueued;
 
     @Spec CommandSpec spec;
 
@@ -42,18 +67,33 @@ final class StoreCommand {
       if (config.kind() != StoreConfig.Kind.EMBEDDED) {
         throw new IllegalArgumentException("store serve serves the embedded store; --clickhouse-url points at a server already");
       }
+      InetAddress address = InetAddress.getByName(bind);
+      if (noAuth && passwordFile != null) {
+        throw new IllegalArgumentException("--no-auth and --password-file contradict each other: give one");
+      }
+      if (noAuth && !address.isLoopbackAddress()) {
+        throw new IllegalArgumentException("--no-auth is for a loopback address only (--bind 127.0.0.1); "
+            + bind + " would let anyone on the network run SQL");
+      }
+      Path file = passwordFile != null ? passwordFile : LlmlatHome.fromEnvironment().storePassword();
+      String password = noAuth ? null : StorePassword.readOrCreate(file);
+      ServerConfig serverConfig = ServerConfig.loopbackWithoutPassword(port).withBind(address).withPassword(password)
+          .withLimits(maxConcurrent, maxQueued, Duration.ofSeconds(30));
+      // the engine would take data waiting on our stdin as part of clients' INSERTs
+      dev.llmlat.store.internal.ProcessStdin.detach();
       EmbeddedClickHouse embedded = (EmbeddedClickHouse) ClickHouseStores.open(config);
       CountDownLatch stopped = new CountDownLatch(1);
       try {
         store.migrator().migrate(embedded);
-        ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, port);
+        ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, serverConfig);
         dev.llmlat.process.ExitSequence.register("stopping the store's HTTP server", () -> {
           http.close();
           embedded.close();
           stopped.countDown();
         }, 10_000);
         PrintWriter out = spec.commandLine().getOut();
-        out.println("serving " + embedded.description() + " at " + http.url());
+        out.println("serving " + embedded.description() + " at " + http.url()
+            + (noAuth ? " without a password" : " (user default, password in " + file.toAbsolutePath() + ")"));
         out.flush();
         stopped.await();
         return 0;

@@ -84,7 +84,12 @@ final class StoreOptions {
       if (dataDir != null) {
         throw new IllegalArgumentException("--data-dir is for the embedded store; it cannot be combined with --clickhouse-url");
       }
-      return StoreConfig.server(url, user, password()).withDriverOptions(driverOptions());
+      String pw = password();
+      if ((pw == null || pw.isEmpty()) && (user == null || user.isBlank())) {
+        // our own store process, named by its URL: its password is in this home, as when found running
+        pw = ownStorePassword(url).orElse(pw);
+      }
+      return StoreConfig.server(url, user, pw).withDriverOptions(driverOptions());
     }
     // given on the command line without a server: a mistake worth saying; from the environment
     // (set for a server elsewhere) they are ignored, as LLMLAT_CLICKHOUSE_PASSWORD is
@@ -97,13 +102,21 @@ final class StoreOptions {
     if (dataDir == null) {
       // When the services run, their store process owns the data directory: go through it.
       LlmlatHome home = LlmlatHome.fromEnvironment();
-      java.util.Optional<String> running = new LocalServices(home).storeUrl();
+      java.util.Optional<StoreConfig> running = new LocalServices(home).storeConfig();
       if (running.isPresent()) {
-        return StoreConfig.server(running.get(), null, null);
+        return running.get();
       }
       return StoreConfig.embedded(home.clickhouseData(), EngineLibrary.locate());
     }
     return StoreConfig.embedded(dataDir, EngineLibrary.locate());
+  }
+
+  /** The password of this home's running store when {@code serverUrl} is that store's URL. */
+  private static java.util.Optional<String> ownStorePassword(String serverUrl) {
+    LocalServices services = new LocalServices(LlmlatHome.fromEnvironment());
+    return services.storeConfig()
+        .filter(own -> own.url().equals(serverUrl.startsWith("jdbc:clickhouse:") ? serverUrl.substring(16) : serverUrl))
+        .map(StoreConfig::password);
   }
 
   /** The migrations for this store: the cluster variant with --cluster. */

@@ -48,6 +48,11 @@ public record LlmlatHome(Path root) {
     return root.resolve("logs");
   }
 
+  /** The store's password (mode 0600), made at its first start; clients of the store read it. */
+  public Path storePassword() {
+    return root.resolve("store.password");
+  }
+
   /** PID files and the addresses of running services. */
   public Path run() {
     return root.resolve("run");

@@ -1,8 +1,10 @@
 package dev.llmlat.services;
 
 import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.home.StorePassword;
 import dev.llmlat.kafka.KafkaClientProperties;
 import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.store.StoreConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -61,6 +63,29 @@ public final class LocalServices {
     return PidFile.read(pidFile(STORE)).map(PidFile::address);
   }
 
+  /** The store's password file: the store makes it at its first start; its clients read it. */
+  public Path storePasswordFile() {
+    return home.storePassword();
+  }
+
+  /**
+   * How to reach the running store (user default and the store's password), if its process runs.
+   * A store started without a password takes any.
+   */
+  public Optional<StoreConfig> storeConfig() {
+    Optional<String> url = storeUrl();
+    if (url.isEmpty()) {
+      return Optional.empty();
+    }
+    String password;
+    try {
+      password = StorePassword.read(storePasswordFile()).orElse(null);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read the store's password file " + storePasswordFile() + ": " + e.getMessage(), e);
+    }
+    return Optional.of(StoreConfig.server(url.get(), "default", password));
+  }
+
   /** The running broker's bootstrap address, if its process runs. */
   public Optional<String> kafkaBootstrap() {
     return PidFile.read(pidFile(KAFKA)).map(PidFile::address);
@@ -86,6 +111,9 @@ public final class LocalServices {
     }
     if (PidFile.read(pidFile(INGEST)).isEmpty()) {
       List<String> args = new ArrayList<>(List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl));
+      if (Files.exists(storePasswordFile())) { // the file's path, never the password, on the command line (ps shows it)
+        args.addAll(List.of("--clickhouse-password-file", storePasswordFile().toString()));
+      }
       if (options.kafkaClient().source() != null) { // the file's path, never its content, on the command line
         args.addAll(List.of("--kafka-config", options.kafkaClient().source().toAbsolutePath().toString()));
       }
@@ -103,7 +131,8 @@ public final class LocalServices {
     if (KafkaBroker.inUse(port)) {
       throw new IllegalStateException("port " + port + " on 127.0.0.1 is in use; pick another with --store-port");
     }
-    Process store = startStore(home.clickhouseData(), port, log(STORE));
+    StorePassword.readOrCreate(storePasswordFile()); // before the store starts, so its clients find it at once
+    Process store = startStore(home.clickhouseData(), port, log(STORE), storePasswordFile());
     String url = "http://127.0.0.1:" + port;
     new PidFile(store.pid(), url).write(pidFile(STORE));
     return url;
@@ -115,11 +144,26 @@ public final class LocalServices {
   }
 
   /**
-   * Starts {@code llmlat store serve} over {@code dataDir} on 127.0.0.1:{@code port} and returns
-   * once it answers {@code /ping}; fails naming the log when it exits or does not answer in 60 s.
+   * Starts {@code llmlat store serve} over {@code dataDir} on 127.0.0.1:{@code port} without a
+   * password (loopback only): for test rigs whose clients know no password.
    */
   public static Process startStore(Path dataDir, int port, Path log) throws IOException, InterruptedException {
-    Process store = startCli(List.of("store", "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString()), log);
+    return startStore(dataDir, port, log, null);
+  }
+
+  /**
+   * Starts {@code llmlat store serve} over {@code dataDir} on 127.0.0.1:{@code port}, requiring the
+   * password in {@code passwordFile} (null: none), and returns once it answers {@code /ping};
+   * fails naming the log when it exits or does not answer in 60 s.
+   */
+  public static Process startStore(Path dataDir, int port, Path log, Path passwordFile) throws IOException, InterruptedException {
+    List<String> args = new ArrayList<>(List.of("store", "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString()));
+    if (passwordFile == null) {
+      args.add("--no-auth");
+    } else {
+      args.addAll(List.of("--password-file", passwordFile.toString()));
+    }
+    Process store = startCli(args, log);
     String url = "http://127.0.0.1:" + port;
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -2,6 +2,8 @@ package dev.llmlat.store;
 
 import dev.llmlat.store.internal.ChdbConnection;
 import dev.llmlat.store.internal.ChdbLibrary;
+import dev.llmlat.store.internal.InsertFromFile;
+import dev.llmlat.store.internal.SqlText;
 import dev.llmlat.store.internal.TabSeparatedDecoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,16 +25,19 @@ import java.util.regex.Pattern;
  */
 public final class EmbeddedClickHouse implements ClickHouseStore {
   private static final String LOCK_FILE = "llmlat.lock";
-  private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
   private final Path dataDir;
   private final FileChannel lockChannel;
   private final FileLock lock;
   private final ChdbConnection connection;
+  private final ChdbLibrary library;
+  private final java.util.Set<ChdbConnection> sessions = new java.util.HashSet<>(); // guarded by itself
+  private boolean closed; // guarded by sessions
   private final Map<String, String> structures = new java.util.concurrent.ConcurrentHashMap<>();
 
-  private EmbeddedClickHouse(Path dataDir, FileChannel lockChannel, FileLock lock, ChdbConnection connection) {
+  private EmbeddedClickHouse(Path dataDir, FileChannel lockChannel, FileLock lock, ChdbLibrary library, ChdbConnection connection) {
     this.dataDir = dataDir;
+    this.library = library;
     this.lockChannel = lockChannel;
     this.lock = lock;
     this.connection = connection;
@@ -71,7 +76,7 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
       channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
       channel.force(false);
       ChdbConnection connection = ChdbConnection.open(lib, dir);
-      return new EmbeddedClickHouse(dir, channel, lock, connection);
+      return new EmbeddedClickHouse(dir, channel, lock, lib, connection);
     } catch (IOException e) {
       closeQuietly(channel);
       throw new StoreException("cannot lock the embedded store's data directory " + dir + ": " + e, e);
@@ -89,33 +94,49 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
 
   @Override
   public void execute(String sql) {
+    SqlText text = SqlText.of(sql);
+    if (text.isInsertWithFormat() && text.hasInlineData()) {
+      // the engine reads the data from a file of its own: given inline, it would also take
+      // whatever waits on this process's stdin (InsertFromFile says more)
+      String insert = sql.substring(0, text.dataOffset());
+      insertFromFile(sql.substring(text.dataOffset()).getBytes(StandardCharsets.UTF_8), file -> {
+        String fromFile = InsertFromFile.statement(insert, file, text.format());
+        return run(fromFile.getBytes(StandardCharsets.UTF_8), "TabSeparated", insert);
+      });
+      return;
+    }
     run(sql.getBytes(StandardCharsets.UTF_8), "TabSeparated", sql);
   }
 
   @Override
   public QueryResult query(String sql, Map<String, ?> params) {
-    return TabSeparatedDecoder.decode(withParameters(params, () -> run(sql.getBytes(StandardCharsets.UTF_8),
-        "TabSeparatedWithNamesAndTypes", sql)).bytes());
+    return TabSeparatedDecoder.decode(withParameters(sql, "TabSeparatedWithNamesAndTypes", params));
   }
 
   @Override
   public byte[] queryRowBinary(String sql, Map<String, ?> params) {
-    return withParameters(params, () -> run(sql.getBytes(StandardCharsets.UTF_8), "RowBinary", sql)).bytes();
+    return withParameters(sql, "RowBinary", params);
   }
 
   /**
-   * The engine has no per-query parameter argument: the values are set on the session, then the
-   * query runs, both under the connection's lock so no other thread's parameters interleave.
+   * Runs {@code sql} with its parameters bound for this call only (the engine takes them beside
+   * the statement and forgets them on return), so no other query ever sees them.
    */
-  private ChdbConnection.Result withParameters(Map<String, ?> params, java.util.function.Supplier<ChdbConnection.Result> query) {
-    String set = QueryParameters.setStatement(params);
-    if (set == null) {
-      return query.get();
+  private byte[] withParameters(String sql, String format, Map<String, ?> params) {
+    if (params.isEmpty()) {
+      SqlText text = SqlText.of(sql);
+      if (text.isInsertWithFormat() && text.hasInlineData()) {
+        execute(sql); // an INSERT answers nothing; its data must not meet this process's stdin
+        return new byte[0];
+      }
     }
-    synchronized (connection) {
+    Map<String, String> bound = new java.util.LinkedHashMap<>();
+    params.forEach((k, v) -> bound.put(QueryParameters.name(k), QueryParameters.escaped(v)));
+    try (dev.llmlat.store.internal.NativeResult result = connection.execute(sql.getBytes(StandardCharsets.UTF_8), format, bound)) {
+      return result.bytes();
+    } catch (ChdbConnection.QueryFailure e) {
       // the values are not repeated in a failure message: they may be anything a user typed
-      run(set.getBytes(StandardCharsets.UTF_8), "TabSeparated", "SET param_" + String.join(", param_", params.keySet()));
-      return query.get();
+      throw new StoreException(e.getMessage() + "\n  in: " + abbreviate(sql), e);
     }
   }
 
@@ -159,33 +180,11 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
     return out.toString();
   }
 
-  /** The statement that reads {@code file} instead of inline data: FROM INFILE goes before SETTINGS and FORMAT. */
-  static String fromInfile(String insert, Path file) {
-    String upper = insert.toUpperCase(java.util.Locale.ROOT);
-    int at = upper.lastIndexOf(" SETTINGS ");
-    if (at < 0) {
-      at = upper.lastIndexOf(" FORMAT ");
-    }
-    if (at < 0) {
-      throw new IllegalArgumentException("not an INSERT ... FORMAT statement: " + abbreviate(insert));
-    }
-    return insert.substring(0, at) + " FROM INFILE " + quote(file.toString()) + insert.substring(at);
-  }
-
-  /**
-   * Inline data after {@code FORMAT x} is not byte-exact in the engine (some binary rows are
-   * misread), so binary data travels through a file the engine reads with FROM INFILE.
-   */
-  private <T> T insertFromFile(String insert, byte[] data, java.util.function.Function<String, T> runner) {
-    return insertFromFile(data, file -> runner.apply(fromInfile(insert, file)));
-  }
-
   /** Stages {@code data} in a file under the data directory for {@code runner}, removed afterwards. */
   private <T> T insertFromFile(byte[] data, java.util.function.Function<Path, T> runner) {
     Path file = null;
     try {
-      Path dir = Files.createDirectories(dataDir.resolve("tmp-inserts"));
-      file = Files.createTempFile(dir, "insert-", ".bin");
+      file = Files.createTempFile(stagingDirectory(), "insert-", ".bin");
       Files.write(file, data);
       return runner.apply(file);
     } catch (IOException e) {
@@ -202,59 +201,32 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
   }
 
   /**
-   * Like {@link #queryRaw(byte[], String, Map)} for an INSERT whose data comes separately (the
-   * HTTP interface's {@code ?query=INSERT ...} with the data as the body).
+   * Another engine session over this store's data directory, for a server that answers several
+   * clients: its settings, parameters, current database and temporary tables are its own, and
+   * it runs queries concurrently with every other session. Closed with the store at the latest.
    */
-  public ChdbConnection.Result insertRaw(String insert, byte[] data, String format, Map<String, String> settings)
-      throws ChdbConnection.QueryFailure {
-    try {
-      return insertFromFile(insert, data, sql -> {
-        try {
-          return queryRaw(sql.getBytes(StandardCharsets.UTF_8), format, settings);
-        } catch (ChdbConnection.QueryFailure e) {
-          throw new IllegalStateException(e);
-        }
-      });
-    } catch (IllegalStateException e) {
-      if (e.getCause() instanceof ChdbConnection.QueryFailure f) {
-        throw f;
+  public ChdbConnection openSession() {
+    synchronized (sessions) {
+      if (closed) {
+        throw new StoreException("embedded store at " + dataDir + " is closed");
       }
-      throw e;
+      ChdbConnection session = ChdbConnection.open(library, dataDir);
+      sessions.add(session);
+      return session;
     }
   }
 
-  /**
-   * Runs raw SQL (which may carry inline data after {@code FORMAT x}) and returns the engine's
-   * output bytes in {@code format} unless the statement names its own; {@code settings} apply to
-   * this statement only. Used by the HTTP interface.
-   *
-   * @throws ChdbConnection.QueryFailure with ClickHouse's own message when the engine refuses it
-   */
-  public ChdbConnection.Result queryRaw(byte[] sql, String format, Map<String, String> settings)
-      throws ChdbConnection.QueryFailure {
-    if (settings.isEmpty()) {
-      return connection.query(sql, format);
+  /** Closes a session from {@link #openSession()}. */
+  public void closeSession(ChdbConnection session) {
+    synchronized (sessions) {
+      sessions.remove(session);
     }
-    synchronized (connection) {
-      for (Map.Entry<String, String> setting : settings.entrySet()) {
-        if (!SETTING_NAME.matcher(setting.getKey()).matches()) {
-          throw new ChdbConnection.QueryFailure("Code: 115. DB::Exception: Unknown setting '" + setting.getKey() + "'");
-        }
-        // query parameters (param_x) arrive in ClickHouse's escaped format already, as the HTTP interface takes them
-        connection.query(
-            ("SET " + setting.getKey() + " = " + quote(setting.getValue())).getBytes(StandardCharsets.UTF_8),
-            "TabSeparated");
-      }
-      try {
-        return connection.query(sql, format);
-      } finally {
-        for (String name : settings.keySet()) {
-          if (!name.startsWith("param_")) { // a parameter has no default; the next query sets its own
-            connection.query(("SET " + name + " = DEFAULT").getBytes(StandardCharsets.UTF_8), "TabSeparated");
-          }
-        }
-      }
-    }
+    session.close();
+  }
+
+  /** Where data staged for the engine to read (INSERT ... FROM INFILE) lives: under the data directory. */
+  public Path stagingDirectory() throws IOException {
+    return Files.createDirectories(dataDir.resolve("tmp-inserts"));
   }
 
   private ChdbConnection.Result run(byte[] sql, String format, String forMessage) {
@@ -281,7 +253,14 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
 
   @Override
   public void close() {
+    List<ChdbConnection> open;
+    synchronized (sessions) {
+      closed = true;
+      open = List.copyOf(sessions);
+      sessions.clear();
+    }
     try {
+      open.forEach(ChdbConnection::close);
       connection.close();
     } finally {
       try {

@@ -46,8 +46,8 @@ public final class JdbcClickHouse implements ClickHouseStore {
     }
     URI uri = URI.create(config.url());
     String database = uri.getPath() == null || uri.getPath().length() <= 1 ? "default" : uri.getPath().substring(1);
-    // Compression is off unless the URL asks for it: llmlat's own store process speaks the
-    // uncompressed HTTP interface, and spans are small next to a LAN's bandwidth.
+    // Compression is off unless the URL asks for it: spans are small next to a LAN's bandwidth,
+    // and llmlat's own store process is on the same machine (it speaks compress=1 too).
     boolean compress = uri.getQuery() != null && uri.getQuery().contains("compress=true");
     String endpoint = uri.getScheme() + "://" + uri.getHost() + ":" + port(uri);
     Client client =
@@ -68,8 +68,18 @@ public final class JdbcClickHouse implements ClickHouseStore {
     Connection jdbc;
     try {
       if (!client.ping(10_000)) {
+        // a refused password fails the ping too: the server's own answer says which it was
+        String why = "does not answer /ping (is it running?)";
+        try (QueryResponse r = client.query("SELECT 1").get(10, TimeUnit.SECONDS)) {
+          why = "answers /ping with an error";
+        } catch (Exception e) {
+          Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+          if (cause instanceof com.clickhouse.client.api.ServerException) {
+            why = "refused: " + redact(cause.getMessage(), config);
+          }
+        }
         client.close();
-        throw new StoreException("ClickHouse server " + endpoint + " does not answer /ping (is it running?)");
+        throw new StoreException("ClickHouse server " + endpoint + " " + why);
       }
       jdbc = DriverManager.getConnection("jdbc:clickhouse:" + endpoint + "/" + database, props);
     } catch (SQLException e) {

@@ -1,13 +1,12 @@
 package dev.llmlat.store;
 
-import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
  * ClickHouse query parameters ({@code {name:Type}} placeholders) as both stores pass them: the
- * server's HTTP interface as {@code param_name=value}, the embedded engine as {@code SET
- * param_name = '...'} before the query. Either way the value is text in ClickHouse's escaped
- * format, parsed by the engine as the placeholder's type; it never becomes SQL.
+ * server's HTTP interface as {@code param_name=value}, the embedded engine beside the statement
+ * ({@code chdb_query_with_params}). Either way the value is text in ClickHouse's escaped format,
+ * parsed by the engine as the placeholder's type; it never becomes SQL.
  */
 public final class QueryParameters {
   private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
@@ -44,16 +43,5 @@ public final class QueryParameters {
       }
     }
     return out.toString();
-  }
-
-  /** {@code SET param_a = '...', param_b = '...'} for the embedded engine, or null when there are none. */
-  static String setStatement(Map<String, ?> params) {
-    if (params.isEmpty()) {
-      return null;
-    }
-    StringBuilder set = new StringBuilder("SET ");
-    params.forEach((k, v) -> set.append(set.length() == 4 ? "" : ", ").append("param_").append(name(k)).append(" = ")
-        .append(EmbeddedClickHouse.quote(escaped(v))));
-    return set.toString();
   }
 }

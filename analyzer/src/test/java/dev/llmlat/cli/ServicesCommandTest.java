@@ -53,6 +53,23 @@ class ServicesCommandTest {
     assertThat(up.out()).containsPattern("kafka\\s+running\\s+\\d+\\s+127.0.0.1:")
         .containsPattern("store\\s+running\\s+\\d+\\s+http://127.0.0.1:" + storePort)
         .containsPattern("ingest\\s+running");
+    // the store wants the password made into the home (0600); every llmlat client below passes it
+    Path passwordFile = home.resolve("store.password");
+    assertThat(up.out()).contains("store user: default, password in " + passwordFile + " (mode 0600)");
+    assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(passwordFile))).isEqualTo("rw-------");
+    String password = Files.readString(passwordFile).strip();
+    java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+    java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + storePort + "/");
+    try {
+      assertThat(client.send(java.net.http.HttpRequest.newBuilder(uri).POST(java.net.http.HttpRequest.BodyPublishers.ofString("SELECT 1"))
+          .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+      assertThat(client.send(java.net.http.HttpRequest.newBuilder(uri).header("X-ClickHouse-Key", password)
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString("SELECT 1")).build(), java.net.http.HttpResponse.BodyHandlers.ofString())
+          .body()).isEqualTo("1\n");
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+    assertThat(run("sql", "--clickhouse-url", "http://127.0.0.1:" + storePort, "--format", "tsv", "SELECT 5").out()).isEqualTo("5\n5\n");
     Run again = run("services", "up", "--store-port", Integer.toString(storePort));
     assertThat(again.out()).isEqualTo(run("services", "status").out()); // reused, nothing new started
 

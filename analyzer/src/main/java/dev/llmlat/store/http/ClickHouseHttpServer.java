@@ -1,211 +1,240 @@
 package dev.llmlat.store.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.StoreException;
+import dev.llmlat.store.http.wire.HttpConnectionHandler;
+import dev.llmlat.store.http.wire.HttpExchange;
+import dev.llmlat.store.http.wire.HttpRequest;
 import dev.llmlat.store.internal.ChdbConnection;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
- * Serves ClickHouse's HTTP interface over the embedded engine, on loopback, so the official
- * driver, curl and Grafana reach the one process that owns the data directory exactly as they
- * would reach a server.
+ * Serves ClickHouse's HTTP interface over the embedded engine, so the official drivers, curl and
+ * Grafana reach the one process that owns the data directory as they would reach a server.
  *
- * <p>The documented subset: {@code GET /ping}; {@code GET|POST /} with the query in the body or in
- * {@code ?query=} (then the body is the INSERT's data); {@code default_format}, {@code query_id},
- * {@code database=default} as parameters or as {@code X-ClickHouse-Format}, {@code -Query-Id},
- * {@code -Database} headers; other parameters are ClickHouse settings applied to that query only.
- * Responses carry {@code X-ClickHouse-Query-Id}, {@code -Format}, {@code -Timezone},
- * {@code -Summary}; errors are ClickHouse's text with {@code X-ClickHouse-Exception-Code}.
- * Compressed requests or responses ({@code compress=1}, {@code decompress=1}) are refused with a
- * message saying so.
+ * <p>What ClickHouse does, this does: {@code /ping} and {@code /replicas_status}; queries by GET
+ * (readonly) or POST, in {@code ?query=} and/or the body; {@code param_x} parameters and every
+ * other URL parameter as a setting for that query only; {@code session_id} sessions keeping SET,
+ * USE and temporary tables; a password by basic auth, {@code X-ClickHouse-User/Key} or {@code
+ * user/password}; gzip, deflate and zstd bodies and answers, and ClickHouse's own compression
+ * ({@code compress}, {@code decompress}); ClickHouse's statuses, error texts and X-ClickHouse-*
+ * headers; KILL QUERY by the client's query id.
+ *
+ * <p>Each query runs on an engine session of its own, concurrently with others up to a limit;
+ * more wait in a bounded queue and the rest are answered 503 at once. {@code /ping} never waits.
+ * A query whose client disconnects is killed.
  */
 public final class ClickHouseHttpServer implements AutoCloseable {
-  /** Parameters that belong to the protocol or the client, not to ClickHouse's settings. */
-  private static final Set<String> PROTOCOL_PARAMETERS =
-      Set.of(
-          "query", "default_format", "query_id", "database", "user", "password", "session_id",
-          "session_timeout", "session_check", "compress", "decompress", "enable_http_compression",
-          "wait_end_of_query", "send_progress_in_http_headers", "http_headers_progress_interval_ms",
-          "buffer_size", "client_protocol_version", "role", "max_result_rows", "result_overflow_mode",
-          "extremes", "http_response_buffer_size", "add_http_cors_header", "output_format_write_statistics");
+  private final ServerConfig config;
+  private final ServerSocket socket;
+  private final Authenticator authenticator;
+  private final RequestReader reader;
+  private final QueryRunner runner;
+  private final Answers answers;
+  private final ConnectionPool pool;
+  private final Sessions sessions;
+  private final Killer killer;
+  private final RunningQueries running;
+  private final ExecutorService engineThreads;
+  private final ExecutorService connectionThreads = Executors.newVirtualThreadPerTaskExecutor();
+  private final ScheduledExecutorService timer;
+  private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
+  private final Thread acceptor;
+  private volatile boolean closed;
 
-  private final EmbeddedClickHouse store;
-  private final HttpServer server;
-  private final ExecutorService executor;
-  private final AtomicLong queries = new AtomicLong();
-  private final AtomicLong errors = new AtomicLong();
-
-  private ClickHouseHttpServer(EmbeddedClickHouse store, HttpServer server, ExecutorService executor) {
-    this.store = store;
-    this.server = server;
-    this.executor = executor;
-  }
-
-  /** Starts serving {@code store} on {@code 127.0.0.1:port} (0 picks a free port). */
-  public static ClickHouseHttpServer start(EmbeddedClickHouse store, int port) throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
-    ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
-      Thread t = new Thread(r, "clickhouse-http");
+  private ClickHouseHttpServer(EmbeddedClickHouse store, ServerConfig config, ServerSocket socket) {
+    this.config = config;
+    this.socket = socket;
+    this.authenticator = new Authenticator(config.password());
+    this.reader = new RequestReader(() -> {
+      try {
+        return store.stagingDirectory();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    });
+    this.pool = new ConnectionPool(store);
+    this.sessions = new Sessions(store, config.maxSessions(), config.defaultSessionTimeout(), config.maxSessionTimeout());
+    this.killer = new Killer(store);
+    this.engineThreads = Executors.newCachedThreadPool(r -> {
+      // native calls pin a virtual thread's carrier: the engine's work gets platform threads
+      Thread t = new Thread(r, "clickhouse-engine");
       t.setDaemon(true);
       return t;
     });
-    ClickHouseHttpServer http = new ClickHouseHttpServer(store, server, executor);
-    server.createContext("/", http::handle);
-    server.setExecutor(executor);
-    server.start();
-    return http;
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "clickhouse-sessions");
+      t.setDaemon(true);
+      return t;
+    });
+    this.answers = new Answers(timezone(pool));
+    this.running = new RunningQueries(killer);
+    this.runner = new QueryRunner(pool, sessions, running,
+        new Admission(config.maxConcurrentQueries(), config.maxQueuedQueries(), config.queueTimeout()), engineThreads, answers);
+    this.acceptor = new Thread(this::accept, "clickhouse-http-accept");
+    this.acceptor.setDaemon(true);
+  }
+
+  /** Serves {@code store} on {@code 127.0.0.1:port} (0 picks a free port) without a password: for tests and in-process use. */
+  public static ClickHouseHttpServer start(EmbeddedClickHouse store, int port) throws IOException {
+    return start(store, ServerConfig.loopbackWithoutPassword(port));
+  }
+
+  public static ClickHouseHttpServer start(EmbeddedClickHouse store, ServerConfig config) throws IOException {
+    ServerSocket socket = new ServerSocket();
+    socket.setReuseAddress(true);
+    socket.bind(new InetSocketAddress(config.bind(), config.port()), 128);
+    ClickHouseHttpServer server;
+    try {
+      server = new ClickHouseHttpServer(store, config, socket);
+    } catch (RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+    server.timer.scheduleWithFixedDelay(server.sessions::expire, 5, 5, TimeUnit.SECONDS);
+    server.acceptor.start();
+    return server;
+  }
+
+  private static String timezone(ConnectionPool pool) {
+    try {
+      EngineConnection c = pool.take(0);
+      try {
+        return c.single("SELECT timezone()");
+      } finally {
+        pool.give(c, true);
+      }
+    } catch (ChdbConnection.QueryFailure e) {
+      throw new StoreException("the embedded engine does not answer: " + e.getMessage(), e);
+    }
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return socket.getLocalPort();
   }
 
   /** The URL clients use, such as {@code http://127.0.0.1:8123}. */
   public String url() {
-    return "http://127.0.0.1:" + port();
+    String host = config.bind().isAnyLocalAddress() ? "127.0.0.1" : config.bind().getHostAddress();
+    return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port();
   }
 
-  /** Queries answered so far, and how many of them failed. */
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** Queries answered so far, and how many requests failed. */
   public long queries() {
-    return queries.get();
+    return answers.queries();
   }
 
   public long errors() {
-    return errors.get();
+    return answers.errors();
+  }
+
+  private void accept() {
+    while (!closed) {
+      try {
+        Socket client = socket.accept();
+        clients.add(client);
+        connectionThreads.execute(() -> {
+          try {
+            new HttpConnectionHandler(client, this::handle).run();
+          } finally {
+            clients.remove(client);
+          }
+        });
+      } catch (IOException e) {
+        if (closed) {
+          return;
+        }
+      }
+    }
   }
 
   private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      if (path.equals("/ping") || path.equals("/")
-          && "GET".equals(exchange.getRequestMethod()) && exchange.getRequestURI().getRawQuery() == null) {
-        reply(exchange, 200, "Ok.\n".getBytes(StandardCharsets.UTF_8), Map.of("Content-Type", "text/plain; charset=UTF-8"));
-        return;
-      }
-      if (!path.equals("/")) {
-        error(exchange, 404, 0, "There is no handle " + path + "; llmlat's store serves / and /ping");
-        return;
-      }
-      Map<String, String> params = parameters(exchange.getRequestURI().getRawQuery());
-      byte[] body;
-      try (InputStream in = exchange.getRequestBody()) {
-        body = in.readAllBytes();
-      }
-      if (isOn(params.get("compress")) || isOn(params.get("decompress"))
-          || exchange.getRequestHeaders().containsKey("Content-Encoding")) {
-        error(exchange, 400, 1, "llmlat's store serves uncompressed HTTP only: connect with compress=false");
-        return;
-      }
-      String database = parameter(exchange, params, "database", "X-ClickHouse-Database", "default");
-      if (!database.equals("default")) {
-        error(exchange, 400, 81, "Database " + database + " does not exist: llmlat's store serves 'default' only");
-        return;
-      }
-      String queryParam = params.get("query");
-      byte[] sql = queryParam != null ? queryParam.getBytes(StandardCharsets.UTF_8) : body;
-      if (sql.length == 0) {
-        error(exchange, 400, 62, "Empty query");
-        return;
-      }
-      String format = parameter(exchange, params, "default_format", "X-ClickHouse-Format", "TabSeparated");
-      Map<String, String> settings = new LinkedHashMap<>();
-      params.forEach((k, v) -> {
-        if (!PROTOCOL_PARAMETERS.contains(k)) { // settings and query parameters (param_x)
-          settings.put(k, v);
-        }
-      });
-      String queryId = parameter(exchange, params, "query_id", "X-ClickHouse-Query-Id", UUID.randomUUID().toString());
-      queries.incrementAndGet();
-      ChdbConnection.Result result;
-      try {
-        result = queryParam != null && body.length > 0
-            ? store.insertRaw(queryParam, body, format, settings) // ClickHouse's rule: with ?query=, the body is the data
-            : store.queryRaw(sql, format, settings);
-      } catch (ChdbConnection.QueryFailure e) {
-        errors.incrementAndGet();
-        error(exchange, 500, e.code(), e.getMessage());
-        return;
-      } catch (RuntimeException e) {
-        errors.incrementAndGet();
-        error(exchange, 500, 1000, String.valueOf(e.getMessage()));
-        return;
-      }
-      Map<String, String> headers = new LinkedHashMap<>();
-      headers.put("Content-Type", "text/plain; charset=UTF-8");
-      headers.put("X-ClickHouse-Query-Id", queryId);
-      headers.put("X-ClickHouse-Format", format);
-      headers.put("X-ClickHouse-Timezone", "UTC");
-      headers.put("X-ClickHouse-Server-Display-Name", "llmlat-embedded");
-      headers.put("X-ClickHouse-Summary",
-          "{\"read_rows\":\"" + result.rowsRead() + "\",\"read_bytes\":\"0\",\"written_rows\":\"0\","
-              + "\"written_bytes\":\"0\",\"total_rows_to_read\":\"" + result.rowsRead() + "\",\"result_rows\":\"0\",\"result_bytes\":\""
-              + result.bytes().length + "\",\"elapsed_ns\":\"0\"}");
-      reply(exchange, 200, result.bytes(), headers);
-    } catch (IOException | RuntimeException e) {
-      // the client went away mid-reply: nothing to answer
+    HttpRequest request = exchange.request();
+    String path = request.path();
+    String method = request.method();
+    Map<String, String> params = request.parameters();
+    boolean get = method.equals("GET") || method.equals("HEAD");
+    if (path.equals("/ping") || path.equals("/replicas_status")
+        || path.equals("/") && get && !params.containsKey("query")) {
+      exchange.response().header("Content-Type", "text/plain; charset=UTF-8");
+      exchange.response().send(200, "Ok.\n".getBytes(StandardCharsets.UTF_8));
+      return;
+    }
+    if (!path.equals("/")) {
+      plain(exchange, 404, "There is no handle " + path + "\n\nUse / or /ping for health checks.\n"
+          + "Send queries with POST or GET /?query=...\n");
+      return;
+    }
+    if (!get && !method.equals("POST")) {
+      plain(exchange, 405, "Method " + method + " is not allowed: use GET (read-only) or POST\n");
+      return;
+    }
+    ClickHouseError refused = authenticator.check(request, params);
+    if (refused != null) {
+      answers.error(exchange, null, refused); // its body is not read: skipped when small, else the connection closes
+      return;
+    }
+    QueryRequest q;
+    try {
+      q = reader.read(request, params);
+    } catch (RequestReader.Refused e) {
+      answers.error(exchange, null, e.error);
+      return;
+    }
+    try {
+      runner.serve(exchange, q);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
-  /** A URL parameter, else its X-ClickHouse-* header (as the official clients send it), else a default. */
-  private static String parameter(HttpExchange exchange, Map<String, String> params, String name, String header, String otherwise) {
-    String value = params.get(name);
-    if (value == null) {
-      value = exchange.getRequestHeaders().getFirst(header);
-    }
-    return value == null || value.isEmpty() ? otherwise : value;
-  }
-
-  private static boolean isOn(String value) {
-    return value != null && (value.equals("1") || value.equalsIgnoreCase("true"));
-  }
-
-  private static Map<String, String> parameters(String rawQuery) {
-    Map<String, String> params = new LinkedHashMap<>();
-    if (rawQuery == null || rawQuery.isEmpty()) {
-      return params;
-    }
-    for (String pair : rawQuery.split("&")) {
-      int eq = pair.indexOf('=');
-      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-      params.put(key, value);
-    }
-    return params;
-  }
-
-  private static void error(HttpExchange exchange, int status, int code, String message) throws IOException {
-    String text = message.startsWith("Code: ") ? message : "Code: " + code + ". DB::Exception: " + message;
-    reply(exchange, status, (text + "\n").getBytes(StandardCharsets.UTF_8),
-        Map.of("Content-Type", "text/plain; charset=UTF-8", "X-ClickHouse-Exception-Code", Integer.toString(code)));
-  }
-
-  private static void reply(HttpExchange exchange, int status, byte[] body, Map<String, String> headers) throws IOException {
-    headers.forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
-    exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-    if (body.length > 0) {
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    }
+  private static void plain(HttpExchange exchange, int status, String text) throws IOException {
+    exchange.response().header("Content-Type", "text/plain; charset=UTF-8");
+    exchange.response().send(status, text.getBytes(StandardCharsets.UTF_8));
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    closed = true;
+    try {
+      socket.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+    timer.shutdownNow();
+    for (Socket client : clients) {
+      try {
+        client.close();
+      } catch (IOException ignored) {
+        // closing anyway
+      }
+    }
+    connectionThreads.shutdownNow();
+    running.cancelAll(); // a query still in the engine must end before its session closes
+    engineThreads.shutdown();
+    try {
+      engineThreads.awaitTermination(5, TimeUnit.SECONDS); // within the exit sequence's 10 s for this step
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    sessions.close();
+    pool.close();
+    killer.close();
   }
 }

@@ -7,13 +7,18 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
- * One chDB connection. chDB allows one open connection per process, so this class enforces it;
- * calls are serialized because the engine's session is not safe for concurrent queries.
+ * One chDB connection: one engine session with its own settings, query parameters, current
+ * database and temporary tables (measured on chDB 26.5.3). A process may hold several
+ * connections to one data directory at once, and they run queries concurrently; a different
+ * directory needs every connection closed first. Calls on one connection are serialized: the
+ * engine runs one statement at a time per connection.
  */
 public final class ChdbConnection implements AutoCloseable {
   private static Path openPath; // guarded by ChdbConnection.class
+  private static int openCount; // guarded by ChdbConnection.class
 
   private final ChdbLibrary lib;
   private final Path dataDir;
@@ -54,13 +59,14 @@ public final class ChdbConnection implements AutoCloseable {
   /** The result of one query: its bytes and how many rows it read. */
   public record Result(byte[] bytes, long rowsRead) {}
 
+  /** Opens a connection to {@code dataDir}; the first one in the process boots the engine there. */
   public static ChdbConnection open(ChdbLibrary lib, Path dataDir) {
     synchronized (ChdbConnection.class) {
-      if (openPath != null) {
+      if (openPath != null && !openPath.equals(dataDir)) {
         throw new StoreException(
             "an embedded store is already open in this process at "
                 + openPath
-                + "; chDB allows one per process: close it before opening "
+                + "; chDB allows one data directory per process: close it before opening "
                 + dataDir);
       }
       try (Arena arena = Arena.ofConfined()) {
@@ -80,6 +86,7 @@ public final class ChdbConnection implements AutoCloseable {
                   + " (locked by another process, or not writable; the engine's own message is above)");
         }
         openPath = dataDir;
+        openCount++;
         ChdbConnection connection = new ChdbConnection(lib, dataDir, conn);
         // the engine's native threads must stop before the C runtime's exit handlers destroy what
         // they use (else SIGSEGV at exit); a statement still running is abandoned after a while
@@ -97,40 +104,139 @@ public final class ChdbConnection implements AutoCloseable {
   private static final long CLOSE_AT_EXIT_MS = 3_000;
 
   /** Runs one statement; {@code format} is the default output format (a FORMAT clause wins). */
-  public synchronized Result query(byte[] sql, String format) throws QueryFailure {
-    if (handle == null) {
-      throw new StoreException("embedded store at " + dataDir + " is closed");
+  public Result query(byte[] sql, String format) throws QueryFailure {
+    try (NativeResult result = execute(sql, format, Map.of())) {
+      return new Result(result.bytes(), result.stats().resultRows());
     }
+  }
+
+  /**
+   * Runs one statement with query parameters bound for this call only. The engine clears every
+   * parameter on return, those the session had SET included, so without parameters of its own a
+   * statement runs through the plain call and sees the session's. The result stays in native
+   * memory until closed.
+   */
+  public synchronized NativeResult execute(byte[] sql, String format, Map<String, String> params) throws QueryFailure {
+    MemorySegment h = handle();
     try (Arena arena = Arena.ofConfined()) {
-      MemorySegment text = arena.allocate(sql.length + 1L);
-      MemorySegment.copy(sql, 0, text, ValueLayout.JAVA_BYTE, 0, sql.length);
-      byte[] fmt = format.getBytes(StandardCharsets.US_ASCII);
-      MemorySegment fmtSeg = arena.allocateFrom(format);
-      MemorySegment result =
-          (MemorySegment) lib.queryN.invokeExact(handle, text, (long) sql.length, fmtSeg, (long) fmt.length);
-      if (result.address() == 0) {
-        throw new QueryFailure("Code: 1000. DB::Exception: chDB returned no result");
-      }
-      try {
-        MemorySegment error = (MemorySegment) lib.resultError.invokeExact(result);
-        if (error.address() != 0) {
-          throw new QueryFailure(error.reinterpret(Integer.MAX_VALUE).getString(0).strip());
-        }
-        long length = (long) lib.resultLength.invokeExact(result);
-        byte[] bytes = new byte[Math.toIntExact(length)];
-        if (length > 0) {
-          MemorySegment buffer = (MemorySegment) lib.resultBuffer.invokeExact(result);
-          MemorySegment.copy(buffer.reinterpret(length), ValueLayout.JAVA_BYTE, 0, bytes, 0, bytes.length);
-        }
-        long rowsRead = (long) lib.resultRowsRead.invokeExact(result);
-        return new Result(bytes, rowsRead);
-      } finally {
-        lib.destroyResult.invokeExact(result);
-      }
+      Call call = new Call(arena, sql, format, params);
+      MemorySegment result = params.isEmpty()
+          ? (MemorySegment) lib.queryN.invokeExact(h, call.sql, call.sqlLength, call.format, call.formatLength)
+          : (MemorySegment) lib.queryWithParamsN.invokeExact(
+              h, call.sql, call.sqlLength, call.format, call.formatLength, call.names, call.nameLengths, call.values,
+              call.valueLengths, call.count);
+      return NativeResult.checked(lib, result);
     } catch (QueryFailure | StoreException e) {
       throw e;
     } catch (Throwable t) {
       throw new StoreException("chdb query failed on " + dataDir + ": " + t, t);
+    }
+  }
+
+  /**
+   * Starts a query whose result the caller fetches chunk by chunk. The engine streams SELECTs
+   * only (other statements fail with code 36); each chunk is a complete output of its own in the
+   * format, so only formats without a header or footer concatenate into one result.
+   */
+  public synchronized ResultStream stream(byte[] sql, String format, Map<String, String> params) throws QueryFailure {
+    MemorySegment h = handle();
+    try (Arena arena = Arena.ofConfined()) {
+      Call call = new Call(arena, sql, format, params);
+      MemorySegment stream = params.isEmpty()
+          ? (MemorySegment) lib.streamQueryN.invokeExact(h, call.sql, call.sqlLength, call.format, call.formatLength)
+          : (MemorySegment) lib.streamQueryWithParamsN.invokeExact(
+              h, call.sql, call.sqlLength, call.format, call.formatLength, call.names, call.nameLengths, call.values,
+              call.valueLengths, call.count);
+      if (stream.address() == 0) {
+        throw new QueryFailure("Code: 1000. DB::Exception: chDB returned no stream. (UNKNOWN_EXCEPTION)");
+      }
+      String error = NativeResult.error(lib, stream);
+      if (error != null) {
+        lib.destroyResult.invokeExact(stream);
+        throw new QueryFailure(error);
+      }
+      return new ResultStream(this, stream);
+    } catch (QueryFailure | StoreException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new StoreException("chdb stream failed on " + dataDir + ": " + t, t);
+    }
+  }
+
+  synchronized NativeResult fetch(MemorySegment stream) throws QueryFailure {
+    MemorySegment h = handle();
+    try {
+      return NativeResult.checked(lib, (MemorySegment) lib.streamFetchResult.invokeExact(h, stream));
+    } catch (QueryFailure | StoreException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new StoreException("chdb fetch failed on " + dataDir + ": " + t, t);
+    }
+  }
+
+  synchronized void cancel(MemorySegment stream) {
+    try {
+      lib.streamCancelQuery.invokeExact(handle(), stream);
+    } catch (Throwable t) {
+      throw new StoreException("chdb cancel failed on " + dataDir + ": " + t, t);
+    }
+  }
+
+  void destroy(MemorySegment stream) {
+    try {
+      lib.destroyQueryResult(stream);
+    } catch (Throwable t) {
+      throw new StoreException("chdb destroy failed on " + dataDir + ": " + t, t);
+    }
+  }
+
+  private MemorySegment handle() {
+    if (handle == null) {
+      throw new StoreException("embedded store at " + dataDir + " is closed");
+    }
+    return handle;
+  }
+
+  /** The native arguments of one call: the SQL, the format and the parameters as byte arrays. */
+  private static final class Call {
+    final MemorySegment sql;
+    final long sqlLength;
+    final MemorySegment format;
+    final long formatLength;
+    final MemorySegment names;
+    final MemorySegment nameLengths;
+    final MemorySegment values;
+    final MemorySegment valueLengths;
+    final long count;
+
+    Call(Arena arena, byte[] sqlBytes, String formatName, Map<String, String> params) {
+      sql = arena.allocate(sqlBytes.length + 1L);
+      MemorySegment.copy(sqlBytes, 0, sql, ValueLayout.JAVA_BYTE, 0, sqlBytes.length);
+      sqlLength = sqlBytes.length;
+      format = arena.allocateFrom(formatName);
+      formatLength = formatName.getBytes(StandardCharsets.US_ASCII).length;
+      count = params.size();
+      long slots = Math.max(1, count);
+      names = arena.allocate(ValueLayout.ADDRESS, slots);
+      values = arena.allocate(ValueLayout.ADDRESS, slots);
+      nameLengths = arena.allocate(ValueLayout.JAVA_LONG, slots);
+      valueLengths = arena.allocate(ValueLayout.JAVA_LONG, slots);
+      int i = 0;
+      for (Map.Entry<String, String> p : params.entrySet()) {
+        byte[] name = p.getKey().getBytes(StandardCharsets.UTF_8);
+        byte[] value = p.getValue().getBytes(StandardCharsets.UTF_8);
+        names.setAtIndex(ValueLayout.ADDRESS, i, bytes(arena, name));
+        values.setAtIndex(ValueLayout.ADDRESS, i, bytes(arena, value));
+        nameLengths.setAtIndex(ValueLayout.JAVA_LONG, i, name.length);
+        valueLengths.setAtIndex(ValueLayout.JAVA_LONG, i, value.length);
+        i++;
+      }
+    }
+
+    private static MemorySegment bytes(Arena arena, byte[] b) {
+      MemorySegment s = arena.allocate(b.length + 1L);
+      MemorySegment.copy(b, 0, s, ValueLayout.JAVA_BYTE, 0, b.length);
+      return s;
     }
   }
 
@@ -151,7 +257,9 @@ public final class ChdbConnection implements AutoCloseable {
         } finally {
           conn = null;
           handle = null;
-          openPath = null;
+          if (--openCount == 0) {
+            openPath = null;
+          }
         }
       }
     }

@@ -1,0 +1,67 @@
+package dev.llmlat.store.http;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How the store's HTTP interface listens and what it allows.
+ *
+ * @param bind the address to listen on
+ * @param port the TCP port (0: any free one)
+ * @param password the password clients must give as user {@code default}; null serves without
+ *     one, which only a loopback bind may do
+ * @param maxConcurrentQueries queries the engine runs at once (each on its own engine session)
+ * @param maxQueuedQueries queries that may wait for a turn; more are answered 503 at once
+ * @param queueTimeout how long a query waits for its turn before a 503
+ * @param maxSessions open {@code session_id} sessions at once
+ * @param defaultSessionTimeout a session's idle timeout when the client names none
+ * @param maxSessionTimeout the longest idle timeout a client may ask for
+ */
+public record ServerConfig(InetAddress bind, int port, String password, int maxConcurrentQueries, int maxQueuedQueries,
+    Duration queueTimeout, int maxSessions, Duration defaultSessionTimeout, Duration maxSessionTimeout) {
+
+  public ServerConfig {
+    Objects.requireNonNull(bind, "bind");
+    if (password == null && !bind.isLoopbackAddress()) {
+      throw new IllegalArgumentException("serving without a password is for a loopback address only, not " + bind.getHostAddress());
+    }
+    if (password != null && password.isEmpty()) {
+      throw new IllegalArgumentException("the store's password must not be empty");
+    }
+    if (maxConcurrentQueries < 1 || maxQueuedQueries < 0 || maxSessions < 0) {
+      throw new IllegalArgumentException("concurrency limits must be positive");
+    }
+  }
+
+  /** Loopback, no password, the default limits: for tests and for a process serving itself. */
+  public static ServerConfig loopbackWithoutPassword(int port) {
+    return new ServerConfig(InetAddress.getLoopbackAddress(), port, null, 8, 64, Duration.ofSeconds(30), 64,
+        Duration.ofSeconds(60), Duration.ofHours(1));
+  }
+
+  public ServerConfig withPassword(String newPassword) {
+    return new ServerConfig(bind, port, newPassword, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions,
+        defaultSessionTimeout, maxSessionTimeout);
+  }
+
+  public ServerConfig withBind(InetAddress address) {
+    return new ServerConfig(address, port, password, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions,
+        defaultSessionTimeout, maxSessionTimeout);
+  }
+
+  public ServerConfig withLimits(int concurrent, int queued, Duration timeout) {
+    return new ServerConfig(bind, port, password, concurrent, queued, timeout, maxSessions, defaultSessionTimeout,
+        maxSessionTimeout);
+  }
+
+  public boolean requiresPassword() {
+    return password != null;
+  }
+
+  @Override
+  public String toString() { // never the password
+    return "ServerConfig[" + bind.getHostAddress() + ":" + port + (password == null ? ", no password" : ", password required")
+        + ", " + maxConcurrentQueries + " concurrent, " + maxQueuedQueries + " queued]";
+  }
+}
