@@ -50,7 +50,9 @@ public final class Analyzer {
    */
   public Summary analyze(long fromNs, long toNs, boolean onlyNew) {
     // requests of every engine convention, and gateway requests whose engine no adapter knows
-    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces WHERE (" + REQUESTS
+    // PREWHERE on the span name and kind first: the attribute maps are read only for those rows
+    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces PREWHERE ("
+        + EngineAdapters.requestNameWhere() + " OR SpanKind = 'Server') WHERE (" + REQUESTS
         + " OR (" + UnknownEngine.GATEWAY_SERVER_WHERE + ")) AND " + TraceReader.IN_WINDOW
         + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
         + " GROUP BY TraceId ORDER BY 2";

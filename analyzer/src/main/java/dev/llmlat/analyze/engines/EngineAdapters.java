@@ -43,6 +43,12 @@ public final class EngineAdapters {
     return where.append(')').toString();
   }
 
+  /** The adapters' {@link EngineAdapter#requestNameWhere} joined: a cheap first filter for requests. */
+  public static String requestNameWhere() {
+    return ALL.stream().map(EngineAdapter::requestNameWhere).distinct().map(w -> "(" + w + ")")
+        .collect(java.util.stream.Collectors.joining(" OR ", "(", ")"));
+  }
+
   /** The adapters' names, for messages. */
   public static String names() {
     return String.join(", ", ALL.stream().map(EngineAdapter::name).toList());

@@ -26,6 +26,11 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
   }
 
   @Override
+  public String requestNameWhere() {
+    return "SpanName = 'llm_request'";
+  }
+
+  @Override
   public String requestWhere() {
     return "SpanName = 'llm_request' AND ResourceAttributes['llmlat.layer'] = 'engine'";
   }

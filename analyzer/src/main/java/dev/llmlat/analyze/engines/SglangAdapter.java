@@ -35,6 +35,11 @@ public final class SglangAdapter implements EngineAdapter {
   }
 
   @Override
+  public String requestNameWhere() {
+    return "SpanName LIKE '%Req %'";
+  }
+
+  @Override
   public String requestWhere() {
     return "ScopeName = '" + SCOPE + "' AND SpanName LIKE '%Req %' AND SpanAttributes['module'] = 'sglang::request'";
   }

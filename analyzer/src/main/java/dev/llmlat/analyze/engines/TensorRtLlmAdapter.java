@@ -26,6 +26,11 @@ public final class TensorRtLlmAdapter implements EngineAdapter {
   }
 
   @Override
+  public String requestNameWhere() {
+    return "SpanName = 'llm_request'";
+  }
+
+  @Override
   public String requestWhere() {
     return "SpanName = 'llm_request' AND (ScopeName = '" + SCOPE + "' OR mapContains(SpanAttributes, '" + KV_TRANSFER + "'))";
   }

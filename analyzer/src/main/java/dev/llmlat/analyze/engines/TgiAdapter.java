@@ -34,6 +34,11 @@ public final class TgiAdapter implements EngineAdapter {
   }
 
   @Override
+  public String requestNameWhere() {
+    return "SpanName IN ('chat_completions', 'generate_stream', 'generate', 'completions')";
+  }
+
+  @Override
   public String requestWhere() {
     return "SpanName IN ('chat_completions', 'generate_stream', 'generate', 'completions') AND mapContains(SpanAttributes, 'queue_time')";
   }

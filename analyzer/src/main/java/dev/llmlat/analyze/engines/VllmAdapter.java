@@ -35,6 +35,11 @@ public final class VllmAdapter implements EngineAdapter {
   }
 
   @Override
+  public String requestNameWhere() {
+    return "SpanName = 'llm_request'";
+  }
+
+  @Override
   public String requestWhere() {
     return "SpanName = 'llm_request' AND (startsWith(ScopeName, 'vllm') OR (ResourceAttributes['llmlat.layer'] = ''"
         + " AND mapContains(SpanAttributes, 'gen_ai.latency.time_to_first_token')))";
