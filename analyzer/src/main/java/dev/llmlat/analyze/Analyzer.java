@@ -134,17 +134,6 @@ public final class Analyzer {
     return new Explained(attribution, related);
   }
 
-  private static String quoted(java.util.Set<String> names) {
-    StringBuilder in = new StringBuilder("(");
-    for (String n : names) {
-      if (!n.matches("[A-Za-z0-9_./ -]+")) {
-        throw new IllegalStateException("span name not fit for SQL: " + n);
-      }
-      in.append(in.length() == 1 ? "'" : ", '").append(n).append('\'');
-    }
-    return in.append(')').toString();
-  }
-
   /** Every span that started in [fromNs, toNs], clock-aligned. */
   public List<SpanRecord> window(long fromNs, long toNs) {
     return alignClocks(reader.where(TraceReader.IN_WINDOW + " LIMIT 1000000", TraceReader.window(fromNs, toNs))).spans();

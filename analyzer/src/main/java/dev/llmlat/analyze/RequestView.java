@@ -104,9 +104,23 @@ record RequestView(
     TraceContext context(String traceId) {
       List<SpanRecord> trace = byTrace.getOrDefault(traceId, List.of());
       return new TraceContext() {
+        /** Spans by parent id, made at the first call: adapters walk a trace's tree many times. */
+        private Map<String, List<SpanRecord>> byParent;
+
         @Override
         public List<SpanRecord> trace() {
           return trace;
+        }
+
+        @Override
+        public List<SpanRecord> children(SpanRecord span) {
+          if (byParent == null) {
+            byParent = new HashMap<>();
+            for (SpanRecord s : trace) {
+              byParent.computeIfAbsent(s.parentSpanId(), k -> new ArrayList<>(4)).add(s);
+            }
+          }
+          return byParent.getOrDefault(span.spanId(), List.of());
         }
 
         @Override

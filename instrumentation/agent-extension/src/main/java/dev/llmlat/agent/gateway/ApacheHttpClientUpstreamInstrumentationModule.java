@@ -46,14 +46,7 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    String p = "dev.llmlat.agent.gateway.internal.";
-    return List.of(
-        p + "OpenAiEndpoint",
-        p + "SseEventCounter",
-        p + "UpstreamExchange",
-        p + "ApacheUpstream",
-        p + "ApacheUpstreamEntity",
-        p + "ApacheUpstreamEntity$Observed");
+    return GatewayHelpers.withUpstream("ApacheUpstream", "ApacheUpstreamEntity", "ApacheUpstreamEntity$Observed");
   }
 
   @Override

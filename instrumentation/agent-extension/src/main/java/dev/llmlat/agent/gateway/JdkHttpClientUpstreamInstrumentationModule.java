@@ -45,13 +45,7 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    String p = "dev.llmlat.agent.gateway.internal.";
-    return List.of(
-        p + "OpenAiEndpoint",
-        p + "SseEventCounter",
-        p + "UpstreamExchange",
-        p + "JdkUpstreamBodyHandler",
-        p + "JdkUpstreamBodySubscriber");
+    return GatewayHelpers.withUpstream("JdkUpstreamBodyHandler", "JdkUpstreamBodySubscriber");
   }
 
   @Override

@@ -46,9 +46,9 @@ public final class JdkHttpServerGatewayInstrumentationModule extends Instrumenta
   @Override
   public List<String> getAdditionalHelperClassNames() {
     return GatewayHelpers.withCommon(
-        "dev.llmlat.agent.gateway.internal.JdkGatewayFilter",
-        "dev.llmlat.agent.gateway.internal.JdkObservedRequestBody",
-        "dev.llmlat.agent.gateway.internal.JdkObservedResponseBody");
+        "JdkGatewayFilter",
+        "JdkObservedRequestBody",
+        "JdkObservedResponseBody");
   }
 
   @Override

@@ -43,7 +43,7 @@ public final class Jetty12GatewayInstrumentationModule extends InstrumentationMo
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withCommon("dev.llmlat.agent.gateway.internal.JettyGatewayStream");
+    return GatewayHelpers.withCommon("JettyGatewayStream");
   }
 
   @Override

@@ -47,13 +47,7 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    String p = "dev.llmlat.agent.gateway.internal.";
-    return List.of(
-        p + "OpenAiEndpoint",
-        p + "SseEventCounter",
-        p + "UpstreamExchange",
-        p + "JettyUpstream",
-        p + "JettyUpstreamContentSource");
+    return GatewayHelpers.withUpstream("JettyUpstream", "JettyUpstreamContentSource");
   }
 
   @Override

@@ -51,10 +51,10 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
   @Override
   public List<String> getAdditionalHelperClassNames() {
     return GatewayHelpers.withCommon(
-        "dev.llmlat.agent.gateway.internal.NettyGatewayHandler",
-        "dev.llmlat.agent.gateway.internal.UpstreamExchange",
-        "dev.llmlat.agent.gateway.internal.NettyAgentContexts",
-        "dev.llmlat.agent.gateway.internal.NettyUpstreamHandler");
+        "NettyGatewayHandler",
+        "UpstreamExchange",
+        "NettyAgentContexts",
+        "NettyUpstreamHandler");
   }
 
   @Override

@@ -48,15 +48,14 @@ public final class ServletGatewayInstrumentationModule extends InstrumentationMo
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    String p = "dev.llmlat.agent.gateway.internal.";
     return GatewayHelpers.withCommon(
-        p + "ServletGateway",
-        p + "ObservedServletRequest",
-        p + "ObservedServletResponse",
-        p + "ObservedServletInputStream",
-        p + "ObservedServletOutputStream",
-        p + "ObservedReader",
-        p + "ObservedWriter");
+        "ServletGateway",
+        "ObservedServletRequest",
+        "ObservedServletResponse",
+        "ObservedServletInputStream",
+        "ObservedServletOutputStream",
+        "ObservedReader",
+        "ObservedWriter");
   }
 
   @Override
