@@ -176,7 +176,8 @@ public final class ClockSkewEstimator {
       long width = bracketed ? Math.round(Math.abs(upper - lower) / 2) : Math.round(Math.abs(theta));
       ClockCorrection forced = new ClockCorrection(serverHost, clientHost, -Math.round(theta), 0, edge.bounds.get(0).timeNs(),
           width, edge.bounds.size(), true, String.format("forced by %d exchange(s): the %s clock is %s %s%s", edge.bounds.size(),
-              serverHost, theta < 0 ? "behind" : "ahead", bracketed ? String.format("by %.3f to %.3f ms", Math.abs(Math.max(lower, -Math.abs(theta))) / 1e6 == 0 ? 0 : Math.min(Math.abs(lower), Math.abs(upper)) / 1e6, Math.max(Math.abs(lower), Math.abs(upper)) / 1e6)
+              serverHost, theta < 0 ? "behind" : "ahead", bracketed ? String.format("by %.3f to %.3f ms",
+                  Math.min(Math.abs(lower), Math.abs(upper)) / 1e6, Math.max(Math.abs(lower), Math.abs(upper)) / 1e6)
                   : String.format("by at least %.3f ms", Math.abs(theta) / 1e6),
               upper < -margin ? " (spans started before their client)" : " (spans ended after the client-side span covering them)"));
       return chain(forced, base, forced.note());
