@@ -1,9 +1,10 @@
 package dev.llmlat.bench;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.demo.DemoGateway;
 import dev.llmlat.demo.EndToEndDemo;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import java.io.IOException;
@@ -144,7 +145,7 @@ public final class AgentBenchmark {
     // The broker does not auto-create topics: without otlp_spans the "kafka" mode would only retry
     // metadata for a missing topic and deliver nothing (as `llmlat demo` does, create it first).
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      SpanTopics.ensure(admin, SpanTopics.SPANS, 4);
+      SpanTopics.ensure(admin, LlmlatTopics.SPANS, 4);
     }
     HttpServer upstream = fakeEngine();
     OtlpReceiver otlp = OtlpReceiver.start();
@@ -526,16 +527,16 @@ public final class AgentBenchmark {
   private static String kafkaRecords(String bootstrap) {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
       Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new LinkedHashMap<>();
-      for (org.apache.kafka.common.TopicPartitionInfo p : admin.describeTopics(List.of(SpanTopics.SPANS)).allTopicNames()
-          .get(30, java.util.concurrent.TimeUnit.SECONDS).get(SpanTopics.SPANS).partitions()) {
-        latest.put(new org.apache.kafka.common.TopicPartition(SpanTopics.SPANS, p.partition()),
+      for (org.apache.kafka.common.TopicPartitionInfo p : admin.describeTopics(List.of(LlmlatTopics.SPANS)).allTopicNames()
+          .get(30, java.util.concurrent.TimeUnit.SECONDS).get(LlmlatTopics.SPANS).partitions()) {
+        latest.put(new org.apache.kafka.common.TopicPartition(LlmlatTopics.SPANS, p.partition()),
             org.apache.kafka.clients.admin.OffsetSpec.latest());
       }
       long records = 0;
       for (var e : admin.listOffsets(latest).all().get(30, java.util.concurrent.TimeUnit.SECONDS).values()) {
         records += e.offset();
       }
-      return records + " records (one per trace) on " + SpanTopics.SPANS;
+      return records + " records (one per trace) on " + LlmlatTopics.SPANS;
     } catch (Exception e) {
       return "record count unavailable (" + e + ")";
     }

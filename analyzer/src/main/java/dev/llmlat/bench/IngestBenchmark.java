@@ -1,11 +1,11 @@
 package dev.llmlat.bench;
 
-import dev.llmlat.gpu.SpanBatch;
+import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
-import dev.llmlat.kafka.SpanPublisher;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanPublisher;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.spans.OtelTracesRowEncoder;

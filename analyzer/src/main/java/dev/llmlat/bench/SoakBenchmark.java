@@ -1,7 +1,7 @@
 package dev.llmlat.bench;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
@@ -95,7 +95,7 @@ public final class SoakBenchmark {
       out.printf("starting broker, store and ingester under %s ...%n", config.scratch());
       out.flush();
       services.up(new LocalServices.Options(KafkaBroker.freePort(), KafkaBroker.freePort(), KafkaBroker.freePort(),
-          config.partitions(), null, dev.llmlat.kafka.KafkaClientProperties.none()));
+          config.partitions(), null, dev.llmlat.otlpkafka.KafkaClientProperties.none()));
       String bootstrap = services.kafkaBootstrap().orElseThrow();
       long ingesterPid = PidFile.read(services.pidFile(LocalServices.INGEST)).orElseThrow().pid();
       awaitIngesterReady(services);
@@ -112,7 +112,7 @@ public final class SoakBenchmark {
   private Result soak(PrintWriter out, ClickHouseStore store, JvmHeapProbe heap, String bootstrap, LocalServices services)
       throws InterruptedException {
     out.printf("target %,d spans/s for %d s into %s (%d partitions); a row every %d s; heap = ingester's live heap after a"
-            + " full GC%n", config.spansPerSecond(), config.duration().toSeconds(), SpanTopics.SPANS, config.partitions(),
+            + " full GC%n", config.spansPerSecond(), config.duration().toSeconds(), LlmlatTopics.SPANS, config.partitions(),
         config.sampleEvery().toSeconds());
     out.printf("%8s %12s %12s %10s %10s %8s %10s%n", "t (s)", "produced/s", "stored/s", "lag p50", "lag p99", "markers", "heap MB");
     out.flush();
@@ -124,7 +124,7 @@ public final class SoakBenchmark {
     long storedBefore = storedSpans(store);
     long sent;
     MarkerLag lag;
-    try (SteadySpanProducer producer = new SteadySpanProducer(bootstrap, SpanTopics.SPANS, config.spansPerSecond())) {
+    try (SteadySpanProducer producer = new SteadySpanProducer(bootstrap, LlmlatTopics.SPANS, config.spansPerSecond())) {
       lag = new MarkerLag(store, producer);
       long sampleStart = startNanos;
       long sentAtSample = 0;

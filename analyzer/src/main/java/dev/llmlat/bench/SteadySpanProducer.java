@@ -2,7 +2,7 @@ package dev.llmlat.bench;
 
 import com.google.protobuf.ByteString;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.kafka.SpanPublisher;
+import dev.llmlat.otlpkafka.SpanPublisher;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;

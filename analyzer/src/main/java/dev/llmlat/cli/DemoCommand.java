@@ -1,5 +1,6 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.analyze.Analyzer;
 import dev.llmlat.analyze.AttributionReport;
 import dev.llmlat.analyze.TraceReader;
@@ -8,9 +9,9 @@ import dev.llmlat.demo.EndToEndDemo;
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
-import dev.llmlat.kafka.KafkaClientProperties;
-import dev.llmlat.kafka.SpanPublisher;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.SpanPublisher;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
@@ -93,7 +94,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     try (ClickHouseStore s = store.open()) {
       try (Admin admin = kafka.clientProperties().admin(bootstrap)) {
-        SpanTopics.ensure(admin, SpanTopics.SPANS, 4);
+        SpanTopics.ensure(admin, LlmlatTopics.SPANS, 4);
       }
       out.println("store: " + s.description() + " (ClickHouse " + s.query("SELECT version()").single() + ")");
       out.println("kafka: " + bootstrap + (ownBroker != null ? " (started for this run)" : ""));
@@ -110,11 +111,11 @@ final class DemoCommand implements Callable<Integer> {
       SpanIngester ingester = servicesIngest ? null : startIngester(s, bootstrap, kafka.clientProperties());
       try {
         long t0 = System.nanoTime();
-        try (SpanPublisher publisher = new SpanPublisher(bootstrap, SpanTopics.SPANS, null, kafka.clientProperties())) {
+        try (SpanPublisher publisher = new SpanPublisher(bootstrap, LlmlatTopics.SPANS, null, kafka.clientProperties())) {
           publisher.publish(batch);
           publisher.flush();
           out.printf("published %d spans of %d requests as %d OTLP records (key = trace id) to %s%n",
-              spans, requests, publisher.records(), SpanTopics.SPANS);
+              spans, requests, publisher.records(), LlmlatTopics.SPANS);
         }
         String countSql = "SELECT count() FROM otel_traces WHERE TraceId IN " + ids;
         long deadline = System.nanoTime() + LANDING_TIMEOUT.toNanos();

@@ -1,5 +1,6 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.ebpf.BridgeOptions;
 import dev.llmlat.ebpf.BridgeSummary;
 import dev.llmlat.ebpf.BpftraceFailedException;
@@ -11,7 +12,6 @@ import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.imports.ImportTarget;
 import dev.llmlat.imports.KafkaImportTarget;
 import dev.llmlat.imports.StoreImportTarget;
-import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -78,7 +78,7 @@ final class EbpfCommand {
           store = common.store.open();
           sink = new StoreImportTarget(store);
         } else {
-          sink = new KafkaImportTarget(common.kafka.required(), SpanTopics.SPANS);
+          sink = new KafkaImportTarget(common.kafka.required(), LlmlatTopics.SPANS);
         }
         BridgeSummary summary;
         String failure = null;

@@ -1,19 +1,19 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.ImportReport;
 import dev.llmlat.gpu.InvalidExportException;
-import dev.llmlat.gpu.NvtxPattern;
+import dev.llmlat.nvtx.NvtxPattern;
 import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportTarget;
 import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.imports.KafkaImportTarget;
 import dev.llmlat.imports.StagingTables;
 import dev.llmlat.imports.StoreImportTarget;
-import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -106,7 +106,7 @@ final class ImportCommand {
           StagingTables.dropOrphans(store, out::println);
           target = new StoreImportTarget(store, imported, common.store.cluster);
         } else {
-          target = new KafkaImportTarget(common.kafka.required(), SpanTopics.SPANS, common.kafka.clientProperties(), imported);
+          target = new KafkaImportTarget(common.kafka.required(), LlmlatTopics.SPANS, common.kafka.clientProperties(), imported);
         }
         Optional<ImportRecord> earlier = target.earlier();
         if (earlier.isPresent() && earlier.get().done() && !force) {

@@ -1,8 +1,8 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
-import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -27,7 +27,7 @@ final class IngestCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
   @Mixin KafkaOptions kafka;
 
-  @Option(names = "--topic", defaultValue = SpanTopics.SPANS, description = "Span topic. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--topic", defaultValue = LlmlatTopics.SPANS, description = "Span topic. Default: ${DEFAULT-VALUE}.")
   String topic;
 
   @Option(names = "--group", defaultValue = "llmlat-ingest", description = "Consumer group. Default: ${DEFAULT-VALUE}.")

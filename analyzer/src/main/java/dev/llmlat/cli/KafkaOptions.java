@@ -1,7 +1,7 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.kafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
 import java.nio.file.Path;
 import dev.llmlat.services.LocalServices;
 import picocli.CommandLine.Option;

@@ -3,7 +3,7 @@ package dev.llmlat.demo;
 import dev.llmlat.engine.DemoEngine;
 import dev.llmlat.engine.EngineConfig;
 import dev.llmlat.engine.ExporterKind;
-import dev.llmlat.kafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.llmlat.imports;
 
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.otlpkafka.SpanSink;
 import java.util.Optional;
 
 /**

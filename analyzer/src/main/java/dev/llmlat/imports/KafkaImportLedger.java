@@ -1,6 +1,6 @@
 package dev.llmlat.imports;
 
-import dev.llmlat.kafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
 import java.io.IOException;
 import java.io.StringReader;
 import java.io.StringWriter;

@@ -1,7 +1,7 @@
 package dev.llmlat.imports;
 
-import dev.llmlat.gpu.SpanBatch;
-import dev.llmlat.kafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.llmlat.imports;
 
-import dev.llmlat.gpu.SpanBatch;
+import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.spans.GpuKernelRowEncoder;
 import dev.llmlat.spans.OtelTracesRowEncoder;
 import dev.llmlat.spans.SpanRouter;

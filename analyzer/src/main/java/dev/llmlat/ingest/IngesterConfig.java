@@ -1,7 +1,7 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.kafka.KafkaClientProperties;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.semconv.LlmlatTopics;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -62,7 +62,7 @@ public record IngesterConfig(
   }
 
   public String deadLetterTopic() {
-    return SpanTopics.deadLetterTopic(topic);
+    return LlmlatTopics.deadLetterTopic(topic);
   }
 
   public static Builder builder(String bootstrapServers) {
@@ -71,7 +71,7 @@ public record IngesterConfig(
 
   public static final class Builder {
     private final String bootstrapServers;
-    private String topic = SpanTopics.SPANS;
+    private String topic = LlmlatTopics.SPANS;
     private String groupId = "llmlat-ingest";
     private int maxBatchSpans = 50_000;
     private int maxBatchBytes = 32 << 20;

@@ -1,6 +1,6 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.spans.OtlpRecordDecoder;
 import dev.llmlat.spans.SpanRouter;
 import dev.llmlat.store.ClickHouseStore;
@@ -316,10 +316,10 @@ public final class SpanIngester implements AutoCloseable {
     LOG.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
     RecordHeaders headers = new RecordHeaders();
     record.headers().forEach(headers::add);
-    headers.add(SpanTopics.HEADER_REASON, reason.getBytes(StandardCharsets.UTF_8));
-    headers.add(SpanTopics.HEADER_TOPIC, record.topic().getBytes(StandardCharsets.UTF_8));
-    headers.add(SpanTopics.HEADER_PARTITION, Integer.toString(record.partition()).getBytes(StandardCharsets.UTF_8));
-    headers.add(SpanTopics.HEADER_OFFSET, Long.toString(record.offset()).getBytes(StandardCharsets.UTF_8));
+    headers.add(LlmlatTopics.HEADER_REASON, reason.getBytes(StandardCharsets.UTF_8));
+    headers.add(LlmlatTopics.HEADER_TOPIC, record.topic().getBytes(StandardCharsets.UTF_8));
+    headers.add(LlmlatTopics.HEADER_PARTITION, Integer.toString(record.partition()).getBytes(StandardCharsets.UTF_8));
+    headers.add(LlmlatTopics.HEADER_OFFSET, Long.toString(record.offset()).getBytes(StandardCharsets.UTF_8));
     producer.send(new ProducerRecord<>(config.deadLetterTopic(), null, record.key(), record.value(), headers),
         (meta, e) -> {
           if (e != null) {

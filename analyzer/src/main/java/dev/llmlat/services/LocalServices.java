@@ -1,9 +1,10 @@
 package dev.llmlat.services;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.home.StorePassword;
-import dev.llmlat.kafka.KafkaClientProperties;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.StoreConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -103,7 +104,7 @@ public final class LocalServices {
       bootstrap = running.isPresent() ? running.get() : KafkaBroker.start(brokerConfig(options)).bootstrapServers();
     }
     try (Admin admin = options.kafkaClient().admin(bootstrap)) {
-      SpanTopics.ensure(admin, SpanTopics.SPANS, options.partitions());
+      SpanTopics.ensure(admin, LlmlatTopics.SPANS, options.partitions());
     }
     String storeUrl = storeUrl().orElse(null);
     if (storeUrl == null) {

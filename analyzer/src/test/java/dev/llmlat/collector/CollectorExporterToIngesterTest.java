@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBrokerExtension;
 import dev.llmlat.spans.SpanFixtures;

@@ -3,8 +3,8 @@ package dev.llmlat.collector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import dev.llmlat.kafka.SpanPublisher;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanPublisher;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.services.KafkaBrokerExtension;
 import dev.llmlat.spans.SpanFixtures;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;

@@ -1,5 +1,6 @@
 package dev.llmlat.imports;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,8 +12,8 @@ import dev.llmlat.gpu.ImportReport;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
-import dev.llmlat.kafka.KafkaClientProperties;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.KafkaBrokerExtension;
@@ -106,7 +107,7 @@ class KafkaImportTargetTest {
   void theSameFileImportedTwiceIsPublishedAndStoredOnce() throws Exception {
     Path export = ExportFixtures.nsysDecodeStep(dir.resolve("twice.sqlite"), 4, 50, 0x3000);
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      SpanTopics.ensure(admin, SpanTopics.SPANS, 2);
+      SpanTopics.ensure(admin, LlmlatTopics.SPANS, 2);
     }
     String[] args = {"import", "nsys", export.toString(), "--kafka", broker.bootstrapServers()};
     StringWriter out = new StringWriter();
@@ -119,7 +120,7 @@ class KafkaImportTargetTest {
     assertThat(again.toString()).startsWith("already imported into Kafka " + broker.bootstrapServers() + " topic otlp_spans on ")
         .contains(" (51 spans): nothing to do (--force publishes it again)");
 
-    assertThat(ingestAndCount(SpanTopics.SPANS, List.of(1L, 50L, 200L))).isEqualTo(List.of(1L, 50L, 200L));
+    assertThat(ingestAndCount(LlmlatTopics.SPANS, List.of(1L, 50L, 200L))).isEqualTo(List.of(1L, 50L, 200L));
   }
 
   /**

@@ -3,7 +3,7 @@ package dev.llmlat.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBrokerExtension;

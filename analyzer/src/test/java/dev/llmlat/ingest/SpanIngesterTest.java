@@ -1,10 +1,11 @@
 package dev.llmlat.ingest;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBrokerExtension;
 import dev.llmlat.spans.SpanFixtures;
@@ -189,7 +190,7 @@ class SpanIngesterTest {
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader",
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(SpanTopics.deadLetterTopic(topic)));
+      consumer.subscribe(List.of(LlmlatTopics.deadLetterTopic(topic)));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
       while (dead.size() < 2 && System.nanoTime() < deadline) {
         consumer.poll(Duration.ofMillis(200)).forEach(dead::add);
@@ -198,11 +199,11 @@ class SpanIngesterTest {
     assertThat(dead).hasSize(2);
     assertThat(dead.get(0).value()).isEqualTo(garbage);
     assertThat(dead.get(1).value()).isEqualTo(wrongMessage);
-    assertThat(new String(dead.get(0).headers().lastHeader(SpanTopics.HEADER_REASON).value(), StandardCharsets.UTF_8))
+    assertThat(new String(dead.get(0).headers().lastHeader(LlmlatTopics.HEADER_REASON).value(), StandardCharsets.UTF_8))
         .startsWith("not an OTLP ExportTraceServiceRequest protobuf");
-    assertThat(new String(dead.get(1).headers().lastHeader(SpanTopics.HEADER_REASON).value(), StandardCharsets.UTF_8))
+    assertThat(new String(dead.get(1).headers().lastHeader(LlmlatTopics.HEADER_REASON).value(), StandardCharsets.UTF_8))
         .startsWith("no spans in the record");
-    assertThat(new String(dead.get(1).headers().lastHeader(SpanTopics.HEADER_OFFSET).value(), StandardCharsets.UTF_8))
+    assertThat(new String(dead.get(1).headers().lastHeader(LlmlatTopics.HEADER_OFFSET).value(), StandardCharsets.UTF_8))
         .isEqualTo("2");
   }
 

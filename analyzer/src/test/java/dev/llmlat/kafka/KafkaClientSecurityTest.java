@@ -1,5 +1,8 @@
 package dev.llmlat.kafka;
 
+import dev.llmlat.semconv.LlmlatTopics;
+import dev.llmlat.otlpkafka.SpanTopics;
+import dev.llmlat.otlpkafka.KafkaClientProperties;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -46,7 +49,7 @@ class KafkaClientSecurityTest {
   @BeforeAll
   static void topics() throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
-      SpanTopics.ensure(admin, SpanTopics.SPANS, 1);
+      SpanTopics.ensure(admin, LlmlatTopics.SPANS, 1);
     }
   }
 
@@ -143,7 +146,7 @@ class KafkaClientSecurityTest {
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
         ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ConsumerConfig.GROUP_ID_CONFIG, "check",
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      consumer.subscribe(List.of(SpanTopics.SPANS));
+      consumer.subscribe(List.of(LlmlatTopics.SPANS));
       long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
       while (System.nanoTime() < deadline) {
         consumer.poll(Duration.ofMillis(300)).forEach(r ->

@@ -1,6 +1,6 @@
 package dev.llmlat.ebpf;
 
-import dev.llmlat.gpu.NvtxPattern;
+import dev.llmlat.nvtx.NvtxPattern;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.llmlat.ebpf;
 
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.otlpkafka.SpanSink;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

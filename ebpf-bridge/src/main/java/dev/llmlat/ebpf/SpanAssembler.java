@@ -1,15 +1,15 @@
 package dev.llmlat.ebpf;
 
-import static dev.llmlat.gpu.OtlpAttributes.bool;
-import static dev.llmlat.gpu.OtlpAttributes.integer;
-import static dev.llmlat.gpu.OtlpAttributes.string;
-import static dev.llmlat.gpu.OtlpAttributes.strings;
+import static dev.llmlat.otlpkafka.OtlpAttributes.bool;
+import static dev.llmlat.otlpkafka.OtlpAttributes.integer;
+import static dev.llmlat.otlpkafka.OtlpAttributes.string;
+import static dev.llmlat.otlpkafka.OtlpAttributes.strings;
 
 import com.google.protobuf.ByteString;
-import dev.llmlat.gpu.NvtxPattern;
-import dev.llmlat.gpu.RangeMatch;
-import dev.llmlat.gpu.SpanBatch;
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.nvtx.NvtxPattern;
+import dev.llmlat.nvtx.RangeMatch;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.otlpkafka.SpanSink;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;

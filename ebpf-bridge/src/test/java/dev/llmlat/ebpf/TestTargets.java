@@ -2,8 +2,8 @@ package dev.llmlat.ebpf;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.llmlat.gpu.SpanBatch;
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.otlpkafka.SpanSink;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;

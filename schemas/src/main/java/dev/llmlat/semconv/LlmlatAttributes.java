@@ -63,4 +63,31 @@ public final class LlmlatAttributes {
   public static final String EVENT_UPSTREAM_FIRST_CHUNK = "llmlat.upstream.first_chunk";
   /** On that event: the upstream CLIENT span's id (the parent the engine received in traceparent). */
   public static final String UPSTREAM_SPAN_ID = "llmlat.upstream.span_id";
+
+  // Engine requests (the scheduler SDK's request, queue, prefill and decode spans and their events)
+  /** Monotonic step number within one scheduler tracer. */
+  public static final String STEP_INDEX = "llmlat.step.index";
+  /** Times the request was preempted (KV cache exhausted) and re-queued for recompute. */
+  public static final String REQUEST_PREEMPTIONS = "llmlat.request.preemptions";
+  /** All time spent waiting, re-queues after preemption included, in ns. */
+  public static final String QUEUE_TOTAL_NS = "llmlat.queue.total_ns";
+  /** On a queue span: true when it follows a preemption. */
+  public static final String QUEUE_REQUEUED = "llmlat.queue.requeued";
+  public static final String PREFILL_CHUNK_INDEX = "llmlat.prefill.chunk_index";
+  /** Offset of the chunk's first token in the sequence being prefilled. */
+  public static final String PREFILL_START_TOKEN = "llmlat.prefill.start_token";
+  public static final String PREFILL_TOKENS = "llmlat.prefill.tokens";
+  /** True when the chunk recomputes KV lost to a preemption. */
+  public static final String PREFILL_RECOMPUTE = "llmlat.prefill.recompute";
+  /** On a decode span: tokens produced after the first one. */
+  public static final String DECODE_TOKENS = "llmlat.decode.tokens";
+  /** On a decode span: token times, delta-encoded in ns (first from the span's start). */
+  public static final String DECODE_TOKEN_DELTAS_NS = "llmlat.decode.token_deltas_ns";
+  /** On the request span: the first output token left the engine. */
+  public static final String EVENT_FIRST_TOKEN = "llmlat.first_token";
+  /** On the request span: the request was preempted. */
+  public static final String EVENT_PREEMPTED = "llmlat.preempted";
+  public static final String PREEMPTION_REASON = "llmlat.preemption.reason";
+  /** On the preemption event: output tokens generated so far (recomputed with the prompt). */
+  public static final String PREEMPTION_GENERATED_TOKENS = "llmlat.preemption.generated_tokens";
 }

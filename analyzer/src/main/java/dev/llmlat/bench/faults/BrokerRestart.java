@@ -1,8 +1,8 @@
 package dev.llmlat.bench.faults;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.bench.AgentBenchmark;
-import dev.llmlat.kafka.SpanTopics;
 import dev.llmlat.spans.OtelTracesRowEncoder;
 import dev.llmlat.spans.OtlpRecordDecoder;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -117,7 +117,7 @@ final class BrokerRestart {
     Map<String, Long> spansPerTrace = new HashMap<>();
     Set<String> spanKeys = new HashSet<>();
     long spanRecords = 0;
-    for (ConsumerRecord<byte[], byte[]> record : rig.readAll(SpanTopics.SPANS)) {
+    for (ConsumerRecord<byte[], byte[]> record : rig.readAll(LlmlatTopics.SPANS)) {
       try {
         for (ResourceSpans rs : OtlpRecordDecoder.decode(record.value()).getResourceSpansList()) {
           for (ScopeSpans ss : rs.getScopeSpansList()) {

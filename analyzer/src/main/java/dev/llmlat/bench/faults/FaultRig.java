@@ -1,6 +1,7 @@
 package dev.llmlat.bench.faults;
 
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.semconv.LlmlatTopics;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
@@ -60,7 +61,7 @@ final class FaultRig implements AutoCloseable {
     try {
       rig.startBroker();
       try (Admin admin = rig.admin()) {
-        SpanTopics.ensure(admin, SpanTopics.SPANS, partitions);
+        SpanTopics.ensure(admin, LlmlatTopics.SPANS, partitions);
       }
       return rig;
     } catch (RuntimeException | IOException e) {
@@ -235,7 +236,7 @@ final class FaultRig implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     long behind = -1;
     while (System.nanoTime() < deadline) {
-      behind = uncommitted(SpanTopics.SPANS);
+      behind = uncommitted(LlmlatTopics.SPANS);
       if (behind == 0) {
         return;
       }

@@ -1,9 +1,9 @@
 package dev.llmlat.bench.faults;
 
-import dev.llmlat.gpu.SpanBatch;
+import dev.llmlat.semconv.LlmlatTopics;
+import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.kafka.SpanPublisher;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.spans.OtlpRecordDecoder;
 import dev.llmlat.spans.SpanRouter;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -106,7 +106,7 @@ final class FuzzedRecords {
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < records; i++) {
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(SpanTopics.SPANS, null, record(i));
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(LlmlatTopics.SPANS, null, record(i));
         record.headers().add(HEADER, Integer.toString(i).getBytes(StandardCharsets.UTF_8));
         producer.send(record);
       }
@@ -123,9 +123,9 @@ final class FuzzedRecords {
     }
 
     Map<Integer, String> reasons = new HashMap<>();
-    for (ConsumerRecord<byte[], byte[]> d : rig.readAll(SpanTopics.DEAD_LETTERS)) {
+    for (ConsumerRecord<byte[], byte[]> d : rig.readAll(LlmlatTopics.DEAD_LETTERS)) {
       Header index = d.headers().lastHeader(HEADER);
-      Header reason = d.headers().lastHeader(SpanTopics.HEADER_REASON);
+      Header reason = d.headers().lastHeader(LlmlatTopics.HEADER_REASON);
       int i = Integer.parseInt(new String(index.value(), StandardCharsets.UTF_8));
       String why = reason == null ? "" : new String(reason.value(), StandardCharsets.UTF_8);
       if (why.isBlank()) {

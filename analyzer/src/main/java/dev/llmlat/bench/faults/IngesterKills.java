@@ -1,6 +1,6 @@
 package dev.llmlat.bench.faults;
 
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.semconv.LlmlatTopics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -65,7 +65,7 @@ final class IngesterKills {
       figures.put("replayed_batches", Long.toString(rig.countLogLines("replaying offsets")));
       figures.put("seconds", String.format("%.1f", seconds));
       figures.put("seed", Long.toString(seed));
-      return rig.storedSpans().result(NAME, sent, rig.readAll(SpanTopics.DEAD_LETTERS).size(), figures, List.of());
+      return rig.storedSpans().result(NAME, sent, rig.readAll(LlmlatTopics.DEAD_LETTERS).size(), figures, List.of());
     }
   }
 }

@@ -1,8 +1,8 @@
 package dev.llmlat.bench.faults;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.kafka.SpanPublisher;
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.otlpkafka.SpanPublisher;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +22,7 @@ final class SpanStream implements AutoCloseable {
     thread = new Thread(() -> {
       DemoTraces traces = new DemoTraces(seed, 1_795_946_400_000_000_000L);
       long t0 = System.nanoTime();
-      try (SpanPublisher publisher = new SpanPublisher(bootstrap, SpanTopics.SPANS)) {
+      try (SpanPublisher publisher = new SpanPublisher(bootstrap, LlmlatTopics.SPANS)) {
         long sent = 0;
         while (sent < spans && !Thread.currentThread().isInterrupted()) {
           ExportTraceServiceRequest batch = traces.generate(20, new ArrayList<>());

@@ -1,6 +1,6 @@
 package dev.llmlat.bench.faults;
 
-import dev.llmlat.kafka.SpanTopics;
+import dev.llmlat.semconv.LlmlatTopics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -51,7 +51,7 @@ final class StoreOutage {
       long backlogMax = 0;
       while (System.nanoTime() - downAt < outage.toNanos()) {
         rssMax = Math.max(rssMax, rssKb(rig.ingester().pid()));
-        backlogMax = Math.max(backlogMax, rig.uncommitted(SpanTopics.SPANS));
+        backlogMax = Math.max(backlogMax, rig.uncommitted(LlmlatTopics.SPANS));
         if (!rig.ingester().isAlive()) {
           problems.add("the ingester died while the store was down");
           break;
@@ -80,7 +80,7 @@ final class StoreOutage {
       figures.put("ingester_heap_mb", holding == null ? "?" : Long.toString(holding[1]));
       figures.put("ingester_rss_mb", String.format("%d->%d", rssBefore >> 10, rssMax >> 10));
       figures.put("recovered_in_s", String.format("%.1f", recovery));
-      return rig.storedSpans().result(NAME, sent, rig.readAll(SpanTopics.DEAD_LETTERS).size(), figures, problems);
+      return rig.storedSpans().result(NAME, sent, rig.readAll(LlmlatTopics.DEAD_LETTERS).size(), figures, problems);
     }
   }
 

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.llmlat.scheduler.RequestInfo;
-import io.opentelemetry.sdk.common.Clock;
+import dev.llmlat.scheduler.SchedulerClock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,11 +30,11 @@ final class ChatCompletionsHandler implements HttpHandler {
 
   private final EngineConfig config;
   private final ContinuousBatchingScheduler scheduler;
-  private final Clock clock;
+  private final SchedulerClock clock;
   private final ObjectMapper json = new ObjectMapper();
   private final AtomicLong ids = new AtomicLong();
 
-  ChatCompletionsHandler(EngineConfig config, ContinuousBatchingScheduler scheduler, Clock clock) {
+  ChatCompletionsHandler(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
     this.config = config;
     this.scheduler = scheduler;
     this.clock = clock;

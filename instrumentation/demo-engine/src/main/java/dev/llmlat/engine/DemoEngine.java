@@ -2,6 +2,10 @@ package dev.llmlat.engine;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.scheduler.SchedulerTracer;
+import dev.llmlat.enginetelemetry.EngineTelemetry;
+import dev.llmlat.otlpkafka.KafkaSpanExporter;
+import dev.llmlat.otlpkafka.KafkaSpanExporterBuilder;
+import io.opentelemetry.exporter.logging.LoggingSpanExporter;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -36,16 +40,33 @@ public final class DemoEngine implements AutoCloseable {
 
   /** Starts with the exporter the configuration names. */
   public static DemoEngine start(EngineConfig config) throws IOException {
-    return start(config, EngineTelemetry.exporterFor(config));
+    return start(config, exporterFor(config));
+  }
+
+  /** The exporter the configuration names. */
+  static SpanExporter exporterFor(EngineConfig config) {
+    switch (config.exporter()) {
+      case KAFKA:
+        KafkaSpanExporterBuilder kafka = KafkaSpanExporter.builder()
+            .setBootstrapServers(config.kafkaBootstrap())
+            .setTopic(config.topic())
+            .setCompression("zstd");
+        config.kafkaProperties().forEach(kafka::putProducerProperty);
+        return kafka.build();
+      case LOGGING:
+        return LoggingSpanExporter.create();
+      default:
+        return SpanExporter.composite(); // drops everything
+    }
   }
 
   /** Starts with {@code exporter} (tests: an in-memory one); the engine shuts it down on close. */
   public static DemoEngine start(EngineConfig config, SpanExporter exporter) throws IOException {
     MonotonicClock clock = new MonotonicClock();
-    EngineTelemetry telemetry = EngineTelemetry.create(config, exporter);
+    EngineTelemetry telemetry = EngineTelemetry.builder(config.serviceName()).setExporter(exporter).build();
     SchedulerTracer tracer = SchedulerTracer.builder(telemetry.engine()).setClock(clock).build();
     ContinuousBatchingScheduler scheduler =
-        new ContinuousBatchingScheduler(config, tracer, new GpuStepRecorder(telemetry.gpuTracer()), clock);
+        new ContinuousBatchingScheduler(config, tracer, new GpuStepRecorder(telemetry.gpuTracer("dev.llmlat.engine.gpu")), clock);
     // One thread per open stream; streams last as long as their requests.
     ExecutorService handlers = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "llmlat-http");

@@ -1,13 +1,13 @@
 package dev.llmlat.engine;
 
-import io.opentelemetry.sdk.common.Clock;
+import dev.llmlat.scheduler.SchedulerClock;
 
 /**
  * Unix-ns timestamps from one wall-clock anchor plus {@link System#nanoTime()}: span durations
  * then equal the engine's measured sleeps, unaffected by wall-clock steps or millisecond
  * granularity.
  */
-final class MonotonicClock implements Clock {
+final class MonotonicClock implements SchedulerClock {
   private final long anchorEpochNanos;
   private final long anchorNanoTime;
 
@@ -25,10 +25,5 @@ final class MonotonicClock implements Clock {
   /** The Unix-ns time of a {@link System#nanoTime()} reading. */
   long epochNanosAt(long nanoTime) {
     return anchorEpochNanos + (nanoTime - anchorNanoTime);
-  }
-
-  @Override
-  public long nanoTime() {
-    return System.nanoTime();
   }
 }

@@ -1,5 +1,7 @@
 package dev.llmlat.gpu;
 
+import dev.llmlat.otlpkafka.SpanSink;
+import dev.llmlat.nvtx.NvtxPattern;
 import dev.llmlat.gpu.internal.CudaEventLog;
 import dev.llmlat.gpu.internal.GpuSpanWriter;
 import dev.llmlat.gpu.internal.Inputs;

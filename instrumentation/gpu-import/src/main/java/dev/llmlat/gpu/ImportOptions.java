@@ -1,5 +1,6 @@
 package dev.llmlat.gpu;
 
+import dev.llmlat.nvtx.NvtxPattern;
 import java.util.Objects;
 
 /**

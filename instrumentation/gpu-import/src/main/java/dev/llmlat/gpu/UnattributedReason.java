@@ -1,5 +1,6 @@
 package dev.llmlat.gpu;
 
+import dev.llmlat.nvtx.NvtxPattern;
 /** Why a GPU activity was imported without a step (it then gets a trace id of its own). */
 public enum UnattributedReason {
   /** The export holds no CPU ranges at all (profiled without {@code -t nvtx}, no annotations). */

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu;
 
+import dev.llmlat.nvtx.NvtxPattern;
 import static dev.llmlat.gpu.SharedTraces.attr;
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,7 @@
 package dev.llmlat.gpu;
 
+import dev.llmlat.otlpkafka.SpanSink;
+import dev.llmlat.otlpkafka.SpanBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

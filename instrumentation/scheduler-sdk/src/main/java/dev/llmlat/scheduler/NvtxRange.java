@@ -1,5 +1,6 @@
 package dev.llmlat.scheduler;
 
+import dev.llmlat.nvtx.NvtxStepRange;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
@@ -15,11 +16,6 @@ import java.util.regex.Pattern;
  * and the request traces back from it (format documented in schemas/formats/nvtx-step-range.md).
  */
 public record NvtxRange(String stepSpanId, StepKind kind, List<String> traceIds) {
-  /** The whole-text pattern: group 1 step span id, group 2 kind, group 3 comma-separated trace ids. */
-  public static final String REGEX =
-      "llmlat step=([0-9a-f]{16}) kind=(prefill|decode|mixed) traces=([0-9a-f]{32}(?:,[0-9a-f]{32})*)";
-
-  private static final Pattern PATTERN = Pattern.compile(REGEX);
   private static final Pattern SPAN_ID = Pattern.compile("[0-9a-f]{16}");
   private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{32}");
   private static final String ZERO_SPAN = "0000000000000000";
@@ -46,13 +42,13 @@ public record NvtxRange(String stepSpanId, StepKind kind, List<String> traceIds)
 
   /** The range text, exactly as pushed with {@code nvtxRangePush}. */
   public String text() {
-    return "llmlat step=" + stepSpanId + " kind=" + kind.value() + " traces=" + String.join(",", traceIds);
+    return NvtxStepRange.text(stepSpanId, kind.value(), traceIds);
   }
 
   /** Parses range text; throws {@link IllegalArgumentException} naming what does not match. */
   public static NvtxRange parse(CharSequence text) {
     return tryParse(text).orElseThrow(() -> new IllegalArgumentException(
-        "not an llmlat NVTX step range (expected '" + REGEX + "'): " + text));
+        "not an llmlat NVTX step range (expected '" + NvtxStepRange.PATTERN.pattern() + "'): " + text));
   }
 
   /** Parses range text, or empty when it is not an llmlat step range (e.g. another engine's). */
@@ -60,12 +56,12 @@ public record NvtxRange(String stepSpanId, StepKind kind, List<String> traceIds)
     if (text == null) {
       return Optional.empty();
     }
-    Matcher m = PATTERN.matcher(text);
+    Matcher m = NvtxStepRange.PATTERN.matcher(text);
     if (!m.matches()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(new NvtxRange(m.group(1), StepKind.fromValue(m.group(2)), List.of(m.group(3).split(","))));
+      return Optional.of(new NvtxRange(m.group("step"), StepKind.fromValue(m.group("kind")), List.of(m.group("traces").split(","))));
     } catch (IllegalArgumentException e) {
       return Optional.empty(); // all-zero ids
     }

@@ -8,6 +8,7 @@ import static io.opentelemetry.api.common.AttributeKey.stringArrayKey;
 import static io.opentelemetry.api.common.AttributeKey.stringKey;
 
 import dev.llmlat.semconv.LlmlatAttributes;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import io.opentelemetry.api.common.AttributeKey;
 import java.util.List;
 
@@ -15,18 +16,18 @@ import java.util.List;
  * Span names and attribute keys the scheduler SDK writes. Names shared with other layers come
  * from {@link LlmlatAttributes}; the GenAI and vLLM names are spelled exactly as vLLM's
  * {@code vllm/tracing.py} {@code SpanAttributes} spells them, so vLLM's own spans and ours read the
- * same. The {@code llmlat.*} names defined here are new: they belong in {@code LlmlatAttributes}.
+ * same. Every {@code llmlat.*} name is defined once, in schemas ({@link LlmlatAttributes}, {@link LlmlatSpanNames}).
  */
 public final class SchedulerAttributes {
   private SchedulerAttributes() {}
 
   // Span names
   /** The request span, as vLLM names it (kind SERVER). */
-  public static final String SPAN_REQUEST = "llm_request";
-  public static final String SPAN_QUEUE = "queue";
-  public static final String SPAN_PREFILL = "prefill";
-  public static final String SPAN_DECODE = "decode";
-  public static final String SPAN_STEP = "step";
+  public static final String SPAN_REQUEST = LlmlatSpanNames.REQUEST;
+  public static final String SPAN_QUEUE = LlmlatSpanNames.QUEUE;
+  public static final String SPAN_PREFILL = LlmlatSpanNames.PREFILL;
+  public static final String SPAN_DECODE = LlmlatSpanNames.DECODE;
+  public static final String SPAN_STEP = LlmlatSpanNames.STEP;
 
   // Resource
   public static final AttributeKey<String> LAYER = stringKey(LlmlatAttributes.LAYER);
@@ -69,31 +70,23 @@ public final class SchedulerAttributes {
   public static final AttributeKey<List<String>> TRACE_IDS = stringArrayKey(LlmlatAttributes.TRACE_IDS);
   public static final AttributeKey<String> NVTX_TEXT = stringKey(LlmlatAttributes.NVTX_TEXT);
 
-  // New llmlat names (to be added to LlmlatAttributes)
-  /** Monotonic step number within one {@link SchedulerTracer}. */
-  public static final AttributeKey<Long> STEP_INDEX = longKey("llmlat.step.index");
-  /** Times the request was preempted (KV cache exhausted) and re-queued for recompute. */
-  public static final AttributeKey<Long> REQUEST_PREEMPTIONS = longKey("llmlat.request.preemptions");
-  /** All time spent waiting, re-queues after preemption included, in ns. */
-  public static final AttributeKey<Long> QUEUE_TOTAL_NS = longKey("llmlat.queue.total_ns");
-  /** On a {@code queue} span: true when it follows a preemption. */
-  public static final AttributeKey<Boolean> QUEUE_REQUEUED = booleanKey("llmlat.queue.requeued");
-  public static final AttributeKey<Long> PREFILL_CHUNK_INDEX = longKey("llmlat.prefill.chunk_index");
-  /** Offset of the chunk's first token in the sequence being prefilled. */
-  public static final AttributeKey<Long> PREFILL_START_TOKEN = longKey("llmlat.prefill.start_token");
-  public static final AttributeKey<Long> PREFILL_TOKENS = longKey("llmlat.prefill.tokens");
-  /** True when the chunk recomputes KV lost to a preemption. */
-  public static final AttributeKey<Boolean> PREFILL_RECOMPUTE = booleanKey("llmlat.prefill.recompute");
-  /** On a {@code decode} span: tokens produced after the first one. */
-  public static final AttributeKey<Long> DECODE_TOKENS = longKey("llmlat.decode.tokens");
-  /** On a {@code decode} span: token times, delta-encoded in ns (see {@link DecodeTokenTimes}). */
-  public static final AttributeKey<List<Long>> DECODE_TOKEN_DELTAS_NS = longArrayKey("llmlat.decode.token_deltas_ns");
+  // Engine request names (LlmlatAttributes)
+  public static final AttributeKey<Long> STEP_INDEX = longKey(LlmlatAttributes.STEP_INDEX);
+  public static final AttributeKey<Long> REQUEST_PREEMPTIONS = longKey(LlmlatAttributes.REQUEST_PREEMPTIONS);
+  public static final AttributeKey<Long> QUEUE_TOTAL_NS = longKey(LlmlatAttributes.QUEUE_TOTAL_NS);
+  public static final AttributeKey<Boolean> QUEUE_REQUEUED = booleanKey(LlmlatAttributes.QUEUE_REQUEUED);
+  public static final AttributeKey<Long> PREFILL_CHUNK_INDEX = longKey(LlmlatAttributes.PREFILL_CHUNK_INDEX);
+  public static final AttributeKey<Long> PREFILL_START_TOKEN = longKey(LlmlatAttributes.PREFILL_START_TOKEN);
+  public static final AttributeKey<Long> PREFILL_TOKENS = longKey(LlmlatAttributes.PREFILL_TOKENS);
+  public static final AttributeKey<Boolean> PREFILL_RECOMPUTE = booleanKey(LlmlatAttributes.PREFILL_RECOMPUTE);
+  public static final AttributeKey<Long> DECODE_TOKENS = longKey(LlmlatAttributes.DECODE_TOKENS);
+  /** Delta-encoded token times (see {@link DecodeTokenTimes}). */
+  public static final AttributeKey<List<Long>> DECODE_TOKEN_DELTAS_NS = longArrayKey(LlmlatAttributes.DECODE_TOKEN_DELTAS_NS);
 
   // Events on the request span
-  public static final String EVENT_FIRST_TOKEN = "llmlat.first_token";
-  public static final String EVENT_PREEMPTED = "llmlat.preempted";
-  public static final AttributeKey<String> PREEMPTION_REASON = stringKey("llmlat.preemption.reason");
-  /** On the preemption event: output tokens generated so far (recomputed with the prompt). */
-  public static final AttributeKey<Long> PREEMPTION_GENERATED_TOKENS = longKey("llmlat.preemption.generated_tokens");
+  public static final String EVENT_FIRST_TOKEN = LlmlatAttributes.EVENT_FIRST_TOKEN;
+  public static final String EVENT_PREEMPTED = LlmlatAttributes.EVENT_PREEMPTED;
+  public static final AttributeKey<String> PREEMPTION_REASON = stringKey(LlmlatAttributes.PREEMPTION_REASON);
+  public static final AttributeKey<Long> PREEMPTION_GENERATED_TOKENS = longKey(LlmlatAttributes.PREEMPTION_GENERATED_TOKENS);
   public static final AttributeKey<String> ERROR_TYPE = stringKey("error.type");
 }

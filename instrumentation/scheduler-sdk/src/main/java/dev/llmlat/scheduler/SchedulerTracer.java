@@ -4,7 +4,6 @@ import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapPropagator;
-import io.opentelemetry.sdk.common.Clock;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,10 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class SchedulerTracer {
   private final Tracer tracer;
   private final TextMapPropagator propagator;
-  private final Clock clock;
+  private final SchedulerClock clock;
   private final AtomicLong steps = new AtomicLong();
 
-  SchedulerTracer(Tracer tracer, TextMapPropagator propagator, Clock clock) {
+  SchedulerTracer(Tracer tracer, TextMapPropagator propagator, SchedulerClock clock) {
     this.tracer = tracer;
     this.propagator = propagator;
     this.clock = clock;
@@ -65,7 +64,7 @@ public final class SchedulerTracer {
     return new StepBuilder(this);
   }
 
-  public Clock clock() {
+  public SchedulerClock clock() {
     return clock;
   }
 

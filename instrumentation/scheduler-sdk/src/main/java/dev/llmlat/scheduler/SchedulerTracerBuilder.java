@@ -3,7 +3,6 @@ package dev.llmlat.scheduler;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.TextMapPropagator;
-import io.opentelemetry.sdk.common.Clock;
 import java.util.Objects;
 
 /** Configures a {@link SchedulerTracer}; obtain one from {@link SchedulerTracer#builder}. */
@@ -15,7 +14,7 @@ public final class SchedulerTracerBuilder {
   // W3C by default rather than openTelemetry.getPropagators(): an SDK built without propagators
   // would silently drop the gateway's traceparent and every request would start its own trace.
   private TextMapPropagator propagator = W3CTraceContextPropagator.getInstance();
-  private Clock clock = Clock.getDefault();
+  private SchedulerClock clock = SchedulerClock.monotonic();
 
   SchedulerTracerBuilder(OpenTelemetry openTelemetry) {
     this.openTelemetry = Objects.requireNonNull(openTelemetry, "openTelemetry");
@@ -27,8 +26,8 @@ public final class SchedulerTracerBuilder {
     return this;
   }
 
-  /** The clock for calls that take no explicit timestamp (default: the SDK's clock). */
-  public SchedulerTracerBuilder setClock(Clock clock) {
+  /** The clock for calls that take no explicit timestamp (default: {@link SchedulerClock#monotonic()}). */
+  public SchedulerTracerBuilder setClock(SchedulerClock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
   }

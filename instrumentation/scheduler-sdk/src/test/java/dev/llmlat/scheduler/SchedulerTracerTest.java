@@ -9,6 +9,7 @@ import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.EventData;
@@ -38,7 +39,7 @@ class SchedulerTracerTest {
     exporter = InMemorySpanExporter.create();
     sdk = OpenTelemetrySdk.builder()
         .setTracerProvider(SdkTracerProvider.builder()
-            .setResource(LayerResources.engine("test-engine"))
+            .setResource(Resource.getDefault().merge(Resource.builder().put("service.name", "test-engine").put("llmlat.layer", "engine").build()))
             .addSpanProcessor(SimpleSpanProcessor.create(exporter))
             .build())
         .build();

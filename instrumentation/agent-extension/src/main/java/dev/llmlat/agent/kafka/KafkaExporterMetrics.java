@@ -1,8 +1,6 @@
 package dev.llmlat.agent.kafka;
 
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.api.metrics.Meter;
+import dev.llmlat.otlpkafka.KafkaSpanExporterMetrics;
 import io.opentelemetry.javaagent.extension.AgentListener;
 import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
 
@@ -12,43 +10,8 @@ import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
  * agent's metrics go; {@code otel.metrics.exporter=none} simply leaves them unread.
  */
 public final class KafkaExporterMetrics implements AgentListener {
-  private static final AttributeKey<String> REASON = AttributeKey.stringKey("reason");
-  private static final Attributes QUEUE_FULL = Attributes.of(REASON, "queue_full");
-  private static final Attributes SEND_FAILED = Attributes.of(REASON, "send_failed");
-
   @Override
   public void afterAgent(AutoConfiguredOpenTelemetrySdk sdk) {
-    register(sdk.getOpenTelemetrySdk().getMeter("dev.llmlat.agent.kafka"));
-  }
-
-  static void register(Meter meter) {
-    meter
-        .counterBuilder("llmlat.exporter.kafka.spans.sent")
-        .setDescription("Spans in records the Kafka broker acknowledged")
-        .setUnit("{span}")
-        .buildWithCallback(
-            m -> m.record(KafkaSpanExporter.live().stream().mapToLong(e -> e.stats().spansSent()).sum()));
-    meter
-        .counterBuilder("llmlat.exporter.kafka.spans.dropped")
-        .setDescription("Spans the Kafka exporter dropped, by reason")
-        .setUnit("{span}")
-        .buildWithCallback(
-            m -> {
-              long queueFull = 0;
-              long sendFailed = 0;
-              for (KafkaSpanExporter exporter : KafkaSpanExporter.live()) {
-                ExporterStats stats = exporter.stats();
-                queueFull += stats.spansDroppedQueueFull();
-                sendFailed += stats.spansDroppedSendFailed();
-              }
-              m.record(queueFull, QUEUE_FULL);
-              m.record(sendFailed, SEND_FAILED);
-            });
-    meter
-        .upDownCounterBuilder("llmlat.exporter.kafka.queue.size")
-        .setDescription("Traces waiting for the Kafka exporter's sender")
-        .setUnit("{trace}")
-        .buildWithCallback(
-            m -> m.record(KafkaSpanExporter.live().stream().mapToLong(e -> e.stats().queued()).sum()));
+    KafkaSpanExporterMetrics.register(sdk.getOpenTelemetrySdk().getMeter("dev.llmlat.agent.kafka"));
   }
 }

@@ -1,5 +1,7 @@
 package dev.llmlat.agent.kafka;
 
+import dev.llmlat.otlpkafka.KafkaSpanExporterBuilder;
+import dev.llmlat.otlpkafka.KafkaSpanExporter;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException;
 import io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider;
@@ -45,7 +47,7 @@ public final class KafkaSpanExporterProvider implements ConfigurableSpanExporter
             .setQueueCapacity(config.getInt(PREFIX + "queue.size", 2048))
             .setMaxBlock(config.getDuration(PREFIX + "max.block", Duration.ofSeconds(1)))
             .setLogInterval(config.getDuration(PREFIX + "log.interval", Duration.ofMinutes(1)))
-            .setCompression(config.getString(PREFIX + "compression", "none"))
+            .setCompression(compression(config.getString(PREFIX + "compression", "none")))
             .setBufferMemoryBytes(config.getLong(PREFIX + "buffer.memory", 8L << 20));
     String file = config.getString(PREFIX + "config.file");
     if (file != null && !file.isBlank()) {
@@ -59,5 +61,13 @@ public final class KafkaSpanExporterProvider implements ConfigurableSpanExporter
       builder.putProducerProperty(property.getKey(), property.getValue());
     }
     return builder.build();
+  }
+
+  // The extension jar carries no native codec: only what the JDK can do.
+  private static String compression(String value) {
+    if (!"none".equals(value) && !"gzip".equals(value)) {
+      throw new ConfigurationException(PREFIX + "compression must be none or gzip, got " + value);
+    }
+    return value;
   }
 }

@@ -1,5 +1,7 @@
 package dev.llmlat.agent.kafka;
 
+import dev.llmlat.otlpkafka.KafkaSpanExporter;
+import dev.llmlat.otlpkafka.ExporterStats;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -25,12 +27,10 @@ class KafkaExporterSettingsFileTest {
   @TempDir Path dir;
 
   private static ExporterStats exportOneTrace(KafkaSpanExporter exporter) throws Exception {
-    KafkaSpanExporterTest.Capture capture = new KafkaSpanExporterTest.Capture();
-    try (SdkTracerProvider tracing = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(capture)).build()) {
-      Tracer tracer = tracing.get("test");
-      tracer.spanBuilder("root").setAttribute("padding", "x".repeat(2000)).startSpan().end();
-    }
-    exporter.export(capture.spans);
+    // not closed: closing the provider would shut the exporter down before it sent
+    SdkTracerProvider tracing = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+    Tracer tracer = tracing.get("test");
+    tracer.spanBuilder("root").setAttribute("padding", "x".repeat(2000)).startSpan().end();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (exporter.stats().spansSent() + exporter.stats().spansDropped() < 1 && System.nanoTime() < deadline) {
       Thread.sleep(50);

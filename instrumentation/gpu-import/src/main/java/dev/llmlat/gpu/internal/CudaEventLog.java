@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.InvalidExportException;
-import dev.llmlat.gpu.RangeMatch;
+import dev.llmlat.nvtx.RangeMatch;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,12 +1,12 @@
 package dev.llmlat.gpu.internal;
 
-import dev.llmlat.gpu.OtlpAttributes;
+import dev.llmlat.otlpkafka.OtlpAttributes;
 import com.google.protobuf.ByteString;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
-import dev.llmlat.gpu.RangeMatch;
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.nvtx.RangeMatch;
+import dev.llmlat.otlpkafka.SpanSink;
 import dev.llmlat.gpu.UnattributedReason;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.KeyValue;

@@ -1,7 +1,7 @@
 package dev.llmlat.gpu.internal;
 
-import dev.llmlat.gpu.SpanBatch;
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.otlpkafka.SpanSink;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;

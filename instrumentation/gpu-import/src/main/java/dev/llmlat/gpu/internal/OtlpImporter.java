@@ -3,7 +3,7 @@ package dev.llmlat.gpu.internal;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.otlpkafka.SpanSink;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,9 @@
 package dev.llmlat.gpu.internal;
 
 import com.google.protobuf.ByteString;
-import dev.llmlat.gpu.OtlpAttributes;
-import dev.llmlat.gpu.SpanBatch;
-import dev.llmlat.gpu.SpanSink;
+import dev.llmlat.otlpkafka.OtlpAttributes;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.otlpkafka.SpanSink;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.InstrumentationScope;
 import io.opentelemetry.proto.resource.v1.Resource;

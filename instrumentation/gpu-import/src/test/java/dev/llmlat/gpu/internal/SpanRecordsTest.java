@@ -3,7 +3,7 @@ package dev.llmlat.gpu.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import dev.llmlat.gpu.SpanBatch;
+import dev.llmlat.otlpkafka.SpanBatch;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.util.ArrayList;

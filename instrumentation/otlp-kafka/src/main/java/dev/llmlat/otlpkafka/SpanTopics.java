@@ -1,0 +1,45 @@
+package dev.llmlat.otlpkafka;
+
+import dev.llmlat.semconv.LlmlatTopics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/** Creates the topics of the contract ({@link LlmlatTopics}): the span topic and its dead letters. */
+public final class SpanTopics {
+  private SpanTopics() {}
+
+  /** Creates the span topic (with {@code partitions}) and its dead-letter topic unless they exist. */
+  public static void ensure(Admin admin, String spansTopic, int partitions) {
+    Set<String> existing;
+    try {
+      existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+      List<NewTopic> missing = new ArrayList<>();
+      for (String topic : List.of(spansTopic, LlmlatTopics.deadLetterTopic(spansTopic))) {
+        if (!existing.contains(topic)) {
+          missing.add(new NewTopic(topic, topic.equals(spansTopic) ? partitions : 1, (short) 1)
+              .configs(Map.of("compression.type", "producer")));
+        }
+      }
+      if (!missing.isEmpty()) {
+        admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
+      }
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("cannot create topics " + spansTopic + ": " + e.getCause().getMessage(), e.getCause());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("the Kafka cluster did not answer within 30 s while creating " + spansTopic, e);
+    }
+  }
+}
