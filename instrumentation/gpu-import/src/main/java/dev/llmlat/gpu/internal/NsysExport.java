@@ -124,15 +124,12 @@ public final class NsysExport implements AutoCloseable {
   public static SQLiteConfig connectionConfig() {
     SQLiteConfig config = new SQLiteConfig();
     config.setReadOnly(true); // never touch the user's export
-    // Multi-thread mode: sqlite takes no mutex of its own per call (a lock and an unlock around every
-    // step and column read in the default serialized mode). Each connection serves one thread, and
-    // sqlite-jdbc serializes calls on a connection in Java anyway. Measured on the H200 capture x40,
-    // CPU per read: runtime calls -8%, activities -19% (paired rounds in one JVM, 30 each).
+    // Multi-thread mode: no sqlite mutex around every step and column read. Safe because each
+    // connection serves one thread and sqlite-jdbc serializes calls on a connection in Java.
     config.setOpenMode(SQLiteOpenMode.NOMUTEX);
-    // Sorts (NVTX ranges, the rare sorted rescan) stay in memory, not in temp files (measured:
-    // those made the import I/O-bound). The page cache stays at sqlite's default 2 MiB: the plain
-    // scans read each page once, and a cache that kept them all (256 MiB, as before) cost fresh
-    // memory every import (page faults): CPU per read -7% runtime calls, -14% activities.
+    // Sorts (NVTX ranges, the rare sorted rescan) stay in memory: temp files make the import
+    // I/O-bound. The page cache stays at sqlite's default 2 MiB: the scans read each page once, so a
+    // larger cache only costs fresh memory (page faults) on every import.
     config.setTempStore(SQLiteConfig.TempStore.MEMORY);
     return config;
   }
@@ -361,8 +358,7 @@ public final class NsysExport implements AutoCloseable {
 
   /** Runtime/driver calls that can have launched something, rowids in [?, ?): correlationId, globalTid, start. */
   PreparedStatement launchCalls() throws SQLException {
-    // The name test comes first: it drops most rows before sqlite reads their other columns
-    // (measured with the sqlite3 CLI on the H200 capture x40: 0.17 s instead of 0.26 s).
+    // The name test comes first: it drops most rows before sqlite reads their other columns.
     return db.prepareStatement("SELECT correlationId, globalTid, start FROM " + RUNTIME
         + " WHERE rowid >= ? AND rowid < ?" + nonLaunchingFilter() + " AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
   }

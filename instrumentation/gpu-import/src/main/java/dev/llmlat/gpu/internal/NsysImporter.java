@@ -36,11 +36,9 @@ public final class NsysImporter {
 
   private NsysImporter() {}
 
-  // Time per row with both threads running, measured on the H200 capture x40 (2 cores; per-thread
-  // timestamps, medians of 12 imports): a runtime row read and filtered in sqlite (most are dropped
-  // there), an activity row read, an activity joined and encoded. Single-threaded the three take
-  // 190, 420 and 240 ns, but running together slows the reader's side more, and costs measured
-  // that way (share 0.68) left the importing thread waiting for the reader 80 ms of a 0.45 s import.
+  // Time per row, measured with both threads running (they slow each other unevenly on shared
+  // cores): a runtime row read and filtered in sqlite (most are dropped there), an activity row
+  // read, an activity joined and encoded. docs/benchmarks.md has the measurements.
   private static final double RUNTIME_ROW_NS = 260;
   private static final double ACTIVITY_READ_NS = 640;
   private static final double ACTIVITY_ENCODE_NS = 315;
@@ -49,8 +47,7 @@ public final class NsysImporter {
    * The share of the runtime rows this thread reads (it then joins and encodes); the reader reads
    * the rest and then the activities, queueing what it reads before this thread is done. Chosen so
    * both threads have the same work: {@code x R + E = (1 - x) R + A}, as far as the reader's queue
-   * lets it get ahead. On the H200 capture x40 that is about 0.73; reading half each left this
-   * thread waiting for the reader a quarter of the time.
+   * lets it get ahead (about 0.73 on the H200 capture).
    */
   static double earlierShare(long runtimeRows, long activityRows) {
     return earlierShare(runtimeRows, activityRows, (long) NsysReader.QUEUED * ActivityBatch.CAPACITY);

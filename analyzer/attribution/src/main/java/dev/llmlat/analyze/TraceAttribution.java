@@ -1,0 +1,65 @@
+package dev.llmlat.analyze;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The attribution core's entry point, over spans in memory (no store): align the layers' clocks,
+ * find the requests, attribute each one's TTFT and inter-token gaps. {@code analyze} reads spans
+ * from the store and calls this; so can anything else that holds spans.
+ */
+public final class TraceAttribution {
+  private TraceAttribution() {}
+
+  /** The request spans among {@code spans}, in the order they started (any engine convention). */
+  public static List<SpanRecord> requests(Collection<SpanRecord> spans) {
+    return new RequestView.Index(new ArrayList<>(spans)).requests();
+  }
+
+  /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
+  /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
+  public record Aligned(List<SpanRecord> spans, Map<String, ClockCorrection> corrections) {}
+
+  /** Assigns replica instances, estimates every clock domain's correction and applies those that apply. */
+  public static Aligned alignClocks(Collection<SpanRecord> spans) {
+    List<SpanRecord> all = ReplicaInstances.assign(new ArrayList<>(spans));
+    Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(all);
+    if (corrections.values().stream().noneMatch(ClockCorrection::applied)) {
+      return new Aligned(all, corrections); // nothing moves
+    }
+    List<SpanRecord> aligned = new ArrayList<>(all.size());
+    for (SpanRecord s : all) {
+      ClockCorrection c = corrections.get(s.clockDomain());
+      aligned.add(c == null ? s : s.shifted(c.offsetAt(s.startNs())));
+    }
+    return new Aligned(aligned, corrections);
+  }
+
+  /** Aligns and attributes every request among {@code spans}. */
+  public static List<Attribution> attribute(Collection<SpanRecord> spans) {
+    return attribute(spans, traceId -> true);
+  }
+
+  /** Aligns all of {@code spans} (every pair is evidence) and attributes the requests {@code which} selects. */
+  public static List<Attribution> attribute(Collection<SpanRecord> spans, java.util.function.Predicate<String> which) {
+    return attribute(alignClocks(spans), which);
+  }
+
+  /** Attributes the requests {@code which} selects among spans already aligned. */
+  public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which) {
+    Map<String, ClockCorrection> corrections = alignment.corrections();
+    List<SpanRecord> aligned = alignment.spans();
+    RequestView.Index index = new RequestView.Index(aligned);
+    List<ClockCorrection> used = corrections.values().stream().filter(c -> c.pairs() > 0).toList();
+    // the index is read-only from here: requests are attributed in parallel
+    return index.requests().parallelStream()
+        .filter(request -> which.test(request.traceId()))
+        .map(request -> {
+          RequestView v = index.view(request);
+          return TtftAttributor.attribute(v, index, used);
+        })
+        .toList();
+  }
+}

@@ -1,0 +1,144 @@
+package dev.llmlat.analyze.store;
+
+import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.analyze.SpanRecord;
+import dev.llmlat.analyze.TraceAttribution;
+import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.analyze.engines.UnknownEngine;
+import dev.llmlat.semconv.LlmlatSpanNames;
+import dev.llmlat.store.ClickHouseStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Aligns the layers' clocks and attributes requests' TTFT and inter-token gaps, reading spans from
+ * the store and writing {@code llm_request_attribution}.
+ */
+public final class Analyzer {
+  public static final String VERSION = "llmlat-analyzer 0.1";
+  private static final long STEP_WINDOW_NS = 60_000_000_000L;
+  private static final int CHUNK = 20_000;
+  /** Added to the longest span for the chunk margins: room for clock skew between hosts. */
+  private static final long SKEW_SLACK_NS = 10_000_000_000L;
+
+  /** The condition "is a request span of some engine convention" (names are the adapters' constants). */
+  static final String REQUESTS = EngineAdapters.requestWhere();
+
+  private final ClickHouseStore store;
+  private final TraceReader reader;
+  private final int chunk;
+
+  public Analyzer(ClickHouseStore store) {
+    this(store, CHUNK);
+  }
+
+  /** With {@code chunk} requests per read (tests cut small chunks to cross their boundaries). */
+  public Analyzer(ClickHouseStore store, int chunk) {
+    if (chunk < 1) {
+      throw new IllegalArgumentException("chunk must be at least 1");
+    }
+    this.store = store;
+    this.reader = new TraceReader(store);
+    this.chunk = chunk;
+  }
+
+  /** What one run did. */
+  public record Summary(int requests, int written, long fromNs, long toNs) {}
+
+  /**
+   * Attributes the requests that arrived in [fromNs, toNs]; with {@code onlyNew}, only those
+   * without a row in {@code llm_request_attribution} yet. Re-running is idempotent.
+   */
+  public Summary analyze(long fromNs, long toNs, boolean onlyNew) {
+    // requests of every engine convention, and gateway requests whose engine no adapter knows
+    // PREWHERE on the span name and kind first: the attribute maps are read only for those rows
+    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces PREWHERE ("
+        + EngineAdapters.requestNameWhere() + " OR SpanKind = 'Server') WHERE (" + REQUESTS
+        + " OR (" + UnknownEngine.GATEWAY_SERVER_WHERE + ")) AND " + TraceReader.IN_WINDOW
+        + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
+        + " GROUP BY TraceId ORDER BY 2";
+    List<List<String>> rows = store.query(sql, TraceReader.window(fromNs, toNs)).rows();
+    if (rows.isEmpty()) {
+      return new Summary(0, 0, fromNs, toNs);
+    }
+    // A request's spans, and the steps that ran while it waited or ran, start within one longest
+    // span of its engine span: that (plus skew slack), not fixed minutes, bounds each chunk's read.
+    long longest = longestSpanNs(Long.parseLong(rows.get(0).get(1)) - STEP_WINDOW_NS,
+        Long.parseLong(rows.get(rows.size() - 1).get(1)) + 2 * STEP_WINDOW_NS);
+    long before = Math.min(STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
+    long after = Math.min(2 * STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
+    int written = 0;
+    for (int i = 0; i < rows.size(); i += chunk) {
+      List<List<String>> part = rows.subList(i, Math.min(rows.size(), i + chunk));
+      java.util.Set<String> ids = new java.util.HashSet<>(part.stream().map(r -> r.get(0)).toList());
+      long first = Long.parseLong(part.get(0).get(1));
+      long last = Long.parseLong(part.get(part.size() - 1).get(1));
+      // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
+      // each span name, so the engine reads just that range.
+      List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
+      List<Attribution> result = TraceAttribution.attribute(spans, ids::contains);
+      AttributionWriter.write(store, result, VERSION);
+      written += result.size();
+    }
+    return new Summary(rows.size(), written, fromNs, toNs);
+  }
+
+  /** The longest span that starts in [fromNs, toNs] (0 when none). */
+  private long longestSpanNs(long fromNs, long toNs) {
+    String longest = store.query("SELECT max(Duration) FROM otel_traces WHERE " + TraceReader.IN_WINDOW,
+        TraceReader.window(fromNs, toNs)).single();
+    return longest == null || longest.isEmpty() ? 0 : Long.parseLong(longest);
+  }
+
+  /** One request's attribution and the aligned spans it was computed from. */
+  public record Explained(Attribution attribution, List<SpanRecord> spans) {}
+
+  /** One request, aligned and attributed; clock skew is estimated from the pairs around it. */
+  public Attribution explain(String traceId) {
+    return explainWithSpans(traceId).attribution();
+  }
+
+  /** Like {@link #explain} with the aligned spans of the request and of the steps around it. */
+  public Explained explainWithSpans(String traceId) {
+    String id = TraceReader.checkTraceId(traceId);
+    List<SpanRecord> trace = reader.read(List.of(id), 1, 0);
+    if (trace.isEmpty()) {
+      throw new IllegalArgumentException("no request with trace id " + id + " in the store: it holds no spans of that trace");
+    }
+    SpanRecord request = TraceAttribution.requests(trace).stream().findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no request with trace id " + id + " in the store: no engine request span ("
+            + EngineAdapters.names() + ") and no gateway server span with an upstream call"));
+    long t = request.startNs();
+    // the trace as read above, plus the step spans around it (steps of its own trace only once)
+    Map<String, SpanRecord> merged = new java.util.LinkedHashMap<>();
+    for (SpanRecord s : trace) {
+      merged.put(s.traceId() + s.spanId(), s);
+    }
+    for (SpanRecord s : reader.read(List.of(), t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS)) {
+      merged.putIfAbsent(s.traceId() + s.spanId(), s);
+    }
+    List<SpanRecord> spans = new ArrayList<>(merged.values());
+    // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
+    Map<String, Object> around = TraceReader.window(t - 2 * STEP_WINDOW_NS, t + 2 * STEP_WINDOW_NS);
+    around.put("trace_id", id);
+    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE " + REQUESTS
+        + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
+        + " AND (SpanKind IN ('Client', 'Server') OR " + REQUESTS + ")", around));
+    TraceAttribution.Aligned aligned = TraceAttribution.alignClocks(spans);
+    Attribution attribution = TraceAttribution.attribute(aligned, id::equals).stream().findFirst().orElseThrow();
+    long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
+    List<SpanRecord> related = aligned.spans().stream()
+        .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
+            || (LlmlatSpanNames.STEP.equals(s.name()) && s.endNs() >= from && s.startNs() <= request.endNs() + (aligned.corrections()
+                .getOrDefault(request.clockDomain(), ClockCorrection.none("")).offsetAt(request.endNs()))))
+        .toList();
+    return new Explained(attribution, related);
+  }
+
+  /** Every span that started in [fromNs, toNs], clock-aligned. */
+  public List<SpanRecord> window(long fromNs, long toNs) {
+    return TraceAttribution.alignClocks(reader.where(TraceReader.IN_WINDOW + " LIMIT 1000000", TraceReader.window(fromNs, toNs))).spans();
+  }
+}

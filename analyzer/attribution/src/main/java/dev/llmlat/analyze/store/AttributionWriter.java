@@ -1,0 +1,76 @@
+package dev.llmlat.analyze.store;
+
+import dev.llmlat.stats.Quantiles;
+import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.RowBinaryWriter;
+import java.util.Arrays;
+import java.util.List;
+
+/** Writes attributions as rows of {@code llm_request_attribution} (a re-run replaces a request's row). */
+final class AttributionWriter {
+  static final String TABLE = "llm_request_attribution";
+  static final List<String> COLUMNS = List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "EngineAdapter",
+      "ArrivalTime", "TtftStartLayer", "TtftNs", "GatewayInNs", "NetworkInNs", "EngineInNs", "QueueNs", "KvTransferNs", "PrefillCpuNs", "PrefillGpuNs",
+      "BatchInterferenceNs", "FirstSampleNs", "NetworkOutNs", "GatewayOutNs", "UnattributedNs", "PromptTokens",
+      "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs", "ItlStalls",
+      "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt");
+
+  private AttributionWriter() {}
+
+  static void write(ClickHouseStore store, List<Attribution> attributions, String version) {
+    if (attributions.isEmpty()) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    // rows encoded in slices on all cores (a chunk holds tens of thousands), then joined in order
+    int slices = Math.min(8, Math.max(1, attributions.size() / 2048));
+    List<RowBinaryWriter> parts = java.util.stream.IntStream.range(0, slices).parallel()
+        .mapToObj(i -> encode(attributions.subList(i * attributions.size() / slices, (i + 1) * attributions.size() / slices),
+            version, now))
+        .toList();
+    RowBinaryWriter out = new RowBinaryWriter(parts.stream().mapToInt(RowBinaryWriter::size).sum());
+    parts.forEach(out::append);
+    store.insertRowBinary(TABLE, COLUMNS, out.toByteArray(), null);
+  }
+
+  private static RowBinaryWriter encode(List<Attribution> attributions, String version, long now) {
+    RowBinaryWriter out = new RowBinaryWriter(attributions.size() * 256);
+    for (Attribution a : attributions) {
+      out.string(a.traceId()).string(a.requestId()).string(a.model()).string(a.service()).string(a.engineInstance())
+          .string(a.engineAdapter()).int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs());
+      for (String c : Attribution.COMPONENTS) {
+        out.int64(a.component(c));
+      }
+      long[] gaps = a.gapsNs();
+      long[] sorted = gaps.clone();
+      Arrays.sort(sorted);
+      long stalls = a.itl().stream().filter(g -> !g.cause().isEmpty()).count();
+      out.uint32(a.promptTokens()).uint32(a.outputTokens()).uint16(a.prefillChunks()).uint16(a.preemptions())
+          .uint32(gaps.length)
+          .int64(quantile(sorted, 0.5)).int64(quantile(sorted, 0.99)).int64(sorted.length == 0 ? 0 : sorted[sorted.length - 1])
+          .uint32(stalls)
+          .string(topCause(a));
+      List<ClockCorrection> applied = a.corrections().stream().filter(ClockCorrection::applied).toList();
+      out.varUInt(applied.size());
+      for (ClockCorrection c : applied) {
+        out.string(c.host()).int64(c.offsetAt(a.arrivalNs()));
+      }
+      out.int64(a.corrections().stream().mapToLong(ClockCorrection::uncertaintyNs).max().orElse(0))
+          .string(version).int64(now);
+    }
+    return out;
+  }
+
+  /** The cause of the longest named gap. */
+  static String topCause(Attribution a) {
+    return a.itl().stream().filter(g -> !g.cause().isEmpty()).max((x, y) -> Long.compare(x.gapNs(), y.gapNs()))
+        .map(Attribution.Gap::cause).orElse("");
+  }
+
+  /** A quantile of the gaps in whole nanoseconds, 0 when there are none. */
+  private static long quantile(long[] sorted, double q) {
+    return sorted.length == 0 ? 0 : Math.round(Quantiles.ofSorted(sorted, q));
+  }
+}

@@ -1,0 +1,104 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.report.Waterfall;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.llmlat.analyze.store.Analyzer;
+import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.store.ClickHouseStore;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "explain",
+    mixinStandardHelpOptions = true,
+    description = "Where one request's TTFT went: a waterfall of the aligned layers, the components, the inter-token gaps and their causes.")
+final class ExplainCommand implements Callable<Integer> {
+  enum Format { text, json }
+
+  @Mixin StoreOptions store;
+
+  @Parameters(paramLabel = "TRACE_ID", description = "The request's W3C trace id (32 hex digits).")
+  String traceId;
+
+  @Option(names = "--format", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
+  Format format;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    Attribution a;
+    try (ClickHouseStore s = store.open()) {
+      a = new Analyzer(s).explain(traceId);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (format == Format.json) {
+      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json(a)));
+    } else {
+      Waterfall.print(a, out);
+    }
+    out.flush();
+    return 0;
+  }
+
+  static ObjectNode json(Attribution a) {
+    ObjectMapper m = new ObjectMapper();
+    ObjectNode root = m.createObjectNode();
+    root.put("trace_id", a.traceId());
+    root.put("ttft_ns", a.ttftNs());
+    root.put("ttft_start_layer", a.startLayer());
+    root.put("model", a.model());
+    root.put("engine_adapter", a.engineAdapter());
+    root.put("engine_instance", a.engineInstance());
+    root.put("engine_cannot_show", EngineAdapters.cannotShow(a.engineAdapter()));
+    ObjectNode components = root.putObject("components");
+    for (Map.Entry<String, Long> c : a.components().entrySet()) {
+      components.put(c.getKey(), c.getValue());
+    }
+    ArrayNode itl = root.putArray("itl");
+    for (Attribution.Gap g : a.itl()) {
+      ObjectNode n = itl.addObject();
+      n.put("index", g.index());
+      n.put("start_unix_nano", g.startNs());
+      n.put("gap_ns", g.gapNs());
+      if (!g.cause().isEmpty()) {
+        n.put("cause", g.cause());
+      }
+    }
+    ArrayNode corrections = root.putArray("corrections");
+    for (ClockCorrection c : a.corrections()) {
+      ObjectNode n = corrections.addObject();
+      n.put("host", c.host());
+      n.put("relative_to", c.relativeTo());
+      n.put("offset_ns", c.offsetAt(a.arrivalNs()));
+      n.put("drift_ns_per_s", c.driftNsPerSecond());
+      n.put("uncertainty_ns", c.uncertaintyNs());
+      n.put("pairs", c.pairs());
+      n.put("applied", c.applied());
+      n.put("note", c.note());
+    }
+    ArrayNode path = root.putArray("critical_path");
+    for (Attribution.Segment s : a.criticalPath()) {
+      ObjectNode n = path.addObject();
+      n.put("component", s.component());
+      n.put("span", s.span());
+      n.put("start_unix_nano", s.startNs());
+      n.put("end_unix_nano", s.endNs());
+    }
+    ArrayNode notes = root.putArray("notes");
+    a.notes().forEach(notes::add);
+    return root;
+  }
+}

@@ -1,0 +1,60 @@
+package dev.llmlat.cli;
+
+import dev.llmlat.report.AttributionReport;
+import dev.llmlat.store.ClickHouseStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "report",
+    mixinStandardHelpOptions = true,
+    description = {
+      "TTFT components across requests, the SLO violation rate and the top causes.",
+      "p50/p90/p99 of each component, the violation rate with a Wilson 95%% interval; reads llm_request_attribution",
+      "(run llmlat analyze first)."
+    })
+final class ReportCommand implements Callable<Integer> {
+  @Mixin StoreOptions store;
+
+  @Option(names = "--since", paramLabel = "DURATION", description = "Only requests that arrived this long ago or later (e.g. 15m).")
+  String since;
+
+  @Option(names = "--slo-ttft", paramLabel = "MS", defaultValue = "500", description = "TTFT objective in ms. Default: ${DEFAULT-VALUE}.")
+  double sloMs;
+
+  @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page (no external assets).")
+  Path html;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() throws IOException {
+    if (!(sloMs > 0) || Double.isInfinite(sloMs)) {
+      throw new IllegalArgumentException("--slo-ttft must be positive, got " + sloMs);
+    }
+    // Before the report is computed: a path that cannot be written fails at once (exit 2).
+    OutputFile htmlFile = html == null ? null : OutputFile.check("--html", html);
+    long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
+    AttributionReport report;
+    try (ClickHouseStore s = store.open()) {
+      report = AttributionReport.load(s, from, Math.round(sloMs * 1e6));
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    report.printText(out);
+    if (htmlFile != null) {
+      byte[] page = report.html().getBytes(StandardCharsets.UTF_8);
+      htmlFile.write(o -> o.write(page));
+      out.println("wrote " + htmlFile.path());
+    }
+    out.flush();
+    return 0;
+  }
+}

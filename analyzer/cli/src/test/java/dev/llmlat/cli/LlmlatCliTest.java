@@ -1,0 +1,178 @@
+package dev.llmlat.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.llmlat.home.LlmlatHome;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LlmlatCliTest {
+  @TempDir Path dir;
+
+  record Run(int exit, String out, String err) {}
+
+  /** Runs the CLI in-process with captured streams (also used by {@link CliSecurityTest}). */
+  static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = Llmlat.run(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void sqlPrintsAnAlignedTable() {
+    Run r = run("sql", "--data-dir", dir.toString(),
+        "SELECT number AS n, repeat('x', number) AS xs FROM numbers(1, 10) WHERE n IN (1, 10) ORDER BY n");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).isEqualTo("""
+         n  xs
+        --  ----------
+         1  x
+        10  xxxxxxxxxx
+        (2 rows)
+        """);
+  }
+
+  @Test
+  void sqlPrintsTsvAndJson() {
+    String sql = "SELECT toUInt8(1) AS a, 'q\"t' AS b, toUInt64(18446744073709551615) AS big, true AS ok, NULL AS none";
+    Run tsv = run("sql", "--data-dir", dir.toString(), "--format", "tsv", sql);
+    assertThat(tsv.out()).isEqualTo("a\tb\tbig\tok\tnone\n1\tq\"t\t18446744073709551615\ttrue\t\\N\n");
+    Run json = run("sql", "--data-dir", dir.toString(), "--format", "json", sql);
+    assertThat(json.out().replaceAll("\\s+", ""))
+        .isEqualTo("[{\"a\":1,\"b\":\"q\\\"t\",\"big\":\"18446744073709551615\",\"ok\":true,\"none\":null}]");
+  }
+
+  @Test
+  void sqlOnTheEmbeddedDefaultSeesTheSchema() {
+    Run r = run("sql", "--data-dir", dir.toString(), "--format", "tsv", "SELECT count() FROM otel_traces");
+    assertThat(r.out()).isEqualTo("count()\n0\n");
+  }
+
+  @Test
+  void demoPushesSpansOfAllLayersThroughKafkaAndPrintsWhatLanded() {
+    System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
+    Run r;
+    try {
+      r = run("demo", "--synthetic", "--data-dir", dir.toString(), "--requests", "3");
+    } finally {
+      System.clearProperty(LlmlatHome.PROPERTY);
+    }
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("kafka: 127.0.0.1:").contains("(started for this run)")
+        .contains("published 23 spans of 3 requests as 3 OTLP records (key = trace id) to otlp_spans")
+        .contains("ingested them into otel_traces")
+        .contains("POST /v1/chat/completions  Server")
+        .contains("llm_request")
+        .contains("-- GPU steps and the requests they served");
+    Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT ResourceAttributes['llmlat.layer'] AS layer, count() FROM otel_traces GROUP BY layer ORDER BY layer");
+    assertThat(layers.out()).isEqualTo("layer\tcount()\nengine\t12\ngateway\t6\ngpu\t5\n");
+    // the broker started for the run is gone, and so is its scratch directory
+    assertThat(dir.resolve("home").resolve("tmp")).isEmptyDirectory();
+  }
+
+  /** The main job for real: engine, gateway under the real agent + extension, Kafka, ingester, store, analyzer. */
+  @Test
+  void demoRunsEveryLayerAndEndsWithTheBreakdown() throws java.io.IOException {
+    System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
+    Run r;
+    try {
+      r = run("demo", "--data-dir", dir.toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1");
+    } finally {
+      System.clearProperty(LlmlatHome.PROPERTY);
+    }
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("under the OpenTelemetry agent").contains("analyzed: 6 requests attributed")
+        .contains("requests: 6").contains("-- the slowest request: llmlat explain ");
+    // every layer landed, for every request (a GPU step lives in its first request's trace and names all it served)
+    Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT ResourceAttributes['llmlat.layer'] AS layer, uniqExact(TraceId) AS requests FROM otel_traces"
+            + " WHERE layer IN ('gateway', 'engine') GROUP BY layer ORDER BY layer");
+    assertThat(layers.out()).isEqualTo("layer\trequests\nengine\t6\ngateway\t6\n");
+    Run gpu = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT uniqExact(t) AS requests FROM otel_traces ARRAY JOIN JSONExtract(SpanAttributes['llmlat.trace_ids'], 'Array(String)') AS t"
+            + " WHERE ResourceAttributes['llmlat.layer'] = 'gpu'");
+    assertThat(gpu.out()).isEqualTo("requests\n6\n");
+    Run sums = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT count() AS n, countIf(GatewayInNs + NetworkInNs + EngineInNs + QueueNs + KvTransferNs + PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs"
+            + " + FirstSampleNs + NetworkOutNs + GatewayOutNs + UnattributedNs = TtftNs AND TtftStartLayer = 'gateway'"
+            + " AND PrefillGpuNs > 0) AS exact FROM llm_request_attribution FINAL");
+    assertThat(sums.out()).isEqualTo("n\texact\n6\t6\n");
+
+    String slowest = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+        "SELECT TraceId FROM llm_request_attribution FINAL ORDER BY TtftNs DESC LIMIT 1").out().split("\n")[1];
+    Run explain = run("explain", "--data-dir", dir.toString(), "--format", "json", slowest);
+    assertThat(explain.exit()).as(explain.err()).isZero();
+    JsonNode json = readJson(explain.out());
+    assertThat(json.get("trace_id").asText()).isEqualTo(slowest);
+    long sum = 0;
+    for (JsonNode c : json.get("components")) {
+      sum += c.asLong();
+    }
+    assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
+    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("gateway_in", "network_in", "engine_in",
+        "queue", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
+    assertThat(json.get("itl").size()).isPositive();
+    assertThat(json.get("critical_path").size()).isPositive();
+    assertThat(json.has("corrections")).isTrue();
+
+    Path perfetto = dir.resolve("slowest.json");
+    Run export = run("export", "perfetto", "--data-dir", dir.toString(), slowest, "-o", perfetto.toString());
+    assertThat(export.exit()).as(export.err()).isZero();
+    JsonNode trace = readJson(java.nio.file.Files.readString(perfetto));
+    java.util.Set<Integer> layersWithSpans = new java.util.TreeSet<>();
+    double attributed = 0;
+    for (JsonNode e : trace.get("traceEvents")) {
+      if ("X".equals(e.get("ph").asText())) {
+        if ("attribution".equals(e.get("cat").asText())) {
+          attributed += e.get("dur").asDouble();
+        } else {
+          layersWithSpans.add(e.get("pid").asInt());
+        }
+      }
+    }
+    assertThat(layersWithSpans).contains(1, 2, 3); // gateway, engine, gpu
+    assertThat(attributed * 1000).isCloseTo(json.get("ttft_ns").asDouble(), org.assertj.core.data.Offset.offset(1000.0));
+  }
+
+  static JsonNode readJson(String text) {
+    try {
+      return new ObjectMapper().readTree(text);
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void badInputIsNamedWithExitCode2AndRefusalsWithExitCode1() {
+    Run flag = run("sql", "--bogus", "SELECT 1");
+    assertThat(flag.exit()).isEqualTo(2);
+    assertThat(flag.err()).contains("Unknown option: '--bogus'");
+    Run url = run("sql", "--clickhouse-url", "ftp://host", "SELECT 1");
+    assertThat(url.exit()).isEqualTo(2);
+    assertThat(url.err()).contains("ClickHouse URL 'ftp://host' must start with http://");
+    Run format = run("sql", "--data-dir", dir.toString(), "--format", "xml", "SELECT 1");
+    assertThat(format.exit()).isEqualTo(2);
+    assertThat(format.err()).contains("--format").contains("xml");
+    Run refused = run("sql", "--data-dir", dir.toString(), "SELECT * FROM nowhere");
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.err()).startsWith("llmlat: Code: 60.").contains("nowhere");
+  }
+
+  @Test
+  void everyCommandHasHelp() {
+    for (String command : new String[] {"demo", "sql", "migrate", "store", "services", "ingest", "analyze", "explain",
+        "report", "import", "gpu-summary", "ebpf", "export"}) {
+      Run r = run(command, "--help");
+      assertThat(r.exit()).as(command).isZero();
+      assertThat(r.out()).as(command).startsWith("Usage: llmlat " + command);
+    }
+    assertThat(run("--help").out()).contains("demo").contains("sql").contains("migrate");
+  }
+}

@@ -1,0 +1,58 @@
+package dev.llmlat.report;
+
+import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.analyze.engines.EngineAdapters;
+import java.io.PrintWriter;
+import java.util.Map;
+
+/** The terminal rendering of one attribution: components as bars on one time axis, then the gaps. */
+public final class Waterfall {
+  private static final int WIDTH = 48;
+
+  private Waterfall() {}
+
+  public static void print(Attribution a, PrintWriter out) {
+    out.printf("request %s  model %s  TTFT %.3f ms (from the %s)%n", a.traceId(), a.model().isEmpty() ? "?" : a.model(),
+        a.ttftNs() / 1e6, a.startLayer().equals("gateway") ? "gateway's server span to the first chunk written"
+            : "engine's arrival to the first token");
+    String cannot = EngineAdapters.cannotShow(a.engineAdapter());
+    out.printf("engine %s (%s), read as %s%s%n", a.service(), a.engineInstance(), a.engineAdapter(),
+        cannot.isEmpty() ? "" : "; cannot show: " + cannot);
+    out.println();
+    long t0 = a.criticalPath().isEmpty() ? a.arrivalNs() : a.criticalPath().get(0).startNs();
+    double scale = a.ttftNs() == 0 ? 0 : WIDTH / (double) a.ttftNs();
+    out.printf("%-19s %10s  %s%n", "critical path", "ms", "0" + " ".repeat(WIDTH - 1) + String.format("%.1f ms", a.ttftNs() / 1e6));
+    for (Attribution.Segment s : a.criticalPath()) {
+      int from = (int) Math.round((s.startNs() - t0) * scale);
+      int len = Math.max(1, (int) Math.round((s.endNs() - s.startNs()) * scale));
+      out.printf("%-19s %10.3f  %s%s  %s%n", s.component(), (s.endNs() - s.startNs()) / 1e6, " ".repeat(Math.min(WIDTH, from)),
+          "#".repeat(Math.min(len, WIDTH + 1 - Math.min(WIDTH, from))), s.span());
+    }
+    out.println();
+    out.printf("%-19s %10s %6s%n", "component", "ms", "%");
+    for (Map.Entry<String, Long> c : a.components().entrySet()) {
+      if (c.getValue() != 0 || c.getKey().equals("unattributed")) {
+        out.printf("%-19s %10.3f %5.1f%%%n", c.getKey(), c.getValue() / 1e6, a.ttftNs() == 0 ? 0 : 100.0 * c.getValue() / a.ttftNs());
+      }
+    }
+    out.printf("%-19s %10.3f%n", "= TTFT", a.ttftNs() / 1e6);
+    if (!a.itl().isEmpty()) {
+      long[] g = a.gapsNs().clone();
+      java.util.Arrays.sort(g);
+      out.printf("%ninter-token gaps: %d, p50 %.3f ms, max %.3f ms%n", g.length, g[g.length / 2] / 1e6, g[g.length - 1] / 1e6);
+      for (Attribution.Gap gap : a.itl()) {
+        if (!gap.cause().isEmpty()) {
+          out.printf("  token %-4d %9.3f ms  %s%n", gap.index(), gap.gapNs() / 1e6, gap.cause());
+        }
+      }
+    }
+    for (ClockCorrection c : a.corrections()) {
+      out.printf("%nclock %s vs %s: %+.3f ms ± %.3f ms (%d pairs)%s%n", c.host(), c.relativeTo(), c.offsetAt(a.arrivalNs()) / 1e6,
+          c.uncertaintyNs() / 1e6, c.pairs(), c.applied() ? "" : " not applied: " + c.note());
+    }
+    for (String note : a.notes()) {
+      out.println("note: " + note);
+    }
+  }
+}
