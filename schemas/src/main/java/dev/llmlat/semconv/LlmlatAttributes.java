@@ -10,8 +10,10 @@ public final class LlmlatAttributes {
   private LlmlatAttributes() {}
 
   // Resource
-  /** Which layer emitted the span: {@code gateway | engine | gpu | ebpf}. */
+  /** Which layer emitted the span: {@code client | gateway | engine | gpu | ebpf}. */
   public static final String LAYER = "llmlat.layer";
+  /** A client of the gateway that sends trace context (llmlat load, a user's benchmark client). */
+  public static final String LAYER_CLIENT = "client";
   public static final String LAYER_GATEWAY = "gateway";
   public static final String LAYER_ENGINE = "engine";
   public static final String LAYER_GPU = "gpu";
@@ -90,4 +92,17 @@ public final class LlmlatAttributes {
   public static final String PREEMPTION_REASON = "llmlat.preemption.reason";
   /** On the preemption event: output tokens generated so far (recomputed with the prompt). */
   public static final String PREEMPTION_GENERATED_TOKENS = "llmlat.preemption.generated_tokens";
+
+  // Client (a CLIENT span per request, the trace's root; its span id is the traceparent parent)
+  /** Event: the response headers arrived. */
+  public static final String EVENT_CLIENT_RESPONSE_HEADERS = "llmlat.client.response_headers";
+  /** Event: the first content chunk (a non-empty text delta) arrived: the end of the client's TTFT. */
+  public static final String EVENT_CLIENT_FIRST_CHUNK = "llmlat.client.first_chunk";
+  /** Content chunks received. */
+  public static final String CLIENT_CHUNKS = "llmlat.client.chunks";
+  /**
+   * Long array: the arrival of every content chunk after the first, each as nanoseconds after the
+   * previous one (the first delta counts from the first chunk).
+   */
+  public static final String CLIENT_CHUNK_DELTAS_NS = "llmlat.client.chunk_deltas_ns";
 }
