@@ -6,7 +6,9 @@ import java.util.Map;
 
 /**
  * One request's TTFT split into contiguous components that sum exactly to {@link #ttftNs}, its
- * inter-token gaps with causes, and the clock corrections applied.
+ * inter-token gaps with causes, and the clock corrections applied. {@code startLayer} is where TTFT
+ * starts ({@code client}, {@code gateway} or {@code engine}); {@code serverTtftNs} is the TTFT the
+ * server side alone saw (equal to {@code ttftNs} unless a client layer started the trace).
  */
 public record Attribution(
     String traceId,
@@ -18,6 +20,7 @@ public record Attribution(
     long arrivalNs,
     String startLayer,
     long ttftNs,
+    long serverTtftNs,
     Map<String, Long> components,
     List<Segment> criticalPath,
     List<Gap> itl,
@@ -28,9 +31,22 @@ public record Attribution(
     int preemptions,
     List<String> notes) {
 
-  /** The components, in waterfall order. */
-  public static final List<String> COMPONENTS = List.of("gateway_in", "network_in", "engine_in", "queue", "kv_transfer", "prefill_cpu", "prefill_gpu",
-      "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
+  /**
+   * The components, in waterfall order. {@code client_to_gateway} and {@code gateway_to_client} are
+   * non-zero only when the trace starts at a client layer (TTFT is then the client's).
+   */
+  public static final List<String> COMPONENTS = List.of("client_to_gateway", "gateway_in", "network_in", "engine_in", "queue",
+      "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out",
+      "gateway_to_client", "unattributed");
+
+  /** The {@code llm_request_attribution} column of a component: {@code kv_transfer} is {@code KvTransferNs}. */
+  public static String column(String component) {
+    StringBuilder out = new StringBuilder();
+    for (String word : component.split("_")) {
+      out.append(Character.toUpperCase(word.charAt(0))).append(word, 1, word.length());
+    }
+    return out.append("Ns").toString();
+  }
 
   /** A stretch of the critical path: which component, which span explains it, when. */
   public record Segment(String component, String span, long startNs, long endNs) {}

@@ -173,7 +173,7 @@ final class TtftAttributor {
       }
     }
     return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), r.arrivalNs(),
-        gateway ? LayerNames.GATEWAY : LayerNames.ENGINE, tEnd - t0, components, path, itl, corrections,
+        gateway ? LayerNames.GATEWAY : LayerNames.ENGINE, tEnd - t0, tEnd - t0, components, path, itl, corrections,
         r.promptTokens(), r.outputTokens(), r.prefills().size(), r.preemptionNs().size(), notes);
   }
 

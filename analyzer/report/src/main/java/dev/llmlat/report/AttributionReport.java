@@ -15,8 +15,7 @@ import java.util.Map;
  * the slowest requests. Renders as text or as one self-contained HTML page.
  */
 public final class AttributionReport {
-  static final String[] COLUMNS = {"GatewayInNs", "NetworkInNs", "EngineInNs", "QueueNs", "KvTransferNs", "PrefillCpuNs", "PrefillGpuNs",
-      "BatchInterferenceNs", "FirstSampleNs", "NetworkOutNs", "GatewayOutNs", "UnattributedNs"};
+  static final String[] COLUMNS = Attribution.COMPONENTS.stream().map(Attribution::column).toArray(String[]::new);
 
   /** p50/p90/p99 and mean of one quantity, in ns. */
   public record Quantiles(String name, double p50, double p90, double p99, double mean) {}

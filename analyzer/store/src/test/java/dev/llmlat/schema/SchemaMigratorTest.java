@@ -25,14 +25,14 @@ class SchemaMigratorTest {
       SchemaMigrator.Outcome first = migrator.migrate(store);
       assertThat(first.applied()).extracting(Migration::name)
           .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution", "ingest_deduplication",
-              "gpu_kernel_requests", "attribution_engine_adapter", "imports");
+              "gpu_kernel_requests", "attribution_engine_adapter", "imports", "attribution_client_layer");
       SchemaMigrator.Outcome second = migrator.migrate(store);
       assertThat(second.applied()).isEmpty();
-      assertThat(second.alreadyApplied()).isEqualTo(7);
+      assertThat(second.alreadyApplied()).isEqualTo(8);
       assertThat(store.query("SELECT Version, Name FROM llmlat_migrations FINAL ORDER BY Version").rows())
           .containsExactly(List.of("1", "otel_traces"), List.of("2", "gpu_kernels"), List.of("3", "llm_request_attribution"),
               List.of("4", "ingest_deduplication"), List.of("5", "gpu_kernel_requests"),
-              List.of("6", "attribution_engine_adapter"), List.of("7", "imports"));
+              List.of("6", "attribution_engine_adapter"), List.of("7", "imports"), List.of("8", "attribution_client_layer"));
       assertThat(store.query("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name").column("name"))
           .containsExactly("gpu_kernel_requests", "gpu_kernels", "llm_request_attribution", "llmlat_imports", "llmlat_migrations",
               "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv");

@@ -11,11 +11,13 @@ import java.util.List;
 /** Writes attributions as rows of {@code llm_request_attribution} (a re-run replaces a request's row). */
 final class AttributionWriter {
   static final String TABLE = "llm_request_attribution";
-  static final List<String> COLUMNS = List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "EngineAdapter",
-      "ArrivalTime", "TtftStartLayer", "TtftNs", "GatewayInNs", "NetworkInNs", "EngineInNs", "QueueNs", "KvTransferNs", "PrefillCpuNs", "PrefillGpuNs",
-      "BatchInterferenceNs", "FirstSampleNs", "NetworkOutNs", "GatewayOutNs", "UnattributedNs", "PromptTokens",
-      "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs", "ItlStalls",
-      "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt");
+  static final List<String> COLUMNS = java.util.stream.Stream.of(
+      List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "EngineAdapter", "ArrivalTime", "TtftStartLayer",
+          "TtftNs", "ServerTtftNs"),
+      Attribution.COMPONENTS.stream().map(Attribution::column).toList(),
+      List.of("PromptTokens", "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs",
+          "ItlStalls", "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt"))
+      .flatMap(List::stream).toList();
 
   private AttributionWriter() {}
 
@@ -39,7 +41,7 @@ final class AttributionWriter {
     RowBinaryWriter out = new RowBinaryWriter(attributions.size() * 256);
     for (Attribution a : attributions) {
       out.string(a.traceId()).string(a.requestId()).string(a.model()).string(a.service()).string(a.engineInstance())
-          .string(a.engineAdapter()).int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs());
+          .string(a.engineAdapter()).int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs()).int64(a.serverTtftNs());
       for (String c : Attribution.COMPONENTS) {
         out.int64(a.component(c));
       }
