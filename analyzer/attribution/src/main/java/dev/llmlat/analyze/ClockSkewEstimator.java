@@ -28,7 +28,8 @@ import dev.llmlat.analyze.engines.EngineAdapters;
  *
  * <p>An offset is applied where the bounds force one (a server span starting before its client),
  * or where round trips estimate it tightly (larger than its uncertainty, and inside the bounds);
- * never otherwise. Domains are chained along a spanning tree rooted at the gateway's.
+ * never otherwise. Domains are chained along a spanning tree rooted at the gateway's, followed
+ * both ways: the engines the gateway called, and the clients (load generators) that called it.
  */
 public final class ClockSkewEstimator {
   private static final int MIN_PAIRS_FOR_DRIFT = 8;
@@ -142,14 +143,28 @@ public final class ClockSkewEstimator {
 
   private static void walk(Deque<String> queue, Map<String, Map<String, Edge>> edges, Map<String, ClockCorrection> result) {
     while (!queue.isEmpty()) {
-      String client = queue.poll();
-      ClockCorrection base = result.get(client);
-      for (Map.Entry<String, Edge> e : edges.getOrDefault(client, Map.of()).entrySet()) {
+      String domain = queue.poll();
+      ClockCorrection base = result.get(domain);
+      // the domains it called (gateway -> engine)
+      for (Map.Entry<String, Edge> e : edges.getOrDefault(domain, Map.of()).entrySet()) {
         if (result.containsKey(e.getKey())) {
           continue;
         }
-        result.put(e.getKey(), correct(client, e.getKey(), e.getValue(), base));
+        result.put(e.getKey(), correct(domain, e.getKey(), e.getValue(), base));
         queue.add(e.getKey());
+      }
+      // the domains that called it (a load generator calling the gateway): the same evidence, read backwards
+      for (Map.Entry<String, Map<String, Edge>> callers : edges.entrySet()) {
+        Edge edge = callers.getValue().get(domain);
+        String caller = callers.getKey();
+        if (edge == null || result.containsKey(caller)) {
+          continue;
+        }
+        ClockCorrection called = correct(caller, domain, edge, ClockCorrection.none(caller));
+        ClockCorrection inverse = new ClockCorrection(caller, domain, -called.offsetNs(), -called.driftNsPerSecond(),
+            called.referenceNs(), called.uncertaintyNs(), called.pairs(), called.applied(), called.note());
+        result.put(caller, chain(inverse, base, "as its server " + domain + " sees it: " + called.note()));
+        queue.add(caller);
       }
     }
   }

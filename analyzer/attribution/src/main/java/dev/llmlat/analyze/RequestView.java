@@ -12,12 +12,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** One request's spans across the layers, found by trace id, parentage and step links. */
+/**
+ * One request's spans across the layers, found by trace id, parentage and step links: the engine
+ * request, the gateway's SERVER span and its upstream CLIENT span, and the client layer's span
+ * (a load generator's request, the trace's root) when the trace has one.
+ */
 record RequestView(
     String traceId,
     EngineRequest request,
     SpanRecord gatewayServer,
     SpanRecord gatewayClient,
+    SpanRecord client,
     Map<String, SpanRecord> engineSteps,
     Map<String, SpanRecord> gpuSteps) {
 
@@ -227,7 +232,17 @@ record RequestView(
           gpu.put(stepId, g);
         }
       }
-      return new RequestView(engine.traceId(), request, server, client, steps, gpu);
+      return new RequestView(engine.traceId(), request, server, client, clientLayer(trace, server != null ? server : engine),
+          steps, gpu);
+    }
+
+    /** The client layer's span that called {@code callee} (the gateway, or the engine directly), or null. */
+    private static SpanRecord clientLayer(List<SpanRecord> trace, SpanRecord callee) {
+      if (callee.parentSpanId().isEmpty()) {
+        return null;
+      }
+      SpanRecord parent = find(trace, callee.parentSpanId());
+      return parent != null && LayerNames.CLIENT.equals(parent.layer()) ? parent : null;
     }
   }
 }

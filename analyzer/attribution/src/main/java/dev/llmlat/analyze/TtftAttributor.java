@@ -11,8 +11,9 @@ import java.util.TreeSet;
 
 /**
  * Splits a request's TTFT into contiguous components that sum exactly to it. The timeline from
- * the gateway's server span start (or the engine's arrival, without a gateway layer) to the first
- * content chunk written (or the first token) is cut at every span boundary; each piece goes to
+ * the client's request (a client layer that sent trace context), else the gateway's server span
+ * start, else the engine's arrival, to the first content chunk the client received (else written by
+ * the gateway, else the first token) is cut at every span boundary; each piece goes to
  * the highest-priority explanation covering it (engine step > queue > first sample > prefill
  * gaps > gateway/network), and pieces nothing explains are {@code unattributed}. Step pieces are
  * then split by the step's GPU busy time into prefill CPU/launch, the request's own GPU share (by
@@ -67,10 +68,31 @@ final class TtftAttributor {
       notes.add("first token precedes the request start after clock alignment; TTFT taken as 0");
       tEnd = t0;
     }
+    // The server's own TTFT; with a client layer (a load generator sending trace context) TTFT is
+    // the client's, from its request to its first content chunk, and the way there and back are
+    // components of their own.
+    long serverT0 = t0;
+    long serverTEnd = tEnd;
+    String startLayer = gateway ? LayerNames.GATEWAY : LayerNames.ENGINE;
+    SpanRecord client = v.client();
+    long clientFirstChunk = client == null ? -1 : clientFirstChunk(client);
+    if (client != null && clientFirstChunk < 0) {
+      notes.add("the client (" + client.service() + ") recorded no first content chunk: TTFT is the server's");
+    } else if (client != null && (client.startNs() > serverT0 || clientFirstChunk < serverTEnd)) {
+      notes.add("the client's request does not cover the server's after clock alignment: TTFT is the server's");
+      client = null;
+    }
+    if (client != null && clientFirstChunk >= 0) {
+      t0 = client.startNs();
+      tEnd = clientFirstChunk;
+      startLayer = LayerNames.CLIENT;
+    } else {
+      client = null;
+    }
     List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
     List<Labeled> labels = new ArrayList<>();
     if (gateway && v.gatewayClient() != null) {
-      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), t0, v.gatewayClient().startNs(), P_EDGE));
+      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, v.gatewayClient().startNs(), P_EDGE));
       labels.add(new Labeled("network_in", v.gatewayClient().name(), v.gatewayClient().startNs(), r.arrivalNs(), P_EDGE));
     }
     if (unknownEngine) {
@@ -103,12 +125,16 @@ final class TtftAttributor {
     }
     if (gateway) {
       long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayServer(), v.gatewayClient());
-      if (upstreamChunk >= firstToken && upstreamChunk <= tEnd) {
+      if (upstreamChunk >= firstToken && upstreamChunk <= serverTEnd) {
         labels.add(new Labeled("network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
-        labels.add(new Labeled("gateway_out", v.gatewayServer().name(), upstreamChunk, tEnd, P_EDGE));
+        labels.add(new Labeled("gateway_out", v.gatewayServer().name(), upstreamChunk, serverTEnd, P_EDGE));
       } else {
-        labels.add(new Labeled("network_out", v.gatewayServer().name(), firstToken, tEnd, P_EDGE));
+        labels.add(new Labeled("network_out", v.gatewayServer().name(), firstToken, serverTEnd, P_EDGE));
       }
+    }
+    if (client != null) {
+      labels.add(new Labeled("client_to_gateway", client.name(), t0, serverT0, P_EDGE));
+      labels.add(new Labeled("gateway_to_client", client.name(), serverTEnd, tEnd, P_EDGE));
     }
 
     // Sweep the elementary pieces of [t0, tEnd).
@@ -173,7 +199,7 @@ final class TtftAttributor {
       }
     }
     return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), r.arrivalNs(),
-        gateway ? LayerNames.GATEWAY : LayerNames.ENGINE, tEnd - t0, tEnd - t0, components, path, itl, corrections,
+        startLayer, tEnd - t0, serverTEnd - serverT0, components, path, itl, corrections,
         r.promptTokens(), r.outputTokens(), r.prefills().size(), r.preemptionNs().size(), notes);
   }
 
@@ -233,6 +259,12 @@ final class TtftAttributor {
       return ev.timeNs();
     }
     return server.longAttr(LlmlatAttributes.GATEWAY_FIRST_CHUNK_NS, 0);
+  }
+
+  /** When the client layer received the first content chunk, or -1. */
+  static long clientFirstChunk(SpanRecord client) {
+    SpanRecord.Event ev = client.event(LlmlatAttributes.EVENT_CLIENT_FIRST_CHUNK);
+    return ev == null ? -1 : ev.timeNs();
   }
 
   /**

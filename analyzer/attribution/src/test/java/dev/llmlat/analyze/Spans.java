@@ -61,6 +61,15 @@ final class Spans {
       return this;
     }
 
+    /** A load generator's request (layer client) on the gateway's host unless {@code host} says otherwise. */
+    B client(String onHost) {
+      layer = "client";
+      service = "llmlat-load";
+      host = onHost;
+      kind = "Client";
+      return this;
+    }
+
     B gpu() {
       layer = "gpu";
       return this;

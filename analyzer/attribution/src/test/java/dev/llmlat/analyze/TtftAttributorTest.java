@@ -37,11 +37,11 @@ class TtftAttributorTest {
     Attribution a = TraceAttribution.attribute(oneRequest()).get(0);
     assertThat(a.ttftNs()).isEqualTo(300 * MS);
     assertThat(a.startLayer()).isEqualTo("gateway");
-    assertThat(a.components()).containsExactly(
+    assertThat(a.components()).containsExactly(entry("client_to_gateway", 0L),
         entry("gateway_in", 10 * MS), entry("network_in", 5 * MS), entry("engine_in", 0L), entry("queue", 35 * MS),
         entry("kv_transfer", 0L), entry("prefill_cpu", 30 * MS),
         entry("prefill_gpu", 100 * MS), entry("batch_interference", 100 * MS), entry("first_sample", 10 * MS),
-        entry("network_out", 10 * MS), entry("gateway_out", 0L), entry("unattributed", 0L));
+        entry("network_out", 10 * MS), entry("gateway_out", 0L), entry("gateway_to_client", 0L), entry("unattributed", 0L));
     assertThat(a.criticalPath()).extracting(Attribution.Segment::component)
         .containsExactly("gateway_in", "network_in", "queue", "step", "first_sample", "network_out");
     assertThat(a.model()).isEqualTo("m");
@@ -175,5 +175,61 @@ class TtftAttributorTest {
     assertThat(a.component("network_out")).isEqualTo(4 * MS);
     assertThat(a.component("gateway_out")).isEqualTo(6 * MS);
     assertThat(a.ttftNs()).isEqualTo(300 * MS);
+  }
+
+  /** {@link #oneRequest()} sent by a load generator: its CLIENT span is the gateway's parent. */
+  static List<SpanRecord> fromClient(String clientHost, double skewMs) {
+    List<SpanRecord> s = new ArrayList<>(oneRequest());
+    SpanRecord gw = s.get(0);
+    s.set(0, new SpanRecord(gw.traceId(), gw.spanId(), id(30), gw.name(), gw.kind(), gw.service(), gw.layer(), gw.host(),
+        gw.scope(), gw.instance(), gw.startNs(), gw.endNs(), gw.attributes(), gw.events(), gw.links()));
+    s.add(span(T, id(30), "POST", -4 + skewMs, 1002 + skewMs).client(clientHost)
+        .event("llmlat.client.response_headers", 296 + skewMs).event("llmlat.client.first_chunk", 303 + skewMs).build());
+    return s;
+  }
+
+  @Test
+  void aClientLayerStartsAndEndsTtftAndAddsTheWayThereAndBack() {
+    Attribution a = TraceAttribution.attribute(fromClient("gw-host", 0)).get(0);
+    assertThat(a.startLayer()).isEqualTo("client");
+    assertThat(a.ttftNs()).isEqualTo(307 * MS);
+    assertThat(a.serverTtftNs()).isEqualTo(300 * MS);
+    assertThat(a.component("client_to_gateway")).isEqualTo(4 * MS);
+    assertThat(a.component("gateway_to_client")).isEqualTo(3 * MS);
+    // the server's own components are those of the same request without a client
+    Attribution server = TraceAttribution.attribute(oneRequest()).get(0);
+    for (String c : Attribution.COMPONENTS) {
+      if (!c.equals("client_to_gateway") && !c.equals("gateway_to_client")) {
+        assertThat(a.component(c)).as(c).isEqualTo(server.component(c));
+      }
+    }
+    assertThat(a.criticalPath().get(0).component()).isEqualTo("client_to_gateway");
+    assertThat(a.criticalPath().get(a.criticalPath().size() - 1).component()).isEqualTo("gateway_to_client");
+  }
+
+  @Test
+  void aClientOnAnotherHostWithASkewedClockKeepsItsOwnTtftAndIsAligned() {
+    // the client's clock runs 50 ms ahead: its span, read as is, would not cover the gateway's
+    Attribution a = TraceAttribution.attribute(fromClient("client-host", 50)).get(0);
+    assertThat(a.startLayer()).isEqualTo("client");
+    // both ends are read on the client's clock: its TTFT does not depend on the alignment
+    assertThat(a.ttftNs()).isEqualTo(307 * MS);
+    assertThat(a.serverTtftNs()).isEqualTo(300 * MS);
+    assertThat(a.component("client_to_gateway") + a.component("gateway_to_client")).isEqualTo(7 * MS);
+    assertThat(a.component("client_to_gateway")).isBetween(0L, 7 * MS);
+    assertThat(a.corrections()).anyMatch(ClockCorrection::applied);
+  }
+
+  @Test
+  void aClientWithoutAFirstChunkLeavesTheServersTtft() {
+    List<SpanRecord> s = fromClient("gw-host", 0);
+    SpanRecord c = s.get(s.size() - 1);
+    s.set(s.size() - 1, new SpanRecord(c.traceId(), c.spanId(), c.parentSpanId(), c.name(), c.kind(), c.service(), c.layer(),
+        c.host(), c.scope(), c.instance(), c.startNs(), c.endNs(), c.attributes(), List.of(), c.links()));
+    Attribution a = TraceAttribution.attribute(s).get(0);
+    assertThat(a.startLayer()).isEqualTo("gateway");
+    assertThat(a.ttftNs()).isEqualTo(300 * MS);
+    assertThat(a.component("client_to_gateway")).isZero();
+    assertThat(a.notes()).anyMatch(n -> n.contains("recorded no first content chunk"));
   }
 }
