@@ -12,7 +12,6 @@ import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportTarget;
 import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.imports.KafkaImportTarget;
-import dev.llmlat.imports.StagingTables;
 import dev.llmlat.imports.StoreImportTarget;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
@@ -102,11 +101,23 @@ final class ImportCommand {
       ImportReport report;
       try {
         if (common.to == Destination.store) {
-          store = common.store.open();
-          StagingTables.dropOrphans(store, out::println);
+          store = common.store.open(); // drops staging tables interrupted imports left
           target = new StoreImportTarget(store, imported, common.store.cluster);
         } else {
-          target = new KafkaImportTarget(common.kafka.required(), LlmlatTopics.SPANS, common.kafka.clientProperties(), imported);
+          String bootstrap = common.kafka.required();
+          Optional<ImportRecord> inStore = storeRecord(imported);
+          if (inStore.isPresent() && !force) {
+            if (!inStore.get().done()) {
+              throw new IllegalStateException(pendingInStore(inStore.get()));
+            }
+            out.println(alreadyImported(inStore.get(), imported, common.to, storeDescription));
+            return 0;
+          }
+          if (inStore.isPresent() && !inStore.get().ingested()) {
+            out.println("--force: publishing; the ingester will not store it, since " + storeDescription + " holds it from an"
+                + " import straight into it (" + when(inStore.get()) + "; --to store --force replaces that copy)");
+          }
+          target = new KafkaImportTarget(bootstrap, LlmlatTopics.SPANS, common.kafka.clientProperties(), imported);
         }
         Optional<ImportRecord> earlier = target.earlier();
         if (earlier.isPresent() && earlier.get().done() && !force) {
@@ -140,6 +151,29 @@ final class ImportCommand {
       return 0;
     }
 
+    private String storeDescription = "the store";
+
+    /**
+     * What the store's ledger knows of the file, for an import to Kafka: the store it reaches
+     * (the services' store process, a server, or an embedded store that exists and is free) may hold
+     * it from an import straight into it, or from the ingester. A store that cannot be reached is
+     * not asked: the ingester still stores no second copy.
+     */
+    private Optional<ImportRecord> storeRecord(ImportedFile imported) {
+      try {
+        dev.llmlat.store.StoreConfig config = common.store.config();
+        if (config.kind() == dev.llmlat.store.StoreConfig.Kind.EMBEDDED && !Files.isDirectory(config.dataDir())) {
+          return Optional.empty(); // nothing imported here yet, and no store to make for a Kafka import
+        }
+        try (ClickHouseStore s = common.store.open()) {
+          storeDescription = s.description();
+          return new dev.llmlat.imports.StoreImportLedger(s).find(imported.id());
+        }
+      } catch (dev.llmlat.store.StoreException e) {
+        return Optional.empty(); // e.g. the embedded store is held by an ingester: it skips a copy the store has
+      }
+    }
+
     /** The options that shape the spans, as the ledger records them. */
     private String optionsText() {
       return "--nvtx-pattern " + common.nvtxPattern + " --service " + common.service + (common.host == null ? "" : " --host " + common.host);
@@ -153,7 +187,11 @@ final class ImportCommand {
 
   static String alreadyImported(ImportRecord done, ImportedFile now, Destination to, String destination) {
     StringBuilder line = new StringBuilder(now.file().equals(done.file().file()) ? "already imported" : "already imported as " + done.file().file());
-    line.append(" into ").append(destination).append(" on ").append(when(done)).append(" (").append(counts(done)).append(')');
+    if (done.ingested()) {
+      line.append(" into ").append(destination).append(" through Kafka (the ingester began storing it on ").append(when(done)).append(')');
+    } else {
+      line.append(" into ").append(destination).append(" on ").append(when(done)).append(" (").append(counts(done)).append(')');
+    }
     if (!now.options().equals(done.file().options())) {
       line.append(" with ").append(done.file().options());
     }
@@ -161,10 +199,18 @@ final class ImportCommand {
         : ": nothing to do (--force publishes it again)").toString();
   }
 
+  static String pendingInStore(ImportRecord pending) {
+    return "an import of this file straight into the store began on " + when(pending) + " and is committing or was interrupted:"
+        + " the ingester would not store it from Kafka; re-run it with --to store, which completes it (nothing was published)";
+  }
+
   static String replacing(ImportRecord earlier, Destination to, String destination) {
     if (!earlier.done()) {
       return "an earlier import of this file into " + destination + " was interrupted (" + when(earlier)
           + "): its partial copy is removed as this import commits";
+    }
+    if (earlier.ingested() && to == Destination.store) {
+      return "--force: the copy the ingester stored from Kafka (since " + when(earlier) + ") is replaced as this import commits";
     }
     return to == Destination.store
         ? "--force: the copy imported on " + when(earlier) + " (" + counts(earlier) + ") is replaced as this import commits"

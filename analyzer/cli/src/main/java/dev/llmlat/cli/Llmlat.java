@@ -67,6 +67,9 @@ public final class Llmlat {
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+      if (e instanceof ResultPrinter.OutputClosed) {
+        return SqlCommand.EXIT_OUTPUT_CLOSED; // the reader of our output went away (| head): nothing to say
+      }
       if (e instanceof StoreException) {
         commandLine.getErr().println("llmlat: " + e.getMessage());
         return EXIT_FAILURE;

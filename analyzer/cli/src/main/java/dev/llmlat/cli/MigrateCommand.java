@@ -29,6 +29,7 @@ final class MigrateCommand implements Callable<Integer> {
     SchemaMigrator migrator = store.migrator();
     try (ClickHouseStore s = ClickHouseStores.open(store.config())) {
       SchemaMigrator.Outcome outcome = migrator.migrate(s);
+      store.dropOrphanStagingTables(s);
       for (Migration m : outcome.applied()) {
         out.printf("applied %04d_%s%n", m.version(), m.name());
       }

@@ -85,6 +85,7 @@ final class StoreCommand {
       CountDownLatch stopped = new CountDownLatch(1);
       try {
         store.migrator().migrate(embedded);
+        store.dropOrphanStagingTables(embedded);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, serverConfig);
         dev.llmlat.process.ExitSequence.register("stopping the store's HTTP server", () -> {
           http.close();

@@ -2,6 +2,7 @@ package dev.llmlat.cli;
 
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.imports.StagingTables;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.ClickHouseStore;
@@ -9,6 +10,7 @@ import dev.llmlat.store.ClickHouseStores;
 import dev.llmlat.store.StoreConfig;
 import com.clickhouse.client.api.ClientConfigProperties;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -158,16 +160,34 @@ final class StoreOptions {
     return all;
   }
 
-  /** Opens the store and brings its schema up to date. */
+  /**
+   * Opens the store, brings its schema up to date and drops the staging tables interrupted imports
+   * left ({@link #dropOrphanStagingTables}).
+   */
   ClickHouseStore open() {
     SchemaMigrator migrator = migrator();
     ClickHouseStore store = ClickHouseStores.open(config());
     try {
       migrator.migrate(store);
+      dropOrphanStagingTables(store);
       return store;
     } catch (RuntimeException e) {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * Drops the staging tables of imports that can no longer be running (killed before their commit
+   * dropped them), saying so in one line on stderr. Every command that opens the store does it,
+   * so they go at the next start of anything; with none it costs one query of system.tables.
+   */
+  void dropOrphanStagingTables(ClickHouseStore store) {
+    PrintWriter err = mixee != null && mixee.commandLine() != null ? mixee.commandLine().getErr() : new PrintWriter(System.err, true);
+    String command = mixee != null ? mixee.qualifiedName() : "llmlat";
+    StagingTables.dropOrphans(store, line -> {
+      err.println(command + ": " + line);
+      err.flush();
+    });
   }
 }

@@ -144,8 +144,13 @@ class StoreImportIdempotenceTest {
     assertThat(counts()).isEqualTo(ONE_COPY);
   }
 
+  /**
+   * Staging tables of killed imports go at the next command that opens the store, whichever it is
+   * (here {@code sql "SELECT 1"}), with one line on stderr; a live import's tables stay, and a
+   * command finding nothing to drop says nothing.
+   */
   @Test
-  void stagingTablesOfKilledImportsAreDroppedAtTheNextImportWithOneLine() throws Exception {
+  void stagingTablesOfKilledImportsAreDroppedByTheNextStoreOpeningCommandWithOneLine() throws Exception {
     StagingTables.Owner me = StagingTables.Owner.self();
     long dead = Integer.MAX_VALUE; // above any pid_max: no such process
     long twoDaysAgo = System.currentTimeMillis() - Duration.ofDays(2).toMillis();
@@ -166,11 +171,17 @@ class StoreImportIdempotenceTest {
       otherHostRecent = StagingTables.create(store, "gpu_kernels", new StagingTables.Owner("elsewhere", 7, 1, me.created()));
     }
 
-    Run next = importToStore(export);
-    String firstLine = next.out().lines().findFirst().orElseThrow();
-    assertThat(firstLine).startsWith("dropped 5 staging tables left by interrupted imports: ").contains(orphans);
+    Run next = llmlat("sql", "SELECT 1", "--format", "tsv", "--data-dir", data.toString());
+    assertThat(next.exit()).as(next.err()).isZero();
+    assertThat(next.out()).isEqualTo("1\n1\n");
+    assertThat(next.err().lines().toList()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("llmlat sql: dropped 5 staging tables left by interrupted imports: ").contains(orphans));
     assertThat(sql("SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%\\\\_import\\\\_%' ORDER BY name"))
         .isEqualTo(List.of(List.of(otherHostRecent), List.of(live)).toString());
+
+    Run import_ = importToStore(export);
+    assertThat(import_.err()).doesNotContain("staging");
+    assertThat(import_.out()).doesNotContain("staging");
     assertThat(counts()).isEqualTo(ONE_COPY);
   }
 

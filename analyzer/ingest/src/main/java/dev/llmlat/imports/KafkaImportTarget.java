@@ -30,6 +30,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * after fencing, so a file whose spans were committed is seen as imported and is not sent twice.
  * The ingester's deduplication tokens name offset ranges, which a re-sent import would not share:
  * a second copy has to be stopped here.
+ *
+ * <p>Each record of a known file carries {@link ImportHeaders}: the ingester stores its rows
+ * tagged with the file's id and records the import in the store's ledger, so an import of the same
+ * file straight into the store finds it there; and it drops the records of a file the store
+ * already holds from such an import.
  */
 public final class KafkaImportTarget implements ImportTarget {
   private final KafkaProducer<String, byte[]> producer;
@@ -44,6 +49,7 @@ public final class KafkaImportTarget implements ImportTarget {
       sendFailure.compareAndSet(null, e);
     }
   };
+  private final org.apache.kafka.common.header.Headers headers; // null: an untracked import
   private boolean inTransaction;
   private boolean open = true;
   private long records;
@@ -64,6 +70,7 @@ public final class KafkaImportTarget implements ImportTarget {
     this.topic = topic;
     this.file = file;
     this.ledger = file == null ? null : new KafkaImportLedger(bootstrap, topic, kafkaClient);
+    this.headers = file == null ? null : ImportHeaders.of(file);
     this.producer = producer(kafkaClient, "llmlat-import-" + (file == null ? UUID.randomUUID().toString() : file.id()));
     try {
       // fences a live earlier run of this file and aborts what a killed one left open
@@ -103,7 +110,7 @@ public final class KafkaImportTarget implements ImportTarget {
     begin();
     try {
       for (int i = 0; i < batch.recordCount(); i++) {
-        producer.send(new ProducerRecord<>(topic, batch.traceId(i), batch.record(i)), onSent);
+        producer.send(new ProducerRecord<>(topic, null, batch.traceId(i), batch.record(i), headers), onSent);
       }
     } catch (KafkaException e) {
       throw failure("could not send span records", e); // e.g. no broker within max.block.ms

@@ -24,7 +24,7 @@ import java.util.Optional;
  * anywhere in between, the ledger says pending and the next run removes the partial copy first.
  */
 public final class StoreImportTarget implements ImportTarget {
-  public static final String IMPORT_ID_ATTRIBUTE = "llmlat.import.id";
+  public static final String IMPORT_ID_ATTRIBUTE = SpanRouter.IMPORT_ID_ATTRIBUTE;
   private static final int FLUSH_ROWS = 50_000;
 
   private final ClickHouseStore store;

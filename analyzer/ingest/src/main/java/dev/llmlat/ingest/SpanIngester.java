@@ -1,5 +1,9 @@
 package dev.llmlat.ingest;
 
+import dev.llmlat.imports.ImportHeaders;
+import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportedFile;
+import dev.llmlat.imports.StoreImportLedger;
 import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.spans.OtlpRecordDecoder;
 import dev.llmlat.spans.SpanRouter;
@@ -11,8 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -56,6 +63,14 @@ import org.slf4j.LoggerFactory;
  * group refuses mid-rebalance rewinds the partition to the batch's start, so whoever owns it next
  * reads the batch again and the deduplication token keeps it from being stored twice.
  *
+ * <p>Records an import published ({@link ImportHeaders}) are stored as that import's rows (tagged
+ * with its id, as an import into the store tags them), and the import is recorded in the store's
+ * ledger ({@link StoreImportLedger}, status ingested) before its first rows are inserted, so an
+ * import of the same file straight into the store finds it and stores nothing. The other way
+ * round, records of a file the store's ledger holds from such an import (done, or pending while
+ * one commits or after one was interrupted) are not stored: one file, one copy, whichever way it
+ * came. The ledger is read once per batch for the imports in it.
+ *
  * <p>Lifecycle: {@link #start()} runs the loop on its own thread; {@link #close()} stops polling,
  * writes and commits what it holds, and closes the clients.
  */
@@ -68,6 +83,12 @@ public final class SpanIngester implements AutoCloseable {
   private final IngestMetrics metrics = new IngestMetrics();
   private final Map<TopicPartition, PartitionBatch> batches = new HashMap<>();
   private final AtomicReference<Exception> deadLetterFailure = new AtomicReference<>();
+  private final StoreImportLedger ledger;
+  /** Whether to store each import's records, decided once a batch (cleared after every flush). */
+  private final Map<String, Boolean> importDecisions = new HashMap<>();
+  /** Imports this ingester found in the ledger as ingested, or recorded so. */
+  private final Set<String> importsRecorded = new HashSet<>();
+  private final Set<String> importsSkippedSaid = new HashSet<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean running;
   private volatile Throwable failure;
@@ -81,12 +102,14 @@ public final class SpanIngester implements AutoCloseable {
   public SpanIngester(IngesterConfig config, ClickHouseStore store) {
     this.config = config;
     this.store = store;
+    this.ledger = new StoreImportLedger(store);
   }
 
   /** One partition's batch in the making. */
   private static final class PartitionBatch {
     final TopicPartition partition;
     SpanRouter rows = new SpanRouter();
+    final Map<String, ImportedFile> imports = new LinkedHashMap<>(); // the imports whose rows are in it
     long first = -1;
     long last = -1;
     long firstAtNanos;
@@ -118,6 +141,7 @@ public final class SpanIngester implements AutoCloseable {
 
     void reset() {
       rows = new SpanRouter();
+      imports.clear();
       first = -1;
       last = -1;
       replayEnd = -1;
@@ -295,9 +319,15 @@ public final class SpanIngester implements AutoCloseable {
     metrics.records.incrementAndGet();
     try {
       ExportTraceServiceRequest request = OtlpRecordDecoder.decode(record.value());
-      int before = batch.size();
-      batch.rows.add(request);
-      metrics.pendingSpans.addAndGet(batch.size() - before);
+      Optional<ImportedFile> imported = ImportHeaders.read(record.headers());
+      if (imported.isPresent() && !storesImport(imported.get())) {
+        metrics.importSpansSkipped.addAndGet(spanCount(request));
+      } else {
+        int before = batch.size();
+        batch.rows.add(request, imported.map(ImportedFile::id).orElse(null));
+        imported.ifPresent(f -> batch.imports.putIfAbsent(f.id(), f));
+        metrics.pendingSpans.addAndGet(batch.size() - before);
+      }
     } catch (OtlpRecordDecoder.InvalidRecordException e) {
       deadLetter(record, e.getMessage());
     }
@@ -309,6 +339,44 @@ public final class SpanIngester implements AutoCloseable {
     if (batch.replayEnd >= 0 && record.offset() == batch.replayEnd) {
       flush(List.of(batch));
     }
+  }
+
+  /**
+   * Whether to store the records of import {@code file}: not when the store holds it from an import
+   * straight into it (done, or pending: committing now, or interrupted and completed by its re-run).
+   */
+  private boolean storesImport(ImportedFile file) {
+    Boolean decided = importDecisions.get(file.id());
+    if (decided != null) {
+      return decided;
+    }
+    Optional<ImportRecord> known = retrying("reading the import ledger", () -> ledger.find(file.id()));
+    boolean stores = known.isEmpty() || known.get().ingested();
+    if (known.isPresent() && known.get().ingested()) {
+      importsRecorded.add(file.id());
+    }
+    if (!stores && importsSkippedSaid.add(file.id())) {
+      ImportRecord r = known.get();
+      if (r.done()) {
+        LOG.info("import {} ({}) is in the store already, imported into it at {}: its records from Kafka are not stored again",
+            file.id(), file.file(), r.at());
+      } else {
+        LOG.warn("import {} ({}) is pending in the store since {}: an import of it straight into the store is committing, or was"
+            + " interrupted (its re-run completes it): its records from Kafka are not stored", file.id(), file.file(), r.at());
+      }
+    }
+    importDecisions.put(file.id(), stores);
+    return stores;
+  }
+
+  private static long spanCount(ExportTraceServiceRequest request) {
+    long n = 0;
+    for (var rs : request.getResourceSpansList()) {
+      for (var ss : rs.getScopeSpansList()) {
+        n += ss.getSpansCount();
+      }
+    }
+    return n;
   }
 
   private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
@@ -371,6 +439,7 @@ public final class SpanIngester implements AutoCloseable {
     if (dlq != null) {
       throw new IllegalStateException("could not write to the dead-letter topic " + config.deadLetterTopic() + ": " + dlq, dlq);
     }
+    recordImports(ready);
     Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
     for (PartitionBatch b : ready) {
       String token = "llmlat." + topicId + "." + b.partition.partition() + "." + b.first + "-" + b.end();
@@ -389,6 +458,24 @@ public final class SpanIngester implements AutoCloseable {
     afterInsert.run();
     if (commit(done, ready, true)) {
       ready.forEach(PartitionBatch::reset);
+    }
+    importDecisions.clear(); // the next batch reads the ledger afresh (a forced import into the store may replace ours)
+  }
+
+  /** Records the imports of these batches in the store's ledger, before their first rows go in. */
+  private void recordImports(List<PartitionBatch> ready) {
+    for (PartitionBatch b : ready) {
+      for (ImportedFile f : b.imports.values()) {
+        if (importsRecorded.add(f.id())) {
+          ImportRecord r = new ImportRecord(f, ImportRecord.Status.INGESTED, 0, 0,
+              java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
+          retrying("recording import " + f.id() + " in the ledger", () -> {
+            ledger.write(r);
+            return null;
+          });
+          LOG.info("storing import {} ({}, {}) from Kafka; recorded in the store's import ledger", f.id(), f.file(), f.format());
+        }
+      }
     }
   }
 
@@ -419,11 +506,18 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   private void insert(SpanRouter rows, String token) {
+    retrying("insert", () -> {
+      rows.insertInto(store, token);
+      return null;
+    });
+  }
+
+  /** Runs {@code action} on the store until it succeeds, backing off while the store is away. */
+  private <T> T retrying(String what, java.util.function.Supplier<T> action) {
     long backoffMs = 200;
     for (int attempt = 1; ; attempt++) {
       try {
-        rows.insertInto(store, token);
-        return;
+        return action.get();
       } catch (StoreException e) {
         if (!running && attempt >= 3) {
           throw e;
@@ -431,8 +525,8 @@ public final class SpanIngester implements AutoCloseable {
         metrics.insertRetries.incrementAndGet();
         // Nothing is polled while this batch waits: memory stays at one batch however long the store is away.
         Runtime rt = Runtime.getRuntime();
-        LOG.warn("insert into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
-            store.description(), attempt, backoffMs, metrics.pendingSpans.get(), (rt.totalMemory() - rt.freeMemory()) >> 20,
+        LOG.warn("{} into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
+            what, store.description(), attempt, backoffMs, metrics.pendingSpans.get(), (rt.totalMemory() - rt.freeMemory()) >> 20,
             e.getMessage().lines().findFirst().orElse(""));
         try {
           Thread.sleep(backoffMs);

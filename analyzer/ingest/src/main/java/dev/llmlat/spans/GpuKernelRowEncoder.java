@@ -18,7 +18,7 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
 
   public static final List<String> COLUMNS =
       List.of("Start", "DurationNs", "Kind", "Name", "Device", "Stream", "CorrelationId", "Bytes", "HostName",
-          "Pid", "Tid", "StepSpanId", "StepName", "Source", "ClockRule", "ServiceName");
+          "Pid", "Tid", "StepSpanId", "StepName", "Source", "ClockRule", "ServiceName", "ImportId");
 
   public GpuKernelRowEncoder() {
     super(16 * 1024);
@@ -91,7 +91,8 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         .uint32(tid)
         .string(stepSpanId)
         .string(stepName)
-        .string(source).string(clockRule).string(serviceName);
+        .string(source).string(clockRule).string(serviceName)
+        .string(resourceAttributes.getOrDefault(SpanRouter.IMPORT_ID_ATTRIBUTE, "")); // the import it came in, if any
     rows++;
     return this;
   }

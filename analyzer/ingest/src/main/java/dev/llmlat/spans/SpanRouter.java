@@ -15,9 +15,25 @@ public final class SpanRouter {
   private final OtelTracesRowEncoder traces = new OtelTracesRowEncoder();
   private final GpuKernelRowEncoder kernels = new GpuKernelRowEncoder();
 
+  /** The resource attribute naming the import whose rows these are (spans; kernels have the column ImportId). */
+  public static final String IMPORT_ID_ATTRIBUTE = "llmlat.import.id";
+
   public SpanRouter add(ExportTraceServiceRequest request) {
+    return add(request, null);
+  }
+
+  /**
+   * Adds the request's spans as rows of import {@code importId} (null: of none): the spans carry it
+   * in the resource attribute {@value #IMPORT_ID_ATTRIBUTE}, the kernels in their ImportId, as
+   * rows an import writes into the store directly do.
+   */
+  public SpanRouter add(ExportTraceServiceRequest request, String importId) {
     for (ResourceSpans resourceSpans : request.getResourceSpansList()) {
       Map<String, String> resource = AttributeValues.toMap(resourceSpans.getResource().getAttributesList());
+      if (importId != null) {
+        resource = new java.util.LinkedHashMap<>(resource);
+        resource.put(IMPORT_ID_ATTRIBUTE, importId);
+      }
       String service = resource.getOrDefault("service.name", "");
       String layer = resource.getOrDefault("llmlat.layer", "");
       for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {

@@ -169,4 +169,10 @@ class JdbcClickHouseTest {
       assertThat(in.readAllBytes()).isEqualTo("1\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
   }
+
+  /** Rows as the server sends them; closing early drops the reply and the server stops the query. */
+  @Test
+  void streamsRowsAsTheServerSendsThem() {
+    RowStreams.behaves(server);
+  }
 }

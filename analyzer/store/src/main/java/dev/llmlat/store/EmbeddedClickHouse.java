@@ -3,8 +3,11 @@ package dev.llmlat.store;
 import dev.llmlat.store.internal.ChdbConnection;
 import dev.llmlat.store.internal.ChdbLibrary;
 import dev.llmlat.store.internal.InsertFromFile;
+import dev.llmlat.store.internal.NativeResult;
+import dev.llmlat.store.internal.ResultStream;
 import dev.llmlat.store.internal.SqlText;
 import dev.llmlat.store.internal.TabSeparatedDecoder;
+import dev.llmlat.store.internal.TabSeparatedRows;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -111,6 +114,70 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
   @Override
   public QueryResult query(String sql, Map<String, ?> params) {
     return TabSeparatedDecoder.decode(withParameters(sql, "TabSeparatedWithNamesAndTypes", params));
+  }
+
+  /**
+   * Streams on an engine session of its own (the engine runs nothing else on a connection while
+   * one of its results is read), from {@code chdb_stream_query}: the rows of one block (the
+   * engine's chunk, in native memory) at a time. A result without rows is computed again whole,
+   * since only a chunk carries the header that names its columns.
+   */
+  @Override
+  public RowStream stream(String sql, Map<String, ?> params) {
+    SqlText text = SqlText.of(sql);
+    if (!(text.firstWord().equals("SELECT") || text.firstWord().equals("WITH")) || text.format() != null || text.statements() > 1) {
+      return RowStream.of(query(sql, params));
+    }
+    Map<String, String> bound = new java.util.LinkedHashMap<>();
+    params.forEach((k, v) -> bound.put(QueryParameters.name(k), QueryParameters.escaped(v)));
+    ChdbConnection session = openSession();
+    boolean handedOver = false;
+    try {
+      ResultStream stream = session.stream(sql.getBytes(StandardCharsets.UTF_8), "TabSeparatedWithNamesAndTypes", bound);
+      NativeResult first;
+      try {
+        first = stream.next();
+      } catch (ChdbConnection.QueryFailure | RuntimeException e) {
+        stream.close();
+        throw e;
+      }
+      if (first == null) {
+        stream.close();
+        return RowStream.of(query(sql, params));
+      }
+      TabSeparatedRows rows = new TabSeparatedRows(first.inputStream(), new TabSeparatedRows.Chunks() {
+        @Override
+        public java.io.InputStream next() {
+          try {
+            NativeResult chunk = stream.next();
+            return chunk == null ? null : chunk.inputStream();
+          } catch (ChdbConnection.QueryFailure e) {
+            throw new StoreException(e.getMessage() + "\n  in: " + abbreviate(sql), e);
+          }
+        }
+
+        @Override
+        public void close(boolean whole) {
+          try {
+            stream.cancel(); // nothing to stop when whole
+            stream.close();
+          } finally {
+            closeSession(session);
+          }
+        }
+      }, description());
+      handedOver = true;
+      return rows;
+    } catch (ChdbConnection.QueryFailure e) {
+      if (e.code() == 36 && e.getMessage().contains("Streaming query is not supported")) {
+        return RowStream.of(query(sql, params));
+      }
+      throw new StoreException(e.getMessage() + "\n  in: " + abbreviate(sql), e);
+    } finally {
+      if (!handedOver) {
+        closeSession(session);
+      }
+    }
   }
 
   @Override

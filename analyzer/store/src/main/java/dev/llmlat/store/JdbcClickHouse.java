@@ -6,6 +6,7 @@ import com.clickhouse.client.api.query.QueryResponse;
 import com.clickhouse.client.api.query.QuerySettings;
 import com.clickhouse.data.ClickHouseFormat;
 import dev.llmlat.store.internal.TabSeparatedDecoder;
+import dev.llmlat.store.internal.TabSeparatedRows;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
@@ -127,6 +128,74 @@ public final class JdbcClickHouse implements ClickHouseStore {
       return TabSeparatedDecoder.decode(in.readAllBytes());
     } catch (Exception e) {
       throw failure(sql, e);
+    }
+  }
+
+  /**
+   * The server's reply read as it arrives (the driver hands its HTTP body over unbuffered).
+   * Closed before its end, the connection is dropped rather than read to the end (the driver's
+   * own close would read all of it), and the server stops the query.
+   */
+  @Override
+  public RowStream stream(String sql, Map<String, ?> params) {
+    QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparatedWithNamesAndTypes);
+    QueryResponse response;
+    try {
+      response = client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw failure(sql, e);
+    }
+    InputStream raw = response.getInputStream();
+    InputStream body = new java.io.FilterInputStream(raw) {
+      @Override
+      public void close() {} // the response is closed instead
+    };
+    try {
+      return new TabSeparatedRows(body, new TabSeparatedRows.Chunks() {
+        @Override
+        public InputStream next() {
+          return null;
+        }
+
+        @Override
+        public void close(boolean whole) {
+          if (!whole) {
+            stop(response, raw);
+          }
+          try {
+            response.close();
+          } catch (Exception ignored) {
+            // the connection goes either way
+          }
+        }
+      }, redact(description(), config));
+    } catch (StoreException e) {
+      throw new StoreException(redact(e.getMessage() + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), config), e);
+    }
+  }
+
+  /**
+   * Stops a reply still coming: the HTTP client drops the connection (the server then cancels the
+   * query); where the body is wrapped in a way that cannot be aborted (compression), the query is
+   * killed by its id, which ends the body.
+   */
+  private void stop(QueryResponse response, InputStream raw) {
+    try {
+      if (raw instanceof org.apache.hc.core5.http.io.EofSensorInputStream eof) {
+        eof.abort();
+        return;
+      }
+    } catch (java.io.IOException e) {
+      // then as below
+    }
+    String id = response.getQueryId();
+    if (id != null && !id.isEmpty()) {
+      try (QueryResponse r = client.query("KILL QUERY WHERE query_id = {id:String} ASYNC", Map.of("id", id), new QuerySettings())
+          .get(30, TimeUnit.SECONDS)) {
+        // killed, or already over
+      } catch (Exception e) {
+        // best effort: the close below reads what is left
+      }
     }
   }
 

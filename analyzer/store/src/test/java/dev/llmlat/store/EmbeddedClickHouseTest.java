@@ -99,4 +99,12 @@ class EmbeddedClickHouseTest {
         .hasMessageContaining("engine library not found at " + dir.resolve("nowhere/libchdb.so"))
         .hasMessageContaining("scripts/fetch-chdb");
   }
+
+  /** Rows as the engine sends them, chunk by chunk; closing early stops the query. */
+  @Test
+  void streamsRowsAsTheEngineSendsThem() {
+    try (EmbeddedClickHouse store = open(dir)) {
+      RowStreams.behaves(store);
+    }
+  }
 }

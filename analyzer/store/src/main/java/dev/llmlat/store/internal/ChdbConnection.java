@@ -25,6 +25,7 @@ public final class ChdbConnection implements AutoCloseable {
   private ExitSequence.Step atExit;
   private MemorySegment conn; // chdb_connection*
   private MemorySegment handle; // *conn
+  private ResultStream active; // the stream open on this connection, if any
 
   private ChdbConnection(ChdbLibrary lib, Path dataDir, MemorySegment conn) {
     this.lib = lib;
@@ -155,7 +156,8 @@ public final class ChdbConnection implements AutoCloseable {
         lib.destroyResult.invokeExact(stream);
         throw new QueryFailure(error);
       }
-      return new ResultStream(this, stream);
+      active = new ResultStream(this, stream);
+      return active;
     } catch (QueryFailure | StoreException e) {
       throw e;
     } catch (Throwable t) {
@@ -179,6 +181,12 @@ public final class ChdbConnection implements AutoCloseable {
       lib.streamCancelQuery.invokeExact(handle(), stream);
     } catch (Throwable t) {
       throw new StoreException("chdb cancel failed on " + dataDir + ": " + t, t);
+    }
+  }
+
+  synchronized void streamClosed(ResultStream stream) {
+    if (active == stream) {
+      active = null;
     }
   }
 
@@ -249,6 +257,13 @@ public final class ChdbConnection implements AutoCloseable {
         }
         if (atExit != null) {
           atExit.close();
+        }
+        try {
+          if (active != null) {
+            active.abandon(); // a result still being read (the process exits on a signal): stopped first
+          }
+        } catch (RuntimeException e) {
+          // closing the connection matters more
         }
         try {
           lib.closeConn.invokeExact(conn);

@@ -96,6 +96,42 @@ public final class NativeResult implements AutoCloseable {
     writeTo(out, 0);
   }
 
+  /** The bytes as a stream, read in slices from native memory; closing it frees the result. */
+  public java.io.InputStream inputStream() {
+    return new java.io.InputStream() {
+      private long at;
+
+      @Override
+      public int read() {
+        return at < length ? buffer.get(ValueLayout.JAVA_BYTE, at++) & 0xff : -1;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) {
+        if (len == 0) {
+          return 0;
+        }
+        if (at >= length) {
+          return -1;
+        }
+        int n = (int) Math.min(len, length - at);
+        MemorySegment.copy(buffer, ValueLayout.JAVA_BYTE, at, b, off, n);
+        at += n;
+        return n;
+      }
+
+      @Override
+      public int available() {
+        return (int) Math.min(Integer.MAX_VALUE, length - at);
+      }
+
+      @Override
+      public void close() {
+        NativeResult.this.close();
+      }
+    };
+  }
+
   /** The byte at {@code index}. */
   public byte byteAt(long index) {
     return buffer.get(ValueLayout.JAVA_BYTE, index);

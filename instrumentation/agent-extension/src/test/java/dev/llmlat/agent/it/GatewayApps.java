@@ -12,10 +12,10 @@ import java.util.stream.Stream;
 
 /**
  * The real gateway applications of {@code src/it/gateway-apps} (Spring Cloud Gateway as Spring Boot
- * executable jars, their dependencies from Maven Central): built on first use with the Maven that
- * runs the tests (same local repository, offline when it is), into {@code target/gateway-apps}, and
- * rebuilt only when their sources are newer. Their Spring and Netty versions cannot share the test
- * class path, hence a build of their own.
+ * executable jars, Vert.x 5 as a shaded one, their dependencies from Maven Central): built on first
+ * use with the Maven that runs the tests (same local repository, offline when it is), into
+ * {@code target/gateway-apps}, and rebuilt only when their sources are newer. Their Spring, Vert.x
+ * and Netty versions cannot share the test class path, hence a build of their own.
  */
 final class GatewayApps {
   private static final Path SOURCES = Path.of("src/it/gateway-apps").toAbsolutePath();
@@ -26,8 +26,14 @@ final class GatewayApps {
   static synchronized Path jar(String app) throws IOException, InterruptedException {
     Path out = TestDirs.work().getParent().resolve("gateway-apps");
     Path jar = out.resolve(app).resolve(app + ".jar");
-    if (!Files.isRegularFile(jar) || newestSource().compareTo(Files.getLastModifiedTime(jar)) > 0) {
+    // against a stamp of the last good build, not the jar: Maven leaves an up-to-date jar untouched,
+    // so a change to another app (or the aggregator) would otherwise rebuild on every call
+    Path stamp = out.resolve("built.stamp");
+    if (!Files.isRegularFile(jar) || !Files.isRegularFile(stamp)
+        || newestSource().compareTo(Files.getLastModifiedTime(stamp)) > 0) {
+      Files.deleteIfExists(stamp);
       build(out);
+      Files.writeString(stamp, "");
     }
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " was not built; see " + out.resolve("build.log"));
