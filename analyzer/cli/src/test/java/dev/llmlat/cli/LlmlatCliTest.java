@@ -116,8 +116,12 @@ class LlmlatCliTest {
       sum += c.asLong();
     }
     assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
-    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("gateway_in", "network_in", "engine_in",
-        "queue", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out", "unattributed");
+    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("client_to_gateway", "gateway_in", "network_in",
+        "engine_in", "queue", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out",
+        "gateway_out", "gateway_to_client", "unattributed");
+    // the demo's client sends no trace context: its way to the gateway and back is not a layer here
+    assertThat(json.get("components").get("client_to_gateway").asLong()).isZero();
+    assertThat(json.get("components").get("gateway_to_client").asLong()).isZero();
     assertThat(json.get("itl").size()).isPositive();
     assertThat(json.get("critical_path").size()).isPositive();
     assertThat(json.has("corrections")).isTrue();
