@@ -39,7 +39,7 @@ class SchemaMigratorTest {
     }
   }
 
-  /** Rows attributed before the engine adapter and the new components were recorded read as '' and 0. */
+  /** Rows attributed before the engine adapter, the new components and the client layer were recorded read as '' and 0. */
   @Test
   void upgradingKeepsAttributionRowsWithEmptyAdapterAndZeroNewComponents() {
     try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("upgrade-attribution"), EngineLibrary.locate())) {
@@ -47,9 +47,10 @@ class SchemaMigratorTest {
       new SchemaMigrator(all.subList(0, 5)).migrate(store);
       store.execute("INSERT INTO llm_request_attribution (TraceId, TtftNs, QueueNs, AnalyzedAt) VALUES ('t1', 30, 30, 1)");
       assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
-          .containsExactly("attribution_engine_adapter", "imports");
-      assertThat(store.query("SELECT TraceId, TtftNs, QueueNs, EngineAdapter, EngineInNs, KvTransferNs FROM llm_request_attribution")
-          .rows()).containsExactly(List.of("t1", "30", "30", "", "0", "0"));
+          .containsExactly("attribution_engine_adapter", "imports", "attribution_client_layer");
+      assertThat(store.query("SELECT TraceId, TtftNs, QueueNs, EngineAdapter, EngineInNs, KvTransferNs, ClientToGatewayNs,"
+          + " GatewayToClientNs, ServerTtftNs FROM llm_request_attribution")
+          .rows()).containsExactly(List.of("t1", "30", "30", "", "0", "0", "0", "0", "0"));
     }
   }
 
@@ -66,7 +67,7 @@ class SchemaMigratorTest {
           + " 'aaaabbbbccccdddd', 'step', map('llmlat.layer', 'gpu'), ['0123456789abcdef0123456789abcdef', 'fedcba9876543210fedcba9876543210'],"
           + " ['', ''], ['', ''], [map(), map()])");
       assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
-          .containsExactly("gpu_kernel_requests", "attribution_engine_adapter", "imports");
+          .containsExactly("gpu_kernel_requests", "attribution_engine_adapter", "imports", "attribution_client_layer");
       assertThat(store.query("SELECT count() FROM system.columns WHERE table = 'gpu_kernels' AND name = 'TraceIds'"
           + " AND database = currentDatabase()").single()).isEqualTo("0");
       assertThat(store.query("SELECT Name, RequestTraceId FROM gpu_kernel_requests ORDER BY RequestTraceId").rows())
