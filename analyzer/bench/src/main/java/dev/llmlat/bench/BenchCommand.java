@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
     subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.AgentPool.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
-        BenchCommand.Soak.class, BenchCommand.Faults.class})
+        BenchCommand.Live.class, BenchCommand.Soak.class, BenchCommand.Faults.class})
 public final class BenchCommand implements PluggedCommand {
   public BenchCommand() {}
 
@@ -233,6 +233,38 @@ public final class BenchCommand implements PluggedCommand {
     public Integer call() throws IOException {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-analyze-" + ProcessHandle.current().pid());
       new dev.llmlat.bench.AnalyzeBenchmark(requests, explainSpans, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "live", mixinStandardHelpOptions = true, description = {
+      "Live attribution (`llmlat attribute --live`), one instance: requests/s attributed from a backlog on the topic,",
+      "against `analyze` on the same spans in the same run; then the lag from a request's last span (acknowledged by",
+      "the broker) to its row at a steady rate, p50 and p99 (the grace included). A scratch broker and store under",
+      "$LLMLAT_HOME/tmp, removed afterwards."})
+  static final class Live implements Callable<Integer> {
+    @Option(names = "--requests", defaultValue = "20000", description = "Requests in the backlog. Default: ${DEFAULT-VALUE}.")
+    int requests;
+
+    @Option(names = "--rate", defaultValue = "200", description = "Requests/s of the steady phase. Default: ${DEFAULT-VALUE}.")
+    int rate;
+
+    @Option(names = "--seconds", defaultValue = "20", description = "Length of the steady phase. Default: ${DEFAULT-VALUE}.")
+    int seconds;
+
+    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "1s", description = "The attributor's grace. Default: ${DEFAULT-VALUE}.")
+    String grace;
+
+    @Option(names = "--partitions", defaultValue = "3", description = "Partitions of the span topic. Default: ${DEFAULT-VALUE}.")
+    int partitions;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-live-" + ProcessHandle.current().pid());
+      new LiveBenchmark(new LiveBenchmark.Config(requests, rate, Duration.ofSeconds(seconds), Durations.parse(grace), partitions,
+          scratch, EngineLibrary.locate())).run(spec.commandLine().getOut());
       return 0;
     }
   }

@@ -96,7 +96,7 @@ public final class SoakBenchmark {
       out.printf("starting broker, store and ingester under %s ...%n", config.scratch());
       out.flush();
       services.up(new LocalServices.Options(KafkaBroker.freePort(), KafkaBroker.freePort(), KafkaBroker.freePort(),
-          config.partitions(), null, dev.llmlat.otlpkafka.KafkaClientProperties.none()));
+          config.partitions(), null, dev.llmlat.otlpkafka.KafkaClientProperties.none(), false)); // the ingester alone
       String bootstrap = services.kafkaBootstrap().orElseThrow();
       long ingesterPid = PidFile.read(services.pidFile(LocalServices.INGEST)).orElseThrow().pid();
       awaitIngesterReady(services);

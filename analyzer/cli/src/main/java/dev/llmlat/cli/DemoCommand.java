@@ -170,24 +170,25 @@ final class DemoCommand implements Callable<Integer> {
         ResultPrinter.Format.table, out);
     Analyzer.Summary summary = new Analyzer(s).analyze(start - 60_000_000_000L, Long.MAX_VALUE / 2, true);
     out.printf("%nanalyzed: %d requests attributed%n%n", summary.written());
-    out.println("-- TTFT as the client saw it vs. as attributed (gateway server span start -> first chunk written)");
+    out.println("-- TTFT as the client measured it vs. as attributed (client request -> first content chunk), and the server's own");
     List<List<String>> rows = new ArrayList<>();
     Map<String, List<String>> attributed = new java.util.HashMap<>();
-    for (List<String> r : s.query("SELECT TraceId, TtftNs, QueueNs, PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs, UnattributedNs"
+    for (List<String> r : s.query("SELECT TraceId, TtftNs, ServerTtftNs, ClientToGatewayNs + GatewayToClientNs, QueueNs,"
+        + " PrefillCpuNs + PrefillGpuNs + BatchInterferenceNs, UnattributedNs"
         + " FROM llm_request_attribution FINAL WHERE TraceId IN (" + ids + ")").rows()) {
       attributed.put(r.get(0), r);
     }
     for (EndToEndDemo.ClientRequest r : sent) {
       List<String> a = attributed.get(r.traceId());
-      rows.add(List.of(r.traceId(), Integer.toString(r.promptWords()), String.format("%.1f", (r.firstChunkNs() - r.sentNs()) / 1e6),
-          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(1)) / 1e6),
-          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(2)) / 1e6),
-          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(3)) / 1e6),
-          a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(4)) / 1e6)));
+      List<String> row = new ArrayList<>(List.of(r.traceId(), Integer.toString(r.promptTokens()), String.format("%.1f", r.ttftNs() / 1e6)));
+      for (int i = 1; i <= 6; i++) {
+        row.add(a == null ? "-" : String.format("%.1f", Long.parseLong(a.get(i)) / 1e6));
+      }
+      rows.add(row);
     }
-    ResultPrinter.print(new dev.llmlat.store.QueryResult(List.of(col("trace_id", "String"), col("prompt_words", "UInt32"),
-        col("client_ttft_ms", "Float64"), col("ttft_ms", "Float64"), col("queue_ms", "Float64"), col("prefill_ms", "Float64"),
-        col("unattributed_ms", "Float64")), rows), ResultPrinter.Format.table, out);
+    ResultPrinter.print(new dev.llmlat.store.QueryResult(List.of(col("trace_id", "String"), col("prompt_tokens", "UInt32"),
+        col("client_ttft_ms", "Float64"), col("ttft_ms", "Float64"), col("server_ttft_ms", "Float64"), col("to_gateway_and_back_ms", "Float64"),
+        col("queue_ms", "Float64"), col("prefill_ms", "Float64"), col("unattributed_ms", "Float64")), rows), ResultPrinter.Format.table, out);
     out.println();
     AttributionReport report = AttributionReport.load(s, start - 60_000_000_000L, 500_000_000L);
     report.printText(out);

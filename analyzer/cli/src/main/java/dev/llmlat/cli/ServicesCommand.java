@@ -17,7 +17,7 @@ import dev.llmlat.store.QueryResult;
 @Command(
     name = "services",
     mixinStandardHelpOptions = true,
-    description = "The local services of $LLMLAT_HOME: a Kafka broker, the store process, the ingester.",
+    description = "The local services of $LLMLAT_HOME: a Kafka broker, the store process, the ingester, the live attributor.",
     subcommands = {ServicesCommand.Up.class, ServicesCommand.Down.class, ServicesCommand.Status.class})
 final class ServicesCommand {
 
@@ -41,7 +41,7 @@ final class ServicesCommand {
   }
 
   @Command(name = "up", mixinStandardHelpOptions = true,
-      description = "Starts the broker (unless --kafka names a cluster), the store and the ingester; reuses running ones.")
+      description = "Starts the broker (unless --kafka names a cluster), the store, the ingester and the live attributor; reuses running ones.")
   static final class Up implements Callable<Integer> {
     @Mixin KafkaOptions kafka;
 
@@ -57,6 +57,9 @@ final class ServicesCommand {
     @Option(names = "--partitions", defaultValue = "4", description = "Partitions of otlp_spans when created. Default: ${DEFAULT-VALUE}.")
     int partitions;
 
+    @Option(names = "--no-live", description = "Do not start the live attributor (`llmlat attribute --live`).")
+    boolean noLive;
+
     @Spec CommandSpec spec;
 
     @Override
@@ -65,14 +68,14 @@ final class ServicesCommand {
       LocalServices services = Llmlat.services(LlmlatHome.fromEnvironment());
       List<LocalServices.Status> status = services
           .up(new LocalServices.Options(kafkaPort, controllerPort, storePort, partitions,
-              kafka.bootstrap == null || kafka.bootstrap.isBlank() ? null : kafka.bootstrap, kafka.clientProperties()));
+              kafka.bootstrap == null || kafka.bootstrap.isBlank() ? null : kafka.bootstrap, kafka.clientProperties(), !noLive));
       printStatus(services, status, out);
       return 0;
     }
   }
 
   @Command(name = "down", mixinStandardHelpOptions = true,
-      description = "Stops the ingester (after it writes what it holds), the store and the broker.")
+      description = "Stops the ingester (after it writes what it holds), the live attributor, the store and the broker.")
   static final class Down implements Callable<Integer> {
     @Spec CommandSpec spec;
 

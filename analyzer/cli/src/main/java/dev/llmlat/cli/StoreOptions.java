@@ -86,12 +86,7 @@ final class StoreOptions {
       if (dataDir != null) {
         throw new IllegalArgumentException("--data-dir is for the embedded store; it cannot be combined with --clickhouse-url");
       }
-      String pw = password();
-      if ((pw == null || pw.isEmpty()) && (user == null || user.isBlank())) {
-        // our own store process, named by its URL: its password is in this home, as when found running
-        pw = ownStorePassword(url).orElse(pw);
-      }
-      return StoreConfig.server(url, user, pw).withDriverOptions(driverOptions());
+      return serverConfig(url);
     }
     // given on the command line without a server: a mistake worth saying; from the environment
     // (set for a server elsewhere) they are ignored, as LLMLAT_CLICKHOUSE_PASSWORD is
@@ -111,6 +106,34 @@ final class StoreOptions {
       return StoreConfig.embedded(home.clickhouseData(), EngineLibrary.locate());
     }
     return StoreConfig.embedded(dataDir, EngineLibrary.locate());
+  }
+
+  /** A server at {@code serverUrl} with this command's user, password and driver options. */
+  private StoreConfig serverConfig(String serverUrl) {
+    String pw = password();
+    if ((pw == null || pw.isEmpty()) && (user == null || user.isBlank())) {
+      // our own store process, named by its URL: its password is in this home, as when found running
+      pw = ownStorePassword(serverUrl).orElse(pw);
+    }
+    return StoreConfig.server(serverUrl, user, pw).withDriverOptions(driverOptions());
+  }
+
+  /** Whether {@code location} names a server (a URL) rather than an embedded store's data directory. */
+  static boolean isServerUrl(String location) {
+    return location.contains("://") || location.startsWith("jdbc:");
+  }
+
+  /**
+   * Opens another store than this command's own, named by a server URL (with this command's
+   * credentials and driver options) or an embedded data directory, and brings its schema up to
+   * date; for commands that read two stores ({@code diff --a-store --b-store}).
+   */
+  ClickHouseStore open(String location) {
+    if (!isServerUrl(location)) {
+      return migrated(StoreConfig.embedded(Path.of(location), EngineLibrary.locate()), SchemaMigrator.bundled());
+    }
+    return migrated(serverConfig(location), cluster == null || cluster.isBlank() ? SchemaMigrator.bundled()
+        : SchemaMigrator.bundledForCluster(cluster));
   }
 
   /** The password of this home's running store when {@code serverUrl} is that store's URL. */
@@ -166,7 +189,11 @@ final class StoreOptions {
    */
   ClickHouseStore open() {
     SchemaMigrator migrator = migrator();
-    ClickHouseStore store = ClickHouseStores.open(config());
+    return migrated(config(), migrator);
+  }
+
+  private ClickHouseStore migrated(StoreConfig config, SchemaMigrator migrator) {
+    ClickHouseStore store = ClickHouseStores.open(config);
     try {
       migrator.migrate(store);
       dropOrphanStagingTables(store);

@@ -84,8 +84,13 @@ class IngesterScaleOutTest {
 
   /** The partitions the ingester's log says it owns now. */
   Set<Integer> owned(int n) {
+    return owned(logText(n));
+  }
+
+  /** The partitions the last "owns partitions: [...]" line of a service's log names (the live attributor's too). */
+  static Set<Integer> owned(String logText) {
     Set<Integer> owned = new TreeSet<>();
-    Matcher m = OWNS.matcher(logText(n));
+    Matcher m = OWNS.matcher(logText);
     while (m.find()) {
       owned.clear();
       for (String p : m.group(1).split(",\\s*")) {

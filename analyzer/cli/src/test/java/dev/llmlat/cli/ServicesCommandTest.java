@@ -45,14 +45,14 @@ class ServicesCommandTest {
   }
 
   @Test
-  void upRunsBrokerStoreAndIngesterThatTheDemoAndSqlUse() throws IOException {
+  void upRunsBrokerStoreAndIngesterThatTheDemoAndSqlUse() throws IOException, InterruptedException {
     int storePort = freePort();
     Run up = run("services", "up", "--kafka-port", Integer.toString(freePort()), "--kafka-controller-port",
         Integer.toString(freePort()), "--store-port", Integer.toString(storePort), "--partitions", "2");
     assertThat(up.exit()).as(up.err()).isZero();
     assertThat(up.out()).containsPattern("kafka\\s+running\\s+\\d+\\s+127.0.0.1:")
         .containsPattern("store\\s+running\\s+\\d+\\s+http://127.0.0.1:" + storePort)
-        .containsPattern("ingest\\s+running");
+        .containsPattern("ingest\\s+running").containsPattern("attribute\\s+running");
     // the store wants the password made into the home (0600); every llmlat client below passes it
     Path passwordFile = home.resolve("store.password");
     assertThat(up.out()).contains("store user: default, password in " + passwordFile + " (mode 0600)");
@@ -80,10 +80,15 @@ class ServicesCommandTest {
     String requests = "SELECT count() FROM otel_traces WHERE SpanName = 'llm_request'";
     Run sql = run("sql", "--format", "tsv", requests);
     assertThat(sql.out()).isEqualTo("count()\n2\n");
+    // the live attributor of the services attributed the demo's requests from the span topic too
+    String live = "SELECT count() FROM llm_request_attribution WHERE AnalyzerVersion = 'llmlat-live 0.1'";
+    dev.llmlat.testing.Await.until(() -> run("sql", "--format", "tsv", live).out().equals("count()\n2\n"),
+        "the live attributor's rows of the demo's 2 requests", 60);
 
     Run down = run("services", "down");
-    assertThat(down.out()).startsWith("stopped ingest (pid ").contains("store (pid ").contains("kafka (pid ");
-    assertThat(run("services", "status").out()).containsPattern("kafka\\s+stopped").containsPattern("ingest\\s+stopped");
+    assertThat(down.out()).startsWith("stopped ingest (pid ").contains("attribute (pid ").contains("store (pid ").contains("kafka (pid ");
+    assertThat(run("services", "status").out()).containsPattern("kafka\\s+stopped").containsPattern("ingest\\s+stopped")
+        .containsPattern("attribute\\s+stopped");
     assertThat(Files.list(home.resolve("run")).toList()).isEmpty();
     // the data outlived the store process: the embedded store opens it directly now
     assertThat(run("sql", "--format", "tsv", requests).out()).isEqualTo("count()\n2\n");

@@ -1,5 +1,16 @@
 package dev.llmlat.demo;
 
+import dev.llmlat.load.LoadConfig;
+import dev.llmlat.load.LoadResult;
+import dev.llmlat.load.LoadRun;
+import dev.llmlat.load.LoadShape;
+import dev.llmlat.load.Prompt;
+import dev.llmlat.load.PromptSource;
+import dev.llmlat.load.RequestOutcome;
+import dev.llmlat.load.SpanShipper;
+import dev.llmlat.load.Target;
+import dev.llmlat.otlpkafka.SpanPublisher;
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.engine.DemoEngine;
 import dev.llmlat.engine.EngineConfig;
 import dev.llmlat.engine.ExporterKind;
@@ -7,23 +18,13 @@ import dev.llmlat.otlpkafka.KafkaClientProperties;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 /**
  * Every layer for real, on one machine: the demo engine (continuous batching, step times from the
@@ -47,8 +48,10 @@ public final class EndToEndDemo {
     }
   }
 
-  /** One request as the client saw it. */
-  public record ClientRequest(String traceId, int promptWords, int maxTokens, long sentNs, long firstChunkNs, long endNs, int chunks) {}
+  /** One request as the client saw it: its TTFT (to the first content chunk) and end-to-end latency. */
+  public record ClientRequest(String traceId, int promptTokens, int maxTokens, long ttftNs, long latencyNs, int chunks) {}
+
+  private static final String MODEL = "tinylm-1b";
 
   private EndToEndDemo() {}
 
@@ -82,7 +85,7 @@ public final class EndToEndDemo {
     // Streaming servers need TCP_NODELAY: with Nagle on, each small SSE chunk after the first waits
     // for the peer's delayed ACK (tens of ms), which the attribution shows as network time.
     System.setProperty("sun.net.httpserver.nodelay", "true");
-    EngineConfig engineConfig = EngineConfig.builder().host("127.0.0.1").port(0).model("tinylm-1b").serviceName("llm-engine")
+    EngineConfig engineConfig = EngineConfig.builder().host("127.0.0.1").port(0).model(MODEL).serviceName("llm-engine")
         .maxBatch(8).timeScale(config.timeScale()).exporter(ExporterKind.KAFKA).kafkaBootstrap(bootstrap)
         .kafkaProperties(kafkaClient.values()).build();
     try (DemoEngine engine = DemoEngine.start(engineConfig)) {
@@ -105,8 +108,9 @@ public final class EndToEndDemo {
         out.printf("gateway: http://127.0.0.1:%d (JDK HttpServer relay under the OpenTelemetry agent %s + llmlat extension)%n", port,
             "2.31.1");
         out.flush();
-        List<ClientRequest> sent = sendLoad(port, config);
-        out.printf("client: %d streamed chat completions, Poisson arrivals at %.1f/s%n", sent.size(), config.ratePerSecond());
+        List<ClientRequest> sent = sendLoad(port, bootstrap, kafkaClient, config);
+        out.printf("client: llmlat load, %d streamed chat completions with trace context, Poisson arrivals at %.1f/s%n",
+            sent.size(), config.ratePerSecond());
         engine.flushSpans(Duration.ofSeconds(10));
         awaitLanding(store, sent);
         return sent;
@@ -117,88 +121,63 @@ public final class EndToEndDemo {
     }
   }
 
-  private static List<ClientRequest> sendLoad(int port, Config config) throws InterruptedException {
-    Random random = new Random(config.seed());
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    ExecutorService pool = Executors.newCachedThreadPool();
-    List<Future<ClientRequest>> futures = new ArrayList<>();
-    long next = System.nanoTime();
-    for (int i = 0; i < config.requests(); i++) {
-      byte[] trace = new byte[16];
-      byte[] span = new byte[8];
-      random.nextBytes(trace);
-      random.nextBytes(span);
-      span[0] |= 1;
-      String traceId = HexFormat.of().formatHex(trace);
-      // prompt lengths like the H200 capture's: mostly short, some long
-      int words = random.nextInt(10) < 7 ? 16 + random.nextInt(200) : 500 + random.nextInt(2500);
-      int maxTokens = 8 + random.nextInt(24);
-      String body = "{\"model\":\"tinylm-1b\",\"stream\":true,\"max_tokens\":" + maxTokens
-          + ",\"messages\":[{\"role\":\"user\",\"content\":\"" + "lorem ".repeat(words).strip() + "\"}]}";
-      HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-          .header("Content-Type", "application/json")
-          .header("traceparent", "00-" + traceId + "-" + HexFormat.of().formatHex(span) + "-01")
-          .timeout(Duration.ofSeconds(120))
-          .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-      long wait = next - System.nanoTime();
-      if (wait > 0) {
-        Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-      }
-      futures.add(pool.submit(() -> stream(client, request, traceId, words, maxTokens)));
-      next += (long) (-Math.log(1 - random.nextDouble()) / config.ratePerSecond() * 1e9);
+  /**
+   * The demo's client is llmlat load: Poisson arrivals, every request with its own traceparent and a
+   * client-layer span to Kafka, so the attribution starts where the user's TTFT starts.
+   */
+  private static List<ClientRequest> sendLoad(int port, String bootstrap, KafkaClientProperties kafkaClient, Config config)
+      throws InterruptedException {
+    LoadConfig load = LoadConfig.builder(Target.parse("http://127.0.0.1:" + port + "/v1/chat/completions", null), MODEL)
+        .shape(new LoadShape.Poisson(config.ratePerSecond(), config.seed())).requests(config.requests())
+        .timeout(Duration.ofSeconds(120)).serviceName("llmlat-load").build();
+    LoadResult result;
+    try (SpanPublisher publisher = new SpanPublisher(bootstrap, LlmlatTopics.SPANS, null, kafkaClient);
+        SpanShipper spans = new SpanShipper(publisher::publish)) {
+      result = LoadRun.start(load, new DemoPrompts(config.seed()), spans, null).await();
     }
     List<ClientRequest> sent = new ArrayList<>();
-    for (Future<ClientRequest> f : futures) {
-      try {
-        sent.add(f.get());
-      } catch (java.util.concurrent.ExecutionException e) {
-        throw new IllegalStateException("a demo request failed: " + e.getCause(), e.getCause());
+    for (RequestOutcome r : result.outcomes()) {
+      if (!r.success()) {
+        throw new IllegalStateException("a demo request failed: " + r);
       }
+      sent.add(new ClientRequest(r.traceId(), r.inputTokens(), r.maxTokens(), r.ttftNanos(), r.latencyNanos(), r.chunks()));
     }
-    pool.shutdown();
     return sent;
   }
 
-  private static ClientRequest stream(HttpClient client, HttpRequest request, String traceId, int words, int maxTokens)
-      throws IOException, InterruptedException {
-    long sent = System.currentTimeMillis() * 1_000_000L;
-    long t0 = System.nanoTime();
-    HttpResponse<InputStream> response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
-    if (response.statusCode() != 200) {
-      throw new IOException("gateway answered " + response.statusCode() + " for " + traceId);
+  /** Prompt lengths like the H200 capture's: mostly short, some long. */
+  private static final class DemoPrompts implements PromptSource {
+    private final Random random;
+
+    DemoPrompts(long seed) {
+      this.random = new Random(seed);
     }
-    long first = 0;
-    int chunks = 0;
-    try (InputStream in = response.body()) {
-      StringBuilder line = new StringBuilder();
-      for (int c; (c = in.read()) >= 0; ) {
-        if (c != '\n') {
-          line.append((char) c);
-          continue;
-        }
-        if (line.toString().startsWith("data: ") && !line.toString().equals("data: [DONE]")) {
-          chunks++;
-          if (first == 0) {
-            first = sent + (System.nanoTime() - t0);
-          }
-        }
-        line.setLength(0);
-      }
+
+    @Override
+    public Prompt next() {
+      int words = random.nextInt(10) < 7 ? 16 + random.nextInt(200) : 500 + random.nextInt(2500);
+      String text = "lorem ".repeat(words).strip();
+      return new Prompt(text, words, 8 + random.nextInt(24));
     }
-    return new ClientRequest(traceId, words, maxTokens, sent, first, sent + (System.nanoTime() - t0), chunks);
+
+    @Override
+    public String description() {
+      return "the demo's prompt mix (70% 16-215 words, 30% 500-2999)";
+    }
   }
 
   private static void awaitLanding(ClickHouseStore store, List<ClientRequest> sent) throws InterruptedException {
     String ids = dev.llmlat.analyze.store.TraceReader.sqlList(sent.stream().map(ClientRequest::traceId).toList());
     String sql = "SELECT countIf(SpanName = 'llm_request'), countIf(ResourceAttributes['llmlat.layer'] = 'gateway' AND SpanKind = 'Server'),"
-        + " countIf(ResourceAttributes['llmlat.layer'] = 'gpu'), count() FROM otel_traces WHERE TraceId IN " + ids;
+        + " countIf(ResourceAttributes['llmlat.layer'] = 'gpu'), countIf(ResourceAttributes['llmlat.layer'] = 'client'), count()"
+        + " FROM otel_traces WHERE TraceId IN " + ids;
     long deadline = System.nanoTime() + LANDING_TIMEOUT.toNanos();
     String last = "";
     long stableSince = 0;
     while (System.nanoTime() < deadline) {
       List<String> row = store.query(sql).rows().get(0);
       boolean complete = Long.parseLong(row.get(0)) == sent.size() && Long.parseLong(row.get(1)) == sent.size()
-          && Long.parseLong(row.get(2)) > 0;
+          && Long.parseLong(row.get(2)) > 0 && Long.parseLong(row.get(3)) == sent.size();
       String now = String.join(",", row);
       if (complete && now.equals(last)) {
         if (System.nanoTime() - stableSince > 1_500_000_000L) {
@@ -211,6 +190,6 @@ public final class EndToEndDemo {
       Thread.sleep(200);
     }
     throw new IllegalStateException("not every layer's spans landed within " + LANDING_TIMEOUT.toSeconds()
-        + " s (requests, gateway spans, GPU spans, all spans: " + last + ")");
+        + " s (requests, gateway spans, GPU spans, client spans, all spans: " + last + ")");
   }
 }

@@ -4,6 +4,7 @@ import dev.llmlat.imports.ImportHeaders;
 import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.imports.StoreImportLedger;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.spans.OtlpRecordDecoder;
 import dev.llmlat.spans.SpanRouter;
@@ -22,10 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -200,18 +199,7 @@ public final class SpanIngester implements AutoCloseable {
    * deduplication tokens name the topic incarnation, not just its name.
    */
   private String topicId() {
-    try (Admin admin = config.kafkaClient().admin(config.bootstrapServers())) {
-      return admin.describeTopics(List.of(config.topic())).allTopicNames().get(30, TimeUnit.SECONDS)
-          .get(config.topic()).topicId().toString();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot read topic " + config.topic() + " at " + config.bootstrapServers() + ": "
-          + e.getCause().getMessage(), e.getCause());
-    } catch (java.util.concurrent.TimeoutException e) {
-      throw new IllegalStateException("Kafka at " + config.bootstrapServers() + " did not answer within 30 s", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
+    return SpanTopics.describe(config.kafkaClient(), config.bootstrapServers(), config.topic()).topicId().toString();
   }
 
   private Map<String, Object> consumerProperties() {

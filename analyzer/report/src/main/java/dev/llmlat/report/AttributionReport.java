@@ -2,6 +2,7 @@ package dev.llmlat.report;
 
 import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.stats.Wilson;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -34,11 +35,13 @@ public final class AttributionReport {
   private final long[] histogram;
   private final double histogramBucketNs;
   private final Map<String, Long> engines;
+  private final ClientServerGap clientServer;
 
   private AttributionReport(long requests, long sloNs, long violations, Quantiles ttft, List<Quantiles> components,
       Map<String, Long> dominant, Map<String, Long> stalls, List<Slow> slowest, long[] histogram, double bucketNs,
-      Map<String, Long> engines) {
+      Map<String, Long> engines, ClientServerGap clientServer) {
     this.engines = engines;
+    this.clientServer = clientServer;
     this.requests = requests;
     this.sloNs = sloNs;
     this.violations = violations;
@@ -78,10 +81,7 @@ public final class AttributionReport {
       dominant.put(r.get(0), Long.parseLong(r.get(1)));
     }
     Map<String, Long> stalls = new LinkedHashMap<>();
-    // causes grouped by kind: "stalled by another request's prefill", "slow step", "batch grew", "preempted"
-    for (List<String> r : store.query("SELECT multiIf(startsWith(TopStallCause, 'stalled by prefill'), 'stalled by another request''s prefill',"
-        + " startsWith(TopStallCause, 'slow step'), 'slow step', startsWith(TopStallCause, 'batch grew'), 'batch grew',"
-        + " TopStallCause) AS c, count() AS n"
+    for (List<String> r : store.query("SELECT " + StallCauses.KIND_SQL + " AS c, count() AS n"
         + where + " AND TopStallCause != '' GROUP BY c ORDER BY n DESC LIMIT 8", params).rows()) {
       stalls.put(r.get(0), Long.parseLong(r.get(1)));
     }
@@ -111,8 +111,8 @@ public final class AttributionReport {
     for (List<String> r : store.query("SELECT EngineAdapter AS a, count() AS n" + where + " GROUP BY a ORDER BY n DESC", params).rows()) {
       engines.put(r.get(0), Long.parseLong(r.get(1)));
     }
-    return new AttributionReport(n, sloNs, Long.parseLong(row.get(1)), quantiles("ttft", row.get(2), row.get(3)), components,
-        dominant, stalls, slowest, histogram, bucket, engines);
+    return new AttributionReport(n, sloNs, Long.parseLong(row.get(1)), quantiles("ttft", row.get(2), row.get(3)),
+        components, dominant, stalls, slowest, histogram, bucket, engines, ClientServerGap.load(store, fromNs));
   }
 
   private static Quantiles quantiles(String name, String array, String mean) {
@@ -122,19 +122,6 @@ public final class AttributionReport {
       return new Quantiles(name, 0, 0, 0, m);
     }
     return new Quantiles(name, Double.parseDouble(q[0]), Double.parseDouble(q[1]), Double.parseDouble(q[2]), m);
-  }
-
-  /** Wilson score interval (95%) of a binomial proportion. */
-  public static double[] wilson(long successes, long n) {
-    if (n == 0) {
-      return new double[] {0, 0};
-    }
-    double z = 1.959963984540054;
-    double p = successes / (double) n;
-    double denominator = 1 + z * z / n;
-    double centre = (p + z * z / (2.0 * n)) / denominator;
-    double half = z * Math.sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / denominator;
-    return new double[] {Math.max(0, centre - half), Math.min(1, centre + half)};
   }
 
   public long requests() {
@@ -176,9 +163,9 @@ public final class AttributionReport {
       out.println("nothing attributed yet: run `llmlat analyze`");
       return;
     }
-    double[] ci = wilson(violations, requests);
+    Wilson.Interval ci = Wilson.of95(violations, requests);
     out.printf("TTFT SLO %.1f ms: %d of %d requests over (%.1f%%, Wilson 95%% CI %.1f%%–%.1f%%)%n%n", sloNs / 1e6, violations,
-        requests, 100.0 * violations / requests, 100 * ci[0], 100 * ci[1]);
+        requests, 100.0 * violations / requests, 100 * ci.low(), 100 * ci.high());
     out.printf("%-19s %10s %10s %10s %10s %7s%n", "component (ms)", "p50", "p90", "p99", "mean", "share");
     out.printf("%-19s %10.3f %10.3f %10.3f %10.3f %7s%n", "TTFT", ttft.p50() / 1e6, ttft.p90() / 1e6, ttft.p99() / 1e6, ttft.mean() / 1e6, "100%");
     for (Quantiles q : components) {
@@ -186,6 +173,7 @@ public final class AttributionReport {
           ttft.mean() == 0 ? 0 : 100 * q.mean() / ttft.mean());
     }
     out.println();
+    clientServer.printText(out);
     out.println("engine layer read as:");
     engines.forEach((k, v) -> out.printf("  %-24s %6d requests%s%n", k.isEmpty() ? "(not recorded)" : k, v,
         EngineAdapters.cannotShow(k).isEmpty() ? "" : "   cannot show: " + EngineAdapters.cannotShow(k)));
@@ -206,28 +194,24 @@ public final class AttributionReport {
   /** One self-contained page: inline CSS and SVG, no scripts or external assets. */
   public String html() {
     StringBuilder h = new StringBuilder();
-    h.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>llmlat TTFT report</title><style>")
-        .append("body{font:14px system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse}")
-        .append("td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #ddd}td:first-child,th:first-child{text-align:left}")
-        .append(".legend span{display:inline-block;margin-right:12px}.sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}")
-        .append("</style></head><body><h1>Where the TTFT went</h1>");
-    double[] ci = wilson(violations, requests);
+    h.append(HtmlPage.head("llmlat TTFT report")).append("<h1>Where the TTFT went</h1>");
+    Wilson.Interval ci = requests == 0 ? new Wilson.Interval(0, 0, 0) : Wilson.of95(violations, requests);
     h.append(String.format("<p id=\"summary\">%d requests; TTFT p50 %.1f ms, p99 %.1f ms; SLO %.1f ms violated by %d (%.1f%%, Wilson 95%% CI %.1f–%.1f%%)</p>",
         requests, ttft.p50() / 1e6, ttft.p99() / 1e6, sloNs / 1e6, violations, requests == 0 ? 0 : 100.0 * violations / requests,
-        100 * ci[0], 100 * ci[1]));
+        100 * ci.low(), 100 * ci.high()));
     h.append("<h2>Components</h2><table id=\"components\"><tr><th>component</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>mean ms</th></tr>");
     for (Quantiles q : components) {
       h.append(String.format("<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td></tr>",
-          color(q.name()), q.name(), q.p50() / 1e6, q.p90() / 1e6, q.p99() / 1e6, q.mean() / 1e6));
+          HtmlPage.color(q.name()), q.name(), q.p50() / 1e6, q.p90() / 1e6, q.p99() / 1e6, q.mean() / 1e6));
     }
-    h.append("</table><h2>Engines</h2><table id=\"engines\"><tr><th>engine layer read as</th><th>requests</th><th>cannot show</th></tr>");
-    engines.forEach((k, v) -> h.append("<tr><td>").append(escape(k.isEmpty() ? "(not recorded)" : k)).append("</td><td>").append(v)
-        .append("</td><td style=\"text-align:left\">").append(escape(EngineAdapters.cannotShow(k))).append("</td></tr>"));
+    h.append("</table>").append(clientServer.html()).append("<h2>Engines</h2><table id=\"engines\"><tr><th>engine layer read as</th><th>requests</th><th>cannot show</th></tr>");
+    engines.forEach((k, v) -> h.append("<tr><td>").append(HtmlPage.escape(k.isEmpty() ? "(not recorded)" : k)).append("</td><td>").append(v)
+        .append("</td><td style=\"text-align:left\">").append(HtmlPage.escape(EngineAdapters.cannotShow(k))).append("</td></tr>"));
     h.append("</table><h2>TTFT distribution</h2>").append(histogramSvg());
     h.append("<h2>Slowest requests</h2>").append(waterfallSvg());
     h.append("<div class=\"legend\">");
     for (String c : Attribution.COMPONENTS) {
-      h.append("<span><span class=\"sw\" style=\"background:").append(color(c)).append("\"></span>").append(c).append("</span>");
+      h.append("<span><span class=\"sw\" style=\"background:").append(HtmlPage.color(c)).append("\"></span>").append(c).append("</span>");
     }
     h.append("</div></body></html>\n");
     return h.toString();
@@ -268,7 +252,7 @@ public final class AttributionReport {
         double cw = w * c.getValue() / (double) max;
         if (cw > 0) {
           s.append(String.format("<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s %.3f ms</title></rect>",
-              x, y, cw, rowH - 6, color(c.getKey()), c.getKey(), c.getValue() / 1e6));
+              x, y, cw, rowH - 6, HtmlPage.color(c.getKey()), c.getKey(), c.getValue() / 1e6));
         }
         x += cw;
       }
@@ -277,26 +261,5 @@ public final class AttributionReport {
       y += rowH;
     }
     return s.append("</svg>").toString();
-  }
-
-  private static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-  }
-
-  static String color(String component) {
-    return switch (component) {
-      case "gateway_in" -> "#9D755D";
-      case "network_in" -> "#BAB0AC";
-      case "engine_in" -> "#D6A5C9";
-      case "queue" -> "#E45756";
-      case "kv_transfer" -> "#FF9DA6";
-      case "prefill_cpu" -> "#F58518";
-      case "prefill_gpu" -> "#54A24B";
-      case "batch_interference" -> "#B279A2";
-      case "first_sample" -> "#EECA3B";
-      case "network_out" -> "#72B7B2";
-      case "gateway_out" -> "#4C78A8";
-      default -> "#D3D3D3";
-    };
   }
 }

@@ -21,23 +21,31 @@ import org.apache.kafka.clients.admin.Admin;
 
 /**
  * The services of one llmlat home, each a process of its own with a PID file and a log: the Kafka
- * broker, the store (the embedded engine behind ClickHouse's HTTP interface) and the ingester.
+ * broker, the store (the embedded engine behind ClickHouse's HTTP interface), the ingester and the
+ * live attributor.
  */
 public final class LocalServices {
   public static final String KAFKA = "kafka";
   public static final String STORE = "store";
   public static final String INGEST = "ingest";
+  public static final String ATTRIBUTE = "attribute";
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
   private static final List<String> SERVICE_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC");
 
-  /** What to start: ports, partitions, and an external cluster instead of our broker. */
+  /** What to start: ports, partitions, an external cluster instead of our broker, the live attributor or not. */
   public record Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka,
-      KafkaClientProperties kafkaClient) {
+      KafkaClientProperties kafkaClient, boolean live) {
     public Options {
       java.util.Objects.requireNonNull(kafkaClient, "kafkaClient");
       if (partitions < 1 || partitions > 1000) {
         throw new IllegalArgumentException("--partitions must be 1..1000, got " + partitions);
       }
+    }
+
+    /** With the live attributor. */
+    public Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka,
+        KafkaClientProperties kafkaClient) {
+      this(kafkaPort, kafkaControllerPort, storePort, partitions, externalKafka, kafkaClient, true);
     }
   }
 
@@ -49,7 +57,7 @@ public final class LocalServices {
 
   /**
    * The services of {@code home}; {@code cliMain} is the main class of the llmlat command line,
-   * which the store and the ingester run as (this module does not depend on the CLI).
+   * which the store, the ingester and the live attributor run as (this module does not depend on the CLI).
    */
   public LocalServices(LlmlatHome home, String cliMain) {
     this.home = home;
@@ -115,22 +123,33 @@ public final class LocalServices {
     if (storeUrl == null) {
       storeUrl = startStore(options.storePort());
     }
-    if (PidFile.read(pidFile(INGEST)).isEmpty()) {
-      List<String> args = new ArrayList<>(List.of("ingest", "--kafka", bootstrap, "--clickhouse-url", storeUrl));
-      if (Files.exists(storePasswordFile())) { // the file's path, never the password, on the command line (ps shows it)
-        args.addAll(List.of("--clickhouse-password-file", storePasswordFile().toString()));
-      }
-      if (options.kafkaClient().source() != null) { // the file's path, never its content, on the command line
-        args.addAll(List.of("--kafka-config", options.kafkaClient().source().toAbsolutePath().toString()));
-      }
-      Process ingest = startCli(cliMain, args, log(INGEST));
-      new PidFile(ingest.pid(), bootstrap + " -> " + storeUrl).write(pidFile(INGEST));
-      Thread.sleep(300);
-      if (!ingest.isAlive()) {
-        throw new IllegalStateException("the ingester exited at start; see " + log(INGEST) + ChildJvm.tail(log(INGEST), 8));
-      }
+    startClient(INGEST, "the ingester", List.of("ingest"), bootstrap, storeUrl, options);
+    if (options.live()) {
+      startClient(ATTRIBUTE, "the live attributor", List.of("attribute", "--live"), bootstrap, storeUrl, options);
     }
     return status();
+  }
+
+  /** Starts a service that reads Kafka and writes the store ({@code command} and where both are), unless it runs. */
+  private void startClient(String service, String what, List<String> command, String bootstrap, String storeUrl, Options options)
+      throws IOException, InterruptedException {
+    if (PidFile.read(pidFile(service)).isPresent()) {
+      return;
+    }
+    List<String> args = new ArrayList<>(command);
+    args.addAll(List.of("--kafka", bootstrap, "--clickhouse-url", storeUrl));
+    if (Files.exists(storePasswordFile())) { // the file's path, never the password, on the command line (ps shows it)
+      args.addAll(List.of("--clickhouse-password-file", storePasswordFile().toString()));
+    }
+    if (options.kafkaClient().source() != null) { // the file's path, never its content, on the command line
+      args.addAll(List.of("--kafka-config", options.kafkaClient().source().toAbsolutePath().toString()));
+    }
+    Process process = startCli(cliMain, args, log(service));
+    new PidFile(process.pid(), bootstrap + " -> " + storeUrl).write(pidFile(service));
+    Thread.sleep(300);
+    if (!process.isAlive()) {
+      throw new IllegalStateException(what + " exited at start; see " + log(service) + ChildJvm.tail(log(service), 8));
+    }
   }
 
   private String startStore(int port) throws IOException, InterruptedException {
@@ -192,10 +211,13 @@ public final class LocalServices {
     throw new IllegalStateException("the store did not answer " + url + "/ping within 60 s; see " + log);
   }
 
-  /** Stops the ingester (it writes and commits what it holds), then the store, then the broker. */
+  /**
+   * Stops the ingester (it writes and commits what it holds) and the live attributor (it commits
+   * its state), then the store, then the broker.
+   */
   public List<String> down() throws IOException {
     List<String> stopped = new ArrayList<>();
-    for (String service : List.of(INGEST, STORE, KAFKA)) {
+    for (String service : List.of(INGEST, ATTRIBUTE, STORE, KAFKA)) {
       Optional<PidFile> pf = PidFile.read(pidFile(service));
       if (pf.isPresent()) {
         ProcessHandle p = pf.get().process().orElse(null);
@@ -216,7 +238,7 @@ public final class LocalServices {
 
   public List<Status> status() {
     List<Status> result = new ArrayList<>();
-    for (String service : List.of(KAFKA, STORE, INGEST)) {
+    for (String service : List.of(KAFKA, STORE, INGEST, ATTRIBUTE)) {
       Optional<PidFile> pf = PidFile.read(pidFile(service));
       result.add(pf.map(p -> new Status(service, "running", p.pid(), p.address(), log(service)))
           .orElse(new Status(service, Files.exists(pidFile(service)) ? "dead (stale pid file)" : "stopped", 0, "", log(service))));

@@ -21,8 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code POST /v1/chat/completions}, OpenAI-compatible: {@code "stream": true} answers with
  * server-sent events, one {@code chat.completion.chunk} per generated token (the first carries the
- * assistant role, the last the finish reason) then {@code data: [DONE]}; otherwise one
- * {@code chat.completion} with usage.
+ * assistant role, the last the finish reason), a last chunk with usage and no choices when
+ * {@code stream_options.include_usage} asks for it, then {@code data: [DONE]}; otherwise one
+ * {@code chat.completion} with usage. The legacy {@code POST /v1/completions} ({@link #completions})
+ * is the same with a {@code prompt} and {@code text_completion} objects whose choices carry {@code text}.
  */
 final class ChatCompletionsHandler implements HttpHandler {
   private static final long TOKEN_TIMEOUT_S = 120;
@@ -33,11 +35,22 @@ final class ChatCompletionsHandler implements HttpHandler {
   private final SchedulerClock clock;
   private final ObjectMapper json = new ObjectMapper();
   private final AtomicLong ids = new AtomicLong();
+  private final boolean legacy; // /v1/completions
 
   ChatCompletionsHandler(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
+    this(config, scheduler, clock, false);
+  }
+
+  private ChatCompletionsHandler(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock, boolean legacy) {
     this.config = config;
     this.scheduler = scheduler;
     this.clock = clock;
+    this.legacy = legacy;
+  }
+
+  /** {@code POST /v1/completions}: a prompt instead of messages, the same scheduling and streaming. */
+  static ChatCompletionsHandler completions(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
+    return new ChatCompletionsHandler(config, scheduler, clock, true);
   }
 
   @Override
@@ -55,14 +68,10 @@ final class ChatCompletionsHandler implements HttpHandler {
         error(exchange, 400, "request body is not JSON: " + e.getMessage());
         return;
       }
-      JsonNode messages = body == null ? null : body.get("messages");
-      if (messages == null || !messages.isArray() || messages.isEmpty()) {
-        error(exchange, 400, "'messages' must be a non-empty array");
+      int promptTokens = body == null ? -1 : legacy ? promptTokens(body.get("prompt")) : chatPromptTokens(body.get("messages"));
+      if (promptTokens < 0) {
+        error(exchange, 400, legacy ? "'prompt' must be a string or an array of strings" : "'messages' must be a non-empty array");
         return;
-      }
-      int promptTokens = 0;
-      for (JsonNode m : messages) {
-        promptTokens += PromptTokenizer.TEMPLATE_TOKENS_PER_MESSAGE + PromptTokenizer.count(m.path("content").asText(""));
       }
       int maxTokens = body.path("max_completion_tokens").asInt(body.path("max_tokens").asInt(config.defaultMaxTokens()));
       if (maxTokens < 1) {
@@ -70,10 +79,13 @@ final class ChatCompletionsHandler implements HttpHandler {
         return;
       }
       boolean stream = body.path("stream").asBoolean(false);
-      String id = "chatcmpl-" + Long.toHexString(System.identityHashCode(this)) + "-" + ids.incrementAndGet();
+      boolean usage = body.path("stream_options").path("include_usage").asBoolean(false);
+      String id = (legacy ? "cmpl-" : "chatcmpl-") + Long.toHexString(System.identityHashCode(this)) + "-" + ids.incrementAndGet();
+      RequestInfo info = legacy ? new RequestInfo(id, config.model(), "text_completion", promptTokens, maxTokens)
+          : RequestInfo.chat(id, config.model(), promptTokens, maxTokens);
       EngineRequest request;
       try {
-        request = scheduler.submit(RequestInfo.chat(id, config.model(), promptTokens, maxTokens), headers(exchange), arrival);
+        request = scheduler.submit(info, headers(exchange), arrival);
       } catch (IllegalArgumentException e) {
         error(exchange, 400, e.getMessage());
         return;
@@ -82,19 +94,52 @@ final class ChatCompletionsHandler implements HttpHandler {
         return;
       }
       if (stream) {
-        stream(exchange, request, id);
+        stream(exchange, request, id, usage ? promptTokens : -1);
       } else {
         complete(exchange, request, id, promptTokens);
       }
     }
   }
 
-  private void stream(HttpExchange exchange, EngineRequest request, String id) throws IOException {
+  /** Chat prompt tokens: each message's content plus its template tokens; -1 when not a non-empty array. */
+  private static int chatPromptTokens(JsonNode messages) {
+    if (messages == null || !messages.isArray() || messages.isEmpty()) {
+      return -1;
+    }
+    int tokens = 0;
+    for (JsonNode m : messages) {
+      tokens += PromptTokenizer.TEMPLATE_TOKENS_PER_MESSAGE + PromptTokenizer.count(m.path("content").asText(""));
+    }
+    return tokens;
+  }
+
+  /** A legacy prompt's tokens (a string, or strings taken together); -1 when neither. */
+  private static int promptTokens(JsonNode prompt) {
+    if (prompt != null && prompt.isTextual()) {
+      return PromptTokenizer.count(prompt.asText());
+    }
+    if (prompt == null || !prompt.isArray() || prompt.isEmpty()) {
+      return -1;
+    }
+    int tokens = 0;
+    for (JsonNode p : prompt) {
+      if (!p.isTextual()) {
+        return -1;
+      }
+      tokens += PromptTokenizer.count(p.asText());
+    }
+    return tokens;
+  }
+
+  /** Streams the tokens; with {@code usagePromptTokens} >= 0 a usage chunk ends the stream (stream_options.include_usage). */
+  private void stream(HttpExchange exchange, EngineRequest request, String id, int usagePromptTokens) throws IOException {
     exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
     exchange.getResponseHeaders().set("Cache-Control", "no-cache");
     exchange.sendResponseHeaders(200, 0);
     long created = System.currentTimeMillis() / 1000;
     OutputStream out = exchange.getResponseBody();
+    String object = legacy ? "text_completion" : "chat.completion.chunk";
+    int tokens = 0;
     try {
       while (true) {
         TokenStream.Event event = next(request);
@@ -104,13 +149,18 @@ final class ChatCompletionsHandler implements HttpHandler {
           write(out, err);
           break;
         }
-        ObjectNode chunk = envelope(id, "chat.completion.chunk", created);
+        ObjectNode chunk = envelope(id, object, created);
         ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
-        ObjectNode delta = choice.putObject("delta");
-        if (event.index() == 0) {
-          delta.put("role", "assistant");
+        if (legacy) {
+          choice.put("text", event.text());
+        } else {
+          ObjectNode delta = choice.putObject("delta");
+          if (event.index() == 0) {
+            delta.put("role", "assistant");
+          }
+          delta.put("content", event.text());
         }
-        delta.put("content", event.text());
+        tokens++;
         if (event.finishReason() != null) {
           choice.put("finish_reason", event.finishReason());
         } else {
@@ -118,6 +168,12 @@ final class ChatCompletionsHandler implements HttpHandler {
         }
         write(out, chunk);
         if (event.last()) {
+          if (usagePromptTokens >= 0) {
+            ObjectNode usage = envelope(id, object, created);
+            usage.putArray("choices");
+            usage.set("usage", usage(usagePromptTokens, tokens));
+            write(out, usage);
+          }
           break;
         }
       }
@@ -146,13 +202,21 @@ final class ChatCompletionsHandler implements HttpHandler {
         break;
       }
     }
-    ObjectNode response = envelope(id, "chat.completion", System.currentTimeMillis() / 1000);
+    ObjectNode response = envelope(id, legacy ? "text_completion" : "chat.completion", System.currentTimeMillis() / 1000);
     ArrayNode choices = response.putArray("choices");
     ObjectNode choice = choices.addObject().put("index", 0).put("finish_reason", finish);
-    choice.putObject("message").put("role", "assistant").put("content", text.toString());
-    response.putObject("usage").put("prompt_tokens", promptTokens).put("completion_tokens", tokens)
-        .put("total_tokens", promptTokens + tokens);
+    if (legacy) {
+      choice.put("text", text.toString());
+    } else {
+      choice.putObject("message").put("role", "assistant").put("content", text.toString());
+    }
+    response.set("usage", usage(promptTokens, tokens));
     send(exchange, 200, json.writeValueAsBytes(response));
+  }
+
+  private ObjectNode usage(int promptTokens, int completionTokens) {
+    return json.createObjectNode().put("prompt_tokens", promptTokens).put("completion_tokens", completionTokens)
+        .put("total_tokens", promptTokens + completionTokens);
   }
 
   private TokenStream.Event next(EngineRequest request) throws IOException {

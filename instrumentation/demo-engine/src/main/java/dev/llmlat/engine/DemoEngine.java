@@ -82,6 +82,7 @@ public final class DemoEngine implements AutoCloseable {
     }
     server.setExecutor(handlers);
     server.createContext("/v1/chat/completions", new ChatCompletionsHandler(config, scheduler, clock));
+    server.createContext("/v1/completions", ChatCompletionsHandler.completions(config, scheduler, clock));
     server.createContext("/health", exchange -> {
       byte[] ok = "ok\n".getBytes(StandardCharsets.US_ASCII);
       exchange.sendResponseHeaders(200, ok.length);

@@ -204,6 +204,38 @@ class DemoEngineTest {
   }
 
   @Test
+  void legacyCompletionsStreamTextAndAUsageChunkWhenAskedFor() throws Exception {
+    InMemorySpanExporter spans = InMemorySpanExporter.create();
+    try (DemoEngine engine = DemoEngine.start(EngineConfig.builder().port(0).timeScale(0.01).build(), spans)) {
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      String body = "{\"model\":\"tinylm\",\"prompt\":\"one two three, four\",\"max_tokens\":4,\"stream\":true,"
+          + "\"stream_options\":{\"include_usage\":true}}";
+      HttpResponse<java.util.stream.Stream<String>> response = http.send(java.net.http.HttpRequest.newBuilder(engine.baseUri().resolve("/v1/completions"))
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofLines());
+      assertThat(response.statusCode()).isEqualTo(200);
+      List<String> data = response.body().filter(l -> l.startsWith("data: ")).map(l -> l.substring(6)).toList();
+      assertThat(data).hasSize(4 + 2).endsWith("[DONE]"); // a chunk per token, the usage chunk, [DONE]
+      for (String d : data.subList(0, 4)) {
+        JsonNode chunk = json.readTree(d);
+        assertThat(chunk.get("object").asText()).isEqualTo("text_completion");
+        assertThat(chunk.at("/choices/0/text").asText()).isNotEmpty();
+        assertThat(chunk.at("/choices/0/delta").isMissingNode()).isTrue();
+      }
+      JsonNode usage = json.readTree(data.get(4));
+      assertThat(usage.get("choices")).isEmpty();
+      assertThat(usage.at("/usage/prompt_tokens").asInt()).isEqualTo(5); // four words and a comma, no chat template
+      assertThat(usage.at("/usage/completion_tokens").asInt()).isEqualTo(4);
+      HttpResponse<String> bad = http.send(java.net.http.HttpRequest.newBuilder(engine.baseUri().resolve("/v1/completions"))
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"prompt\":7}")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(bad.statusCode()).isEqualTo(400);
+      assertThat(bad.body()).contains("'prompt' must be a string or an array of strings");
+      assertThat(engine.flushSpans(Duration.ofSeconds(10))).isTrue();
+      assertThat(spans.getFinishedSpanItems()).filteredOn(s -> s.getName().equals(SPAN_REQUEST))
+          .singleElement().satisfies(s -> assertThat(s.getAttributes().get(GEN_AI_OPERATION_NAME)).isEqualTo("text_completion"));
+    }
+  }
+
+  @Test
   void noPromptOrCompletionTextOnAnySpan() throws Exception {
     String prompt = "zebra-quartz-7731 must stay out of every span";
     String body = "{\"model\":\"tinylm\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]";

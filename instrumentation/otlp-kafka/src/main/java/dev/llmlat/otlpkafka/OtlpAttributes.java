@@ -21,6 +21,14 @@ public final class OtlpAttributes {
     return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setBoolValue(value)).build();
   }
 
+  public static KeyValue integers(String key, long[] values) {
+    ArrayValue.Builder a = ArrayValue.newBuilder();
+    for (long v : values) {
+      a.addValues(AnyValue.newBuilder().setIntValue(v));
+    }
+    return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setArrayValue(a)).build();
+  }
+
   public static KeyValue strings(String key, List<String> values) {
     ArrayValue.Builder a = ArrayValue.newBuilder();
     for (String v : values) {

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 /** Creates the topics of the contract ({@link LlmlatTopics}): the span topic and its dead letters. */
@@ -40,6 +41,21 @@ public final class SpanTopics {
       throw new IllegalStateException("interrupted while creating topics", e);
     } catch (TimeoutException e) {
       throw new IllegalStateException("the Kafka cluster did not answer within 30 s while creating " + spansTopic, e);
+    }
+  }
+
+  /** The topic as the cluster describes it (its id, its partitions), or an exception saying why not. */
+  public static TopicDescription describe(KafkaClientProperties kafkaClient, String bootstrapServers, String topic) {
+    try (Admin admin = kafkaClient.admin(bootstrapServers)) {
+      return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot read topic " + topic + " at " + bootstrapServers + ": "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("Kafka at " + bootstrapServers + " did not answer within 30 s", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 }

@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Writes attributions as rows of {@code llm_request_attribution} (a re-run replaces a request's row). */
-final class AttributionWriter {
+public final class AttributionWriter {
   static final String TABLE = "llm_request_attribution";
   static final List<String> COLUMNS = java.util.stream.Stream.of(
       List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "EngineAdapter", "ArrivalTime", "TtftStartLayer",
@@ -21,7 +21,7 @@ final class AttributionWriter {
 
   private AttributionWriter() {}
 
-  static void write(ClickHouseStore store, List<Attribution> attributions, String version) {
+  public static void write(ClickHouseStore store, List<Attribution> attributions, String version) {
     if (attributions.isEmpty()) {
       return;
     }

@@ -1,0 +1,90 @@
+package dev.llmlat.analyze;
+
+import dev.llmlat.spans.AttributeValues;
+import dev.llmlat.spans.GpuKernelRowEncoder;
+import dev.llmlat.spans.OtelTracesRowEncoder;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.resource.v1.Resource;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * OTLP spans as {@link SpanRecord}s, exactly as the store path gives them: the ingester's row
+ * encoding ({@link OtelTracesRowEncoder}, attribute values rendered by {@link AttributeValues})
+ * read back by {@code TraceReader}. So attribution over spans straight off the span topic (live
+ * attribution) sees what {@code analyze} sees: the same hex ids, kind words, host and process
+ * instance chosen from the resource by the same rules, and no per-kernel GPU spans (the ingester
+ * routes those to {@code gpu_kernels}, which attribution does not read).
+ */
+public final class OtlpSpanRecords {
+  private OtlpSpanRecords() {}
+
+  /** Every span of {@code request} but per-kernel GPU spans, in order. */
+  public static List<SpanRecord> of(ExportTraceServiceRequest request) {
+    List<SpanRecord> out = new ArrayList<>();
+    for (ResourceSpans resourceSpans : request.getResourceSpansList()) {
+      addTo(resourceSpans, out);
+    }
+    return out;
+  }
+
+  /** Appends the spans of one resource to {@code out}. */
+  public static void addTo(ResourceSpans resourceSpans, List<SpanRecord> out) {
+    Resource resource = resourceSpans.getResource();
+    Map<String, String> attributes = AttributeValues.toMap(resource.getAttributesList());
+    String service = attributes.getOrDefault("service.name", "");
+    String layer = attributes.getOrDefault("llmlat.layer", "");
+    String host = first(attributes, "host.name", "host.id");
+    String instance = instance(attributes);
+    for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {
+      String scope = scopeSpans.getScope().getName();
+      for (Span span : scopeSpans.getSpansList()) {
+        if (!GpuKernelRowEncoder.isKernelSpan(layer, span)) {
+          out.add(record(span, service, layer, host, scope, instance));
+        }
+      }
+    }
+  }
+
+  private static SpanRecord record(Span span, String service, String layer, String host, String scope, String instance) {
+    long start = span.getStartTimeUnixNano();
+    long end = span.getEndTimeUnixNano();
+    List<SpanRecord.Event> events = new ArrayList<>(span.getEventsCount());
+    for (Span.Event e : span.getEventsList()) {
+      events.add(new SpanRecord.Event(e.getTimeUnixNano(), e.getName(), AttributeValues.toMap(e.getAttributesList())));
+    }
+    List<SpanRecord.Link> links = new ArrayList<>(span.getLinksCount());
+    for (Span.Link l : span.getLinksList()) {
+      links.add(new SpanRecord.Link(OtelTracesRowEncoder.hex(l.getTraceId()), OtelTracesRowEncoder.hex(l.getSpanId())));
+    }
+    // the store keeps a duration that is never negative (Duration = end > start ? end - start : 0)
+    return new SpanRecord(OtelTracesRowEncoder.hex(span.getTraceId()), OtelTracesRowEncoder.hex(span.getSpanId()),
+        OtelTracesRowEncoder.hex(span.getParentSpanId()), span.getName(), OtelTracesRowEncoder.spanKind(span.getKind()),
+        service, layer, host, scope, instance, start, end > start ? end : start,
+        AttributeValues.toMap(span.getAttributesList()), events, links);
+  }
+
+  /** TraceReader's rule: {@code service.instance.id}, else host, else pod, else {@code pid N} (OTel's, then vLLM's). */
+  private static String instance(Map<String, String> resource) {
+    String named = first(resource, "service.instance.id", "host.name", "k8s.pod.name");
+    if (!named.isEmpty()) {
+      return named;
+    }
+    String pid = first(resource, "process.pid", "vllm.process_id");
+    return pid.isEmpty() ? "" : "pid " + pid;
+  }
+
+  private static String first(Map<String, String> attributes, String... keys) {
+    for (String key : keys) {
+      String v = attributes.getOrDefault(key, "");
+      if (!v.isEmpty()) {
+        return v;
+      }
+    }
+    return "";
+  }
+}

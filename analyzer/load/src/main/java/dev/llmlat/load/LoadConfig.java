@@ -1,0 +1,90 @@
+package dev.llmlat.load;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything a load run is configured with, validated once.
+ *
+ * @param target where requests go
+ * @param model the {@code model} of every request
+ * @param apiKey sent as a bearer token; null: none
+ * @param shape how requests arrive
+ * @param requests measured requests to send; 0: as many as {@code duration} allows
+ * @param duration how long to send; null: until {@code requests} were sent
+ * @param warmup requests sent first, neither measured nor traced
+ * @param maxConcurrency most requests in flight at once (a closed loop: its clients)
+ * @param timeout the most one request may take, headers to last byte
+ * @param ignoreEos ask the server to generate the full {@code max_tokens} ({@code ignore_eos}, a vLLM/SGLang extension)
+ * @param slo goodput's objectives
+ * @param serviceName {@code service.name} of the client spans
+ */
+public record LoadConfig(Target target, String model, String apiKey, LoadShape shape, int requests, Duration duration,
+    int warmup, int maxConcurrency, Duration timeout, boolean ignoreEos, Slo slo, String serviceName) {
+
+  public LoadConfig {
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(shape, "shape");
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(slo, "slo");
+    require(model != null && !model.isBlank(), "--model must not be empty");
+    require(apiKey == null || !apiKey.isBlank(), "--api-key must not be empty");
+    require(requests >= 0, "--requests must be at least 1, not " + requests);
+    require(duration == null || (!duration.isNegative() && !duration.isZero()), "--duration must be longer than 0");
+    require(requests > 0 || duration != null, "say how much load: --requests N or --duration 60s");
+    require(warmup >= 0, "--warmup must be 0 or more, not " + warmup);
+    require(maxConcurrency >= 1, "--max-concurrency must be at least 1, not " + maxConcurrency);
+    require(!timeout.isNegative() && !timeout.isZero(), "--timeout must be longer than 0");
+    require(serviceName != null && !serviceName.isBlank(), "--service must not be empty");
+    if (shape instanceof LoadShape.Closed c) {
+      maxConcurrency = c.concurrency(); // the clients are the bound
+    }
+  }
+
+  public static Builder builder(Target target, String model) {
+    return new Builder(target, model);
+  }
+
+  private static void require(boolean ok, String message) {
+    if (!ok) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /** Defaults: 100 requests at 1 req/s constant, no warm-up, 256 in flight at most, 5 min timeout, service llmlat-load. */
+  public static final class Builder {
+    private final Target target;
+    private final String model;
+    private String apiKey;
+    private LoadShape shape = new LoadShape.Constant(1);
+    private int requests = 100;
+    private Duration duration;
+    private int warmup;
+    private int maxConcurrency = 256;
+    private Duration timeout = Duration.ofMinutes(5);
+    private boolean ignoreEos;
+    private Slo slo = Slo.none();
+    private String serviceName = "llmlat-load";
+
+    private Builder(Target target, String model) {
+      this.target = target;
+      this.model = model;
+    }
+
+    public Builder apiKey(String key) { this.apiKey = key; return this; }
+    public Builder shape(LoadShape shape) { this.shape = shape; return this; }
+    /** Measured requests; 0 with a duration: as many as it allows. */
+    public Builder requests(int requests) { this.requests = requests; return this; }
+    public Builder duration(Duration duration) { this.duration = duration; return this; }
+    public Builder warmup(int warmup) { this.warmup = warmup; return this; }
+    public Builder maxConcurrency(int max) { this.maxConcurrency = max; return this; }
+    public Builder timeout(Duration timeout) { this.timeout = timeout; return this; }
+    public Builder ignoreEos(boolean ignore) { this.ignoreEos = ignore; return this; }
+    public Builder slo(Slo slo) { this.slo = slo; return this; }
+    public Builder serviceName(String name) { this.serviceName = name; return this; }
+
+    public LoadConfig build() {
+      return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName);
+    }
+  }
+}

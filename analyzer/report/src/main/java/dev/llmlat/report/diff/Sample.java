@@ -1,0 +1,164 @@
+package dev.llmlat.report.diff;
+
+import dev.llmlat.analyze.Attribution;
+import java.util.Arrays;
+
+/**
+ * One side of a comparison: its requests' rows of {@code llm_request_attribution}, held by column
+ * (a side may hold a day of traffic). Components are in {@link Attribution#COMPONENTS} order and
+ * sum exactly to each request's TTFT, which the builder checks: the explanation of a TTFT change
+ * by its components rests on it.
+ */
+public final class Sample {
+  private final String label;
+  private final int size;
+  private final long[] ttftNs;
+  private final long[] serverTtftNs;
+  private final long[][] componentsNs;
+  private final int[] itlStalls;
+  private final String[] stallKinds;
+  private final int[] itlCounts;
+  private final long[] itlP50Ns;
+  private final long[] itlP99Ns;
+
+  private Sample(Builder b) {
+    this.label = b.label;
+    this.size = b.size;
+    this.ttftNs = Arrays.copyOf(b.ttftNs, size);
+    this.serverTtftNs = Arrays.copyOf(b.serverTtftNs, size);
+    this.componentsNs = new long[b.componentsNs.length][];
+    for (int c = 0; c < componentsNs.length; c++) {
+      componentsNs[c] = Arrays.copyOf(b.componentsNs[c], size);
+    }
+    this.itlStalls = Arrays.copyOf(b.itlStalls, size);
+    this.stallKinds = Arrays.copyOf(b.stallKinds, size);
+    this.itlCounts = Arrays.copyOf(b.itlCounts, size);
+    this.itlP50Ns = Arrays.copyOf(b.itlP50Ns, size);
+    this.itlP99Ns = Arrays.copyOf(b.itlP99Ns, size);
+  }
+
+  public static Builder builder(String label) {
+    return new Builder(label);
+  }
+
+  /** What the side is, for people ("service.version=1.5.0", a time window, a store). */
+  public String label() {
+    return label;
+  }
+
+  /** Requests. */
+  public int size() {
+    return size;
+  }
+
+  long ttftNs(int request) {
+    return ttftNs[request];
+  }
+
+  long serverTtftNs(int request) {
+    return serverTtftNs[request];
+  }
+
+  /** Component {@code component} (index into {@link Attribution#COMPONENTS}) of a request. */
+  long componentNs(int component, int request) {
+    return componentsNs[component][request];
+  }
+
+  int itlStalls(int request) {
+    return itlStalls[request];
+  }
+
+  /** The kind of the request's top stall cause (grouped as the report groups them), "" when none. */
+  String stallKind(int request) {
+    return stallKinds[request];
+  }
+
+  int itlCount(int request) {
+    return itlCounts[request];
+  }
+
+  long itlP50Ns(int request) {
+    return itlP50Ns[request];
+  }
+
+  long itlP99Ns(int request) {
+    return itlP99Ns[request];
+  }
+
+  /** Adds requests one at a time. */
+  public static final class Builder {
+    private final String label;
+    private int size;
+    private long[] ttftNs = new long[64];
+    private long[] serverTtftNs = new long[64];
+    private final long[][] componentsNs = new long[Attribution.COMPONENTS.size()][64];
+    private int[] itlStalls = new int[64];
+    private String[] stallKinds = new String[64];
+    private int[] itlCounts = new int[64];
+    private long[] itlP50Ns = new long[64];
+    private long[] itlP99Ns = new long[64];
+
+    private Builder(String label) {
+      this.label = label;
+    }
+
+    /** A request's TTFT and components (in {@link Attribution#COMPONENTS} order), with no inter-token gaps. */
+    public Builder add(long ttftNs, long serverTtftNs, long[] componentsNs) {
+      return add(ttftNs, serverTtftNs, componentsNs, 0, 0, 0, 0, "");
+    }
+
+    /**
+     * A request: TTFT, the server's TTFT, the components (in {@link Attribution#COMPONENTS} order),
+     * its inter-token gaps (how many, their median and p99), the gaps with a named cause and the
+     * kind of the top cause ("" when none).
+     */
+    public Builder add(long ttftNs, long serverTtftNs, long[] componentsNs, int itlCount, long itlP50Ns, long itlP99Ns,
+        int itlStalls, String stallKind) {
+      if (componentsNs.length != this.componentsNs.length) {
+        throw new IllegalArgumentException(label + ": a request has " + this.componentsNs.length + " components "
+            + Attribution.COMPONENTS + ", got " + componentsNs.length);
+      }
+      long sum = 0;
+      for (long c : componentsNs) {
+        sum += c;
+      }
+      if (sum != ttftNs) {
+        throw new IllegalArgumentException(label + ": request " + (size + 1) + "'s components sum to " + sum + " ns, its TTFT is "
+            + ttftNs + " ns (rows of llm_request_attribution always add up: was the table written by llmlat analyze?)");
+      }
+      if (size == this.ttftNs.length) {
+        grow();
+      }
+      this.ttftNs[size] = ttftNs;
+      this.serverTtftNs[size] = serverTtftNs;
+      for (int c = 0; c < componentsNs.length; c++) {
+        this.componentsNs[c][size] = componentsNs[c];
+      }
+      this.itlCounts[size] = itlCount;
+      this.itlP50Ns[size] = itlP50Ns;
+      this.itlP99Ns[size] = itlP99Ns;
+      this.itlStalls[size] = itlStalls;
+      this.stallKinds[size] = stallKind;
+      size++;
+      return this;
+    }
+
+    private void grow() {
+      int n = size * 2;
+      ttftNs = Arrays.copyOf(ttftNs, n);
+      serverTtftNs = Arrays.copyOf(serverTtftNs, n);
+      for (int c = 0; c < componentsNs.length; c++) {
+        componentsNs[c] = Arrays.copyOf(componentsNs[c], n);
+      }
+      itlStalls = Arrays.copyOf(itlStalls, n);
+      stallKinds = Arrays.copyOf(stallKinds, n);
+      itlCounts = Arrays.copyOf(itlCounts, n);
+      itlP50Ns = Arrays.copyOf(itlP50Ns, n);
+      itlP99Ns = Arrays.copyOf(itlP99Ns, n);
+    }
+
+    public Sample build() {
+      return new Sample(this);
+    }
+  }
+}
