@@ -1,5 +1,6 @@
 package dev.llmlat.load;
 
+import dev.llmlat.stats.Means;
 import dev.llmlat.stats.Quantiles;
 import java.util.Arrays;
 
@@ -18,11 +19,7 @@ public record Latency(int samples, double mean, double median, double std, doubl
     }
     double[] sorted = ms.clone();
     Arrays.sort(sorted);
-    double sum = 0;
-    for (double v : sorted) {
-      sum += v;
-    }
-    double mean = sum / sorted.length;
+    double mean = Means.of(sorted);
     double squares = 0;
     for (double v : sorted) {
       squares += (v - mean) * (v - mean);
