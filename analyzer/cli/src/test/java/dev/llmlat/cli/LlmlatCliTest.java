@@ -8,6 +8,7 @@ import dev.llmlat.home.LlmlatHome;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,13 +82,19 @@ class LlmlatCliTest {
   @Test
   void demoRunsEveryLayerAndEndsWithTheBreakdown() throws java.io.IOException {
     System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
+    // a thread of the demo that dies prints a stack trace at the user; catch it here instead
+    List<Throwable> uncaught = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
     Run r;
     try {
       r = run("demo", "--data-dir", dir.toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1");
     } finally {
       System.clearProperty(LlmlatHome.PROPERTY);
+      Thread.setDefaultUncaughtExceptionHandler(previous);
     }
     assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(uncaught).as("exceptions that escaped the demo's threads").isEmpty();
     assertThat(r.out()).contains("under the OpenTelemetry agent").contains("client: llmlat load").contains("analyzed: 6 requests attributed")
         .contains("Client vs server TTFT (6 requests")
         .contains("requests: 6").contains("-- the slowest request: llmlat explain ");

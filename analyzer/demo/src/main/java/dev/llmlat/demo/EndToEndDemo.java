@@ -133,7 +133,7 @@ public final class EndToEndDemo {
     LoadResult result;
     try (SpanPublisher publisher = new SpanPublisher(bootstrap, LlmlatTopics.SPANS, null, kafkaClient);
         SpanShipper spans = new SpanShipper(publisher::publish)) {
-      result = LoadRun.start(load, new DemoPrompts(config.seed()), spans, null).await();
+      result = LoadRun.start(load, new DemoPrompts(config.seed()), spans, LoadRun.Listener.NONE).await();
     }
     List<ClientRequest> sent = new ArrayList<>();
     for (RequestOutcome r : result.outcomes()) {

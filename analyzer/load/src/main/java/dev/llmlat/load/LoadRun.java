@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -28,6 +29,9 @@ import java.util.concurrent.locks.LockSupport;
 public final class LoadRun {
   /** Told of progress, from the requests' threads. */
   public interface Listener {
+    /** Hears nothing: for callers that only want the result. */
+    Listener NONE = new Listener() {};
+
     default void warmupDone(int requests, int failures) {}
 
     default void requestDone(RequestOutcome outcome, Progress progress) {}
@@ -87,10 +91,10 @@ public final class LoadRun {
    * Starts a run.
    *
    * @param spans where the client spans go; null: none
-   * @param listener told of progress
+   * @param listener told of progress; {@link Listener#NONE} when nobody listens
    */
   public static LoadRun start(LoadConfig config, PromptSource prompts, SpanShipper spans, Listener listener) {
-    LoadRun run = new LoadRun(config, prompts, spans, listener);
+    LoadRun run = new LoadRun(config, prompts, spans, Objects.requireNonNull(listener, "listener"));
     run.dispatcher.start();
     return run;
   }

@@ -78,7 +78,7 @@ class FailuresTest {
     List<SpanBatch> batches = Collections.synchronizedList(new ArrayList<>());
     SpanShipper shipper = new SpanShipper(batches::add);
     LoadConfig config = LoadConfig.builder(Target.parse(url, null), "m").shape(new LoadShape.Constant(50)).requests(3).timeout(timeout).build();
-    LoadResult result = LoadRun.start(config, new SyntheticPrompts(new Length(5, 0), new Length(4, 0), 1), shipper, new LoadRun.Listener() {}).await();
+    LoadResult result = LoadRun.start(config, new SyntheticPrompts(new Length(5, 0), new Length(4, 0), 1), shipper, LoadRun.Listener.NONE).await();
     shipper.close();
     List<Span> spans = batches.stream().flatMap(b -> b.spans().stream()).toList();
     return new Run(result, ServingMetrics.of(result), spans);

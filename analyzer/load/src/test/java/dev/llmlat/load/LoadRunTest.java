@@ -54,7 +54,7 @@ class LoadRunTest {
       LoadConfig config = LoadConfig.builder(Target.parse(engine.baseUri().toString(), null), "tinylm")
           .shape(new LoadShape.Constant(25)).requests(requests).warmup(2).build();
       SpanShipper shipper = new SpanShipper(publisher::publish);
-      result = LoadRun.start(config, new SyntheticPrompts(new Length(40, 15), new Length(10, 4), 7), shipper, new LoadRun.Listener() {}).await();
+      result = LoadRun.start(config, new SyntheticPrompts(new Length(40, 15), new Length(10, 4), 7), shipper, LoadRun.Listener.NONE).await();
       shipper.close();
       publisher.flush();
       assertThat(shipper.shipped()).isEqualTo(requests);
@@ -192,7 +192,7 @@ class LoadRunTest {
     try (DemoEngine engine = DemoEngine.start(engine().exporter(ExporterKind.NONE).build())) {
       LoadConfig config = LoadConfig.builder(Target.parse(engine.baseUri() + "/v1/completions", null), "tinylm")
           .shape(new LoadShape.Closed(clients)).requests(9).build();
-      result = LoadRun.start(config, new SyntheticPrompts(new Length(30, 0), new Length(6, 3), 3), null, new LoadRun.Listener() {}).await();
+      result = LoadRun.start(config, new SyntheticPrompts(new Length(30, 0), new Length(6, 3), 3), null, LoadRun.Listener.NONE).await();
     }
     assertThat(result.config().target().endpoint()).isEqualTo(Endpoint.COMPLETIONS);
     assertThat(result.outcomes()).hasSize(9).allSatisfy(r -> {
