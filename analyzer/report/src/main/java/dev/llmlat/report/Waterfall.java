@@ -12,10 +12,19 @@ public final class Waterfall {
 
   private Waterfall() {}
 
+  /** What TTFT runs over, which depends on the first layer the trace reached. */
+  static String span(Attribution a) {
+    return switch (a.startLayer()) {
+      case "client" -> String.format("from the client's request to its first content chunk; the server's own %.3f ms",
+          a.serverTtftNs() / 1e6);
+      case "gateway" -> "from the gateway's server span to the first chunk written";
+      default -> "from the engine's arrival to the first token";
+    };
+  }
+
   public static void print(Attribution a, PrintWriter out) {
-    out.printf("request %s  model %s  TTFT %.3f ms (from the %s)%n", a.traceId(), a.model().isEmpty() ? "?" : a.model(),
-        a.ttftNs() / 1e6, a.startLayer().equals("gateway") ? "gateway's server span to the first chunk written"
-            : "engine's arrival to the first token");
+    out.printf("request %s  model %s  TTFT %.3f ms (%s)%n", a.traceId(), a.model().isEmpty() ? "?" : a.model(),
+        a.ttftNs() / 1e6, span(a));
     String cannot = EngineAdapters.cannotShow(a.engineAdapter());
     out.printf("engine %s (%s), read as %s%s%n", a.service(), a.engineInstance(), a.engineAdapter(),
         cannot.isEmpty() ? "" : "; cannot show: " + cannot);
