@@ -2,6 +2,7 @@ package dev.llmlat.cli;
 
 import dev.llmlat.store.StoreException;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
@@ -14,27 +15,18 @@ import picocli.CommandLine.HelpCommand;
     description = {
       "Where did each LLM request's time-to-first-token go?",
       "One trace id across gateway, scheduler and GPU; spans in ClickHouse; every nanosecond attributed."
-    },
-    subcommands = {
-      DemoCommand.class,
-      LoadCommand.class,
-      SqlCommand.class,
-      MigrateCommand.class,
-      ServicesCommand.class,
-      IngestCommand.class,
-      AnalyzeCommand.class,
-      AttributeCommand.class,
-      ExplainCommand.class,
-      ReportCommand.class,
-      DiffCommand.class,
-      ImportCommand.class,
-      GpuSummaryCommand.class,
-      EbpfCommand.class,
-      ExportCommand.class,
-      StoreCommand.class,
-      HelpCommand.class
     })
 public final class Llmlat {
+  /**
+   * The commands, in the order {@code --help} lists them. Only the one being run gets a picocli
+   * model (built by reflection over its options, about half a second for all of them), so a
+   * one-shot command starts as fast as {@code --version}.
+   */
+  static final List<Class<?>> COMMANDS = List.of(DemoCommand.class, LoadCommand.class, SqlCommand.class, MigrateCommand.class,
+      ServicesCommand.class, IngestCommand.class, AnalyzeCommand.class, AttributeCommand.class, ExplainCommand.class,
+      ReportCommand.class, DiffCommand.class, ImportCommand.class, GpuSummaryCommand.class, EbpfCommand.class,
+      ExportCommand.class, StoreCommand.class, HelpCommand.class);
+
   /** Exit code for bad input: wrong flags, unreadable or malformed files. */
   public static final int EXIT_USAGE = 2;
   /** Exit code for a failure while running: a store or service refused. */
@@ -64,9 +56,7 @@ public final class Llmlat {
   /** Runs the command line with the given streams; returns the exit code. */
   public static int run(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new Llmlat());
-    for (PluggedCommand command : java.util.ServiceLoader.load(PluggedCommand.class)) {
-      cli.addSubcommand(command);
-    }
+    addSubcommands(cli, args.length == 0 ? "" : args[0]);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -93,6 +83,45 @@ public final class Llmlat {
       throw e;
     });
     return cli.execute(args);
+  }
+
+  /**
+   * Adds the command named {@code first} when it is one, else all of them (for {@code help}, and
+   * for picocli's suggestions after a typo). Commands plugged in through {@link PluggedCommand} are
+   * created only when named or listed.
+   */
+  private static void addSubcommands(CommandLine cli, String first) {
+    List<java.util.ServiceLoader.Provider<PluggedCommand>> plugged =
+        java.util.ServiceLoader.load(PluggedCommand.class).stream().toList();
+    for (Class<?> type : COMMANDS) {
+      if (type != HelpCommand.class && names(type).contains(first)) {
+        cli.addSubcommand(type);
+        return;
+      }
+    }
+    for (java.util.ServiceLoader.Provider<PluggedCommand> command : plugged) {
+      if (names(command.type()).contains(first)) {
+        cli.addSubcommand(command.get());
+        return;
+      }
+    }
+    if (first.equals("-V") || first.equals("--version")) {
+      return;
+    }
+    for (Class<?> type : COMMANDS) {
+      cli.addSubcommand(type);
+    }
+    plugged.forEach(command -> cli.addSubcommand(command.get()));
+  }
+
+  private static List<String> names(Class<?> type) {
+    Command command = type.getAnnotation(Command.class);
+    if (command == null) {
+      return List.of();
+    }
+    List<String> names = new java.util.ArrayList<>(List.of(command.aliases()));
+    names.add(command.name());
+    return names;
   }
 
   static final class Version implements CommandLine.IVersionProvider {

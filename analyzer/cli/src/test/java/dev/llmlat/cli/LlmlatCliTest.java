@@ -185,4 +185,20 @@ class LlmlatCliTest {
     }
     assertThat(run("--help").out()).contains("demo").contains("sql").contains("migrate");
   }
+
+  /** Only the command being run is modelled; everything that needs them all still sees them all. */
+  @Test
+  void helpAndTyposSeeEveryCommandThoughOnlyTheOneRunIsBuilt() {
+    String help = run("--help").out();
+    for (Class<?> type : Llmlat.COMMANDS) {
+      assertThat(help).contains("  " + type.getAnnotation(picocli.CommandLine.Command.class).name() + " ");
+    }
+    Run typo = run("explian", "abc");
+    assertThat(typo.exit()).isEqualTo(2);
+    assertThat(typo.err()).contains("Unmatched argument").contains("explain");
+    Run helpOf = run("help", "explain");
+    assertThat(helpOf.exit()).isZero();
+    assertThat(helpOf.out()).startsWith("Usage: llmlat explain");
+    assertThat(run("--version").out()).startsWith("llmlat ");
+  }
 }
