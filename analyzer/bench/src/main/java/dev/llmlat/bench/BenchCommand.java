@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
     subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.AgentPool.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
-        BenchCommand.Live.class, BenchCommand.Soak.class, BenchCommand.Faults.class})
+        BenchCommand.Live.class, BenchCommand.Soak.class, BenchCommand.Faults.class, BenchCommand.Cli.class})
 public final class BenchCommand implements PluggedCommand {
   public BenchCommand() {}
 
@@ -49,6 +49,50 @@ public final class BenchCommand implements PluggedCommand {
     public Integer call() throws IOException, InterruptedException {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-ingest-" + ProcessHandle.current().pid());
       new IngestBenchmark(spans, partitions, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "cli", mixinStandardHelpOptions = true, description = {
+      "Wall time of sql, explain, report and gpu-summary as a user runs them (the launcher, a new process each time)",
+      "on a small store in a scratch home under $LLMLAT_HOME/tmp (removed afterwards), against --version as the floor:",
+      "the first run on the build (cold), then medians with the command's AOT cache and without it (LLMLAT_AOT=off);",
+      "on the embedded store, then with `llmlat services up`. Run it through ./llmlat."})
+  static final class Cli implements Callable<Integer> {
+    @Option(names = "--runs", defaultValue = "7", description = "Runs of each command and mode. Default: ${DEFAULT-VALUE}.")
+    int runs;
+
+    @Option(names = "--requests", defaultValue = "200", description = "Generated requests in the store. Default: ${DEFAULT-VALUE}.")
+    int requests;
+
+    @Option(names = "--gpu-export", paramLabel = "FILE",
+        description = "The export gpu-summary reads. Default: the H200 Nsight capture in ../shared/traces/h200-e2e next to the checkout.")
+    Path gpuExport;
+
+    @Option(names = "--no-services", description = "Only the embedded store.")
+    boolean noServices;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException {
+      String launcher = System.getProperty("llmlat.launcher");
+      if (launcher == null) {
+        throw new IllegalArgumentException("run it through the launcher (./llmlat bench cli): it measures the launcher itself");
+      }
+      if (runs < 1 || requests < 1) {
+        throw new IllegalArgumentException("--runs and --requests must be at least 1");
+      }
+      Path export = gpuExport;
+      if (export == null) {
+        Path capture = Path.of(launcher).toAbsolutePath().getParent().resolve("../shared/traces/h200-e2e/engine.sqlite").normalize();
+        export = java.nio.file.Files.isRegularFile(capture) ? capture : null;
+      } else if (!java.nio.file.Files.isRegularFile(export)) {
+        throw new IllegalArgumentException("--gpu-export " + export + ": no such file");
+      }
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-cli-" + ProcessHandle.current().pid());
+      new CliBenchmark(new CliBenchmark.Config(Path.of(launcher), scratch, runs, requests, export, !noServices))
+          .run(spec.commandLine().getOut());
       return 0;
     }
   }

@@ -34,6 +34,7 @@ public final class Llmlat {
 
   public static void main(String[] args) {
     dev.llmlat.process.Interrupts.install(args.length == 0 ? "" : args[0], System.err);
+    EngineWarmUp.startFor(args);
     dev.llmlat.process.ExitSequence.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 

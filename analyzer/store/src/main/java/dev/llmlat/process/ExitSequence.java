@@ -12,6 +12,9 @@ import java.util.List;
  * ({@link Interrupts#haltNow}).
  */
 public final class ExitSequence {
+  /** Set by the launcher on a run that records AOT training data (see {@link #run}). */
+  public static final String AOT_RECORD_PROPERTY = "llmlat.aot.record";
+
   private static final List<Step> STEPS = new ArrayList<>();
   private static boolean hooked;
   /** Set once native code with exit handlers of its own (the embedded engine) was loaded. */
@@ -103,8 +106,10 @@ public final class ExitSequence {
       }
     }
     // only where the status is known (our launcher's exit or a signal); an embedding host (a test
-    // runner) exits its own way
-    if (skipNativeExitHandlers && (status >= 0 || !Interrupts.signal().isEmpty())) {
+    // runner) exits its own way. A run that records the JDK's AOT training data must exit the
+    // normal way: the JVM writes that data on its way out, before the C runtime's exit handlers
+    // (the launcher records only short one-shot commands, whose exits we have not seen race).
+    if (skipNativeExitHandlers && !Boolean.getBoolean(AOT_RECORD_PROPERTY) && (status >= 0 || !Interrupts.signal().isEmpty())) {
       Interrupts.haltNow(exitStatus());
     }
   }

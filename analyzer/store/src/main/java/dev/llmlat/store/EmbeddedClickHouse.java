@@ -46,6 +46,19 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
     this.connection = connection;
   }
 
+  /**
+   * Loads the engine at {@code library} and binds its functions (a quarter of a second), so that a
+   * later {@link #open} with the same library skips that; safe to call from any thread, once or
+   * more. Failures are left for {@link #open} to report.
+   */
+  public static void preload(Path library) {
+    try {
+      ChdbLibrary.load(library);
+    } catch (RuntimeException e) {
+      // open says what is wrong, on the thread that can report it
+    }
+  }
+
   /** Opens (creating if needed) the store in {@code dataDir} with the engine at {@code library}. */
   public static EmbeddedClickHouse open(Path dataDir, Path library) {
     ChdbLibrary lib = ChdbLibrary.load(library);
