@@ -5,38 +5,48 @@ import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Loads the embedded engine's library on a side thread while the command line is parsed, for the
- * commands that will open the embedded store: binding it takes about as long as picocli takes to
- * model the command, and a one-shot command is otherwise waiting on one then the other.
+ * Starts the embedded engine while the command line is parsed, for the commands that will open
+ * the embedded store: binding the library and starting the engine take about as long as picocli
+ * takes to model the command, and a one-shot command would otherwise wait on one, then the other.
+ * A command with one store opens it ahead ({@link EmbeddedClickHouse#openAhead}); {@code diff},
+ * which may name two, only gets the library bound.
  */
 final class EngineWarmUp {
-  /** Commands that open the store before anything else of note. */
-  private static final Set<String> STORE_COMMANDS = Set.of("sql", "explain", "report", "diff", "analyze", "export", "migrate");
+  private static final Set<String> ONE_STORE = Set.of("sql", "explain", "report", "analyze", "export", "migrate");
+  private static final String DATA_DIR = "--data-dir";
 
   private EngineWarmUp() {}
 
   static void startFor(String[] args) {
-    if (args.length == 0 || !STORE_COMMANDS.contains(args[0])) {
+    if (args.length == 0 || !(ONE_STORE.contains(args[0]) || args[0].equals("diff"))) {
       return;
     }
-    Thread thread = new Thread(() -> {
-      try {
-        if (embedded(args)) {
-          EmbeddedClickHouse.preload(EngineLibrary.locate());
-        }
-      } catch (RuntimeException e) {
-        // the command's own open reports what is wrong
+    try {
+      if (!embedded(args)) {
+        return;
       }
-    }, "llmlat-engine-warm-up");
-    thread.setDaemon(true);
-    thread.start();
+      if (ONE_STORE.contains(args[0])) {
+        Path dir = dataDir(args);
+        if (!dir.toString().isBlank()) { // an empty one is refused once parsed, before anything is made
+          EmbeddedClickHouse.openAhead(dir, EngineLibrary.locate());
+        }
+        return;
+      }
+      Thread thread = new Thread(() -> EmbeddedClickHouse.preload(EngineLibrary.locate()), "llmlat-engine-warm-up");
+      thread.setDaemon(true);
+      thread.start();
+    } catch (RuntimeException e) {
+      // a bad path or home: the command, once parsed, says what is wrong
+    }
   }
 
-  /** Whether the command will use the embedded engine in this process: no server named, no store process running. */
+  /** Whether the command will run the engine in this process: no server named, no store process running, no help. */
   private static boolean embedded(String[] args) {
     if (Arrays.stream(args).anyMatch(a -> a.startsWith("--clickhouse-url") || a.equals("-h") || a.equals("--help"))) {
       return false;
@@ -46,5 +56,19 @@ final class EngineWarmUp {
       return false;
     }
     return !Files.exists(new LocalServices(LlmlatHome.fromEnvironment(), Llmlat.class.getName()).pidFile(LocalServices.STORE));
+  }
+
+  /** The data directory as {@link StoreOptions} resolves it: the flag, the environment, the home's default. */
+  private static Path dataDir(String[] args) {
+    for (int i = 1; i < args.length; i++) {
+      if (args[i].equals(DATA_DIR) && i + 1 < args.length) {
+        return Path.of(args[i + 1]);
+      }
+      if (args[i].startsWith(DATA_DIR + "=")) {
+        return Path.of(args[i].substring(DATA_DIR.length() + 1));
+      }
+    }
+    return Optional.ofNullable(System.getenv("LLMLAT_DATA_DIR")).filter(s -> !s.isBlank()).map(Path::of)
+        .orElseGet(() -> LlmlatHome.fromEnvironment().clickhouseData());
   }
 }

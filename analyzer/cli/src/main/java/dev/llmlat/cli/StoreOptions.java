@@ -96,6 +96,9 @@ final class StoreOptions {
         throw new IllegalArgumentException(serverOnly + " is for a server: pass --clickhouse-url too");
       }
     }
+    if (dataDir != null && dataDir.toString().isBlank()) {
+      throw new IllegalArgumentException("--data-dir (or LLMLAT_DATA_DIR) is empty: name the store's directory");
+    }
     if (dataDir == null) {
       // When the services run, their store process owns the data directory: go through it.
       LlmlatHome home = LlmlatHome.fromEnvironment();

@@ -167,6 +167,9 @@ class LlmlatCliTest {
     Run url = run("sql", "--clickhouse-url", "ftp://host", "SELECT 1");
     assertThat(url.exit()).isEqualTo(2);
     assertThat(url.err()).contains("ClickHouse URL 'ftp://host' must start with http://");
+    Run empty = run("sql", "--data-dir=", "SELECT 1");
+    assertThat(empty.exit()).isEqualTo(2);
+    assertThat(empty.err()).contains("--data-dir").contains("empty");
     Run format = run("sql", "--data-dir", dir.toString(), "--format", "xml", "SELECT 1");
     assertThat(format.exit()).isEqualTo(2);
     assertThat(format.err()).contains("--format").contains("xml");

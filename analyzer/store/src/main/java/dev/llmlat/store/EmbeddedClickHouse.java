@@ -19,6 +19,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -28,6 +31,8 @@ import java.util.regex.Pattern;
  */
 public final class EmbeddedClickHouse implements ClickHouseStore {
   private static final String LOCK_FILE = "llmlat.lock";
+  /** Stores being opened by {@link #openAhead}, by data directory and library. */
+  private static final Map<String, CompletableFuture<EmbeddedClickHouse>> AHEAD = new ConcurrentHashMap<>();
 
   private final Path dataDir;
   private final FileChannel lockChannel;
@@ -59,8 +64,48 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
     }
   }
 
+  /**
+   * Starts opening the store in {@code dataDir} on a thread of its own and returns at once; the
+   * next {@link #open} of that store in this process waits for it and takes it, so a command can
+   * parse its arguments while the engine starts. Call it before any {@code open} of the same
+   * store. Failures are left for {@code open}, which tries again and reports them; a store opened
+   * ahead and never taken is closed at exit like any other.
+   */
+  public static void openAhead(Path dataDir, Path library) {
+    String key = aheadKey(dataDir, library);
+    CompletableFuture<EmbeddedClickHouse> opening = new CompletableFuture<>();
+    if (AHEAD.putIfAbsent(key, opening) != null) {
+      return;
+    }
+    Thread thread = new Thread(() -> {
+      try {
+        opening.complete(openNow(dataDir, library));
+      } catch (RuntimeException e) {
+        opening.completeExceptionally(e);
+      }
+    }, "llmlat-store-open-ahead");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  private static String aheadKey(Path dataDir, Path library) {
+    return dataDir.toAbsolutePath().normalize() + "\0" + library.toAbsolutePath().normalize();
+  }
+
   /** Opens (creating if needed) the store in {@code dataDir} with the engine at {@code library}. */
   public static EmbeddedClickHouse open(Path dataDir, Path library) {
+    CompletableFuture<EmbeddedClickHouse> ahead = AHEAD.remove(aheadKey(dataDir, library));
+    if (ahead != null) {
+      try {
+        return ahead.join();
+      } catch (CompletionException e) {
+        // opened again below, which says what is wrong
+      }
+    }
+    return openNow(dataDir, library);
+  }
+
+  private static EmbeddedClickHouse openNow(Path dataDir, Path library) {
     ChdbLibrary lib = ChdbLibrary.load(library);
     Path dir = dataDir.toAbsolutePath().normalize();
     try {
