@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -65,22 +66,29 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
   }
 
   /**
-   * Starts opening the store in {@code dataDir} on a thread of its own and returns at once; the
-   * next {@link #open} of that store in this process waits for it and takes it, so a command can
-   * parse its arguments while the engine starts. Call it before any {@code open} of the same
-   * store. Failures are left for {@code open}, which tries again and reports them; a store opened
-   * ahead and never taken is closed at exit like any other.
+   * Starts opening the store in {@code dataDir} on a thread of its own, then runs {@code prepare}
+   * on it there (a schema check, say), and returns at once; the next {@link #open} of that store in
+   * this process waits for it and takes it, so a command can parse its arguments while the engine
+   * starts. Call it before any {@code open} of the same store. Failures are left for {@code open},
+   * which tries again and reports them; a store opened ahead and never taken is closed at exit
+   * like any other.
    */
-  public static void openAhead(Path dataDir, Path library) {
+  public static void openAhead(Path dataDir, Path library, Consumer<? super EmbeddedClickHouse> prepare) {
     String key = aheadKey(dataDir, library);
     CompletableFuture<EmbeddedClickHouse> opening = new CompletableFuture<>();
     if (AHEAD.putIfAbsent(key, opening) != null) {
       return;
     }
     Thread thread = new Thread(() -> {
+      EmbeddedClickHouse store = null;
       try {
-        opening.complete(openNow(dataDir, library));
+        store = openNow(dataDir, library);
+        prepare.accept(store);
+        opening.complete(store);
       } catch (RuntimeException e) {
+        if (store != null) {
+          store.close(); // open starts again and meets the failure itself
+        }
         opening.completeExceptionally(e);
       }
     }, "llmlat-store-open-ahead");
