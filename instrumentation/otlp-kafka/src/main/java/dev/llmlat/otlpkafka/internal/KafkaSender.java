@@ -58,7 +58,6 @@ public final class KafkaSender {
   private volatile String lastError;
 
   // sender thread only
-  private final TraceRecordEncoder encoder = new TraceRecordEncoder();
   private final List<Object> drained = new ArrayList<>();
   private Producer<byte[], byte[]> producer;
   private long producerRetryAt;
@@ -214,7 +213,7 @@ public final class KafkaSender {
       return;
     }
     try {
-      byte[] value = encoder.encodeReusing(batch.spans());
+      byte[] value = TraceRecordEncoder.encode(batch.spans());
       ProducerRecord<byte[], byte[]> record =
           new ProducerRecord<>(config.topic(), batch.traceId().getBytes(StandardCharsets.US_ASCII), value);
       p.send(

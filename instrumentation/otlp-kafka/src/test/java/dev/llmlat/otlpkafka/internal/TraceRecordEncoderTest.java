@@ -7,22 +7,26 @@ import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The sender's reusable encoder writes exactly the bytes of the SDK's plain OTLP marshaler. */
+/** The sender's records are exactly the bytes the SDK's OTLP exporter writes for their spans. */
 class TraceRecordEncoderTest {
 
   @Test
-  void reusingEncoderMatchesThePlainMarshalerRecordAfterRecord() {
+  void recordsAreTheSdkExportersBytesOfTheirTrace() throws IOException {
     List<SpanData> ended = new ArrayList<>();
     SpanExporter capture = new SpanExporter() {
       @Override
@@ -54,11 +58,27 @@ class TraceRecordEncoderTest {
         root.end();
       }
     }
-    TraceRecordEncoder encoder = new TraceRecordEncoder();
     for (int trace = 0; trace < 5; trace++) {
       List<SpanData> spans = ended.subList(trace * 2, trace * 2 + 2);
-      assertThat(encoder.encodeReusing(spans)).isEqualTo(TraceRecordEncoder.encode(spans));
+      String model = "m" + trace;
+      byte[] record = TraceRecordEncoder.encode(spans);
+      assertThat(record).isEqualTo(sdkBytes(spans));
+      ExportTraceServiceRequest decoded = ExportTraceServiceRequest.parseFrom(record);
+      assertThat(decoded.getResourceSpansCount()).isEqualTo(1);
+      assertThat(decoded.getResourceSpans(0).getScopeSpans(0).getSpansList())
+          .extracting(s -> s.getName())
+          .containsExactlyInAnyOrder("POST /v1/chat/completions", "POST");
+      assertThat(decoded.getResourceSpans(0).getScopeSpans(0).getSpansList())
+          .flatExtracting(s -> s.getAttributesList())
+          .anySatisfy(kv -> assertThat(kv.getValue().getStringValue()).isEqualTo(model));
     }
-    assertThat(encoder.encodeReusing(ended)).isEqualTo(TraceRecordEncoder.encode(ended));
+    assertThat(TraceRecordEncoder.encode(ended)).isEqualTo(sdkBytes(ended));
+  }
+
+  /** What the SDK's OTLP exporter writes for these spans, through its own stream. */
+  private static byte[] sdkBytes(Collection<SpanData> spans) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    TraceRequestMarshaler.create(spans).writeBinaryTo(out);
+    return out.toByteArray();
   }
 }
