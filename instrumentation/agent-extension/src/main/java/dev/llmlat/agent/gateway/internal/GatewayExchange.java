@@ -92,10 +92,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     return span;
   }
 
+  /** The fields read before the span was known (each later one is set as it arrives). */
   private void applyRequestAttributes() {
-    if (span == null) {
-      return;
-    }
     if (model != null) {
       span.setAttribute(MODEL, model);
     }
@@ -113,7 +111,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   @Override
   public void onInputMessages(String json, long totalChars) {
     this.inputMessages = ContentCapture.bounded(json, totalChars, ContentCapture.maxLength());
-    applyRequestAttributes();
+    if (span != null) {
+      span.setAttribute(INPUT_MESSAGES, inputMessages);
+    }
   }
 
   public synchronized void onRequestBytes(byte[] bytes, int offset, int length) {
@@ -133,19 +133,25 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   @Override
   public void onModel(String model) {
     this.model = model;
-    applyRequestAttributes();
+    if (span != null) {
+      span.setAttribute(MODEL, model);
+    }
   }
 
   @Override
   public void onStream(boolean stream) {
     this.stream = stream;
-    applyRequestAttributes();
+    if (span != null) {
+      span.setAttribute(STREAM, stream);
+    }
   }
 
   @Override
   public void onMaxTokens(long maxTokens) {
     this.maxTokens = maxTokens;
-    applyRequestAttributes();
+    if (span != null) {
+      span.setAttribute(MAX_TOKENS, maxTokens);
+    }
   }
 
   /** True once the response was classified; the hooks skip further header look-ups. */

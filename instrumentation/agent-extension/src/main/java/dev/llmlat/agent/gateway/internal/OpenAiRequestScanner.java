@@ -2,6 +2,7 @@ package dev.llmlat.agent.gateway.internal;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads the few top-level fields of an OpenAI-style JSON request body ({@code model},
@@ -28,6 +29,13 @@ public final class OpenAiRequestScanner {
      */
     default void onInputMessages(String json, long totalChars) {}
   }
+
+  private static final String[] WANTED = {"model", "stream", "max_tokens", "max_completion_tokens"};
+  private static final byte[][] WANTED_BYTES = {
+    ascii(WANTED[0]), ascii(WANTED[1]), ascii(WANTED[2]), ascii(WANTED[3])
+  };
+  private static final byte[] MESSAGES = ascii("messages");
+  private static final byte[] PROMPT = ascii("prompt");
 
   /** Keys and values longer than this are not fields we care about. */
   private static final int MAX_TOKEN = 256;
@@ -220,9 +228,8 @@ public final class OpenAiRequestScanner {
     capturingString = false;
     if (expectKey) {
       expectKey = false;
-      String key = tokenOverflow ? null : new String(token, 0, tokenLength, StandardCharsets.UTF_8);
-      wantedKey = key == null ? null : wanted(key);
-      captureNext = captureChars > 0 && ("messages".equals(key) || "prompt".equals(key));
+      wantedKey = tokenOverflow ? null : wanted();
+      captureNext = captureChars > 0 && !tokenOverflow && (tokenIs(MESSAGES) || tokenIs(PROMPT));
     } else if (wantedKey != null && !tokenOverflow && wantedKey.equals("model")) {
       listener.onModel(new String(token, 0, tokenLength, StandardCharsets.UTF_8));
       found(wantedKey);
@@ -259,16 +266,23 @@ public final class OpenAiRequestScanner {
     }
   }
 
-  private static String wanted(String key) {
-    switch (key) {
-      case "model":
-      case "stream":
-      case "max_tokens":
-      case "max_completion_tokens":
-        return key;
-      default:
-        return null;
+  /** The key just read when it is one of {@link #WANTED} (that constant), else null. */
+  private String wanted() {
+    for (int i = 0; i < WANTED.length; i++) {
+      if (tokenIs(WANTED_BYTES[i])) {
+        return WANTED[i];
+      }
     }
+    return null;
+  }
+
+  /** Compared as bytes: every top-level key passes here, and most are not wanted. */
+  private boolean tokenIs(byte[] key) {
+    return tokenLength == key.length && Arrays.equals(token, 0, tokenLength, key, 0, key.length);
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
   }
 
   private void startToken() {

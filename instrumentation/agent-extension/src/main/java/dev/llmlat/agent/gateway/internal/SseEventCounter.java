@@ -25,7 +25,16 @@ public final class SseEventCounter {
   /** Feeds written bytes; returns how many content events they completed a data line of. */
   public int accept(byte[] bytes, int offset, int length) {
     int events = 0;
-    for (int i = offset; i < offset + length; i++) {
+    int end = offset + length;
+    for (int i = offset; i < end; i++) {
+      if (restOfLineIgnored()) {
+        while (i < end && bytes[i] != '\n') {
+          i++;
+        }
+        if (i == end) {
+          break;
+        }
+      }
       events += step(bytes[i]);
     }
     return events;
@@ -33,10 +42,28 @@ public final class SseEventCounter {
 
   public int accept(ByteBuffer buffer) {
     int events = 0;
-    for (int i = buffer.position(); i < buffer.limit(); i++) {
+    int end = buffer.limit();
+    for (int i = buffer.position(); i < end; i++) {
+      if (restOfLineIgnored()) {
+        while (i < end && buffer.get(i) != '\n') {
+          i++;
+        }
+        if (i == end) {
+          break;
+        }
+      }
       events += step(buffer.get(i));
     }
     return events;
+  }
+
+  /**
+   * The line can no longer be a content line (not "data:", or its payload is not "[DONE]"): its
+   * bytes up to the newline change nothing, and a JSON chunk is skipped in a tight loop instead of
+   * byte by byte through {@link #step}.
+   */
+  private boolean restOfLineIgnored() {
+    return linePos >= DATA.length && (!dataLine || donePos < 0);
   }
 
   private int step(byte b) {
