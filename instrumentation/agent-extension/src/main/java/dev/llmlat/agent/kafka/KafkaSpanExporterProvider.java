@@ -31,10 +31,12 @@ import java.util.Map;
  */
 public final class KafkaSpanExporterProvider implements ConfigurableSpanExporterProvider {
   static final String PREFIX = "otel.exporter.kafka.";
+  /** The exporter's name in {@code otel.traces.exporter}. */
+  static final String NAME = "kafka";
 
   @Override
   public String getName() {
-    return "kafka";
+    return NAME;
   }
 
   @Override

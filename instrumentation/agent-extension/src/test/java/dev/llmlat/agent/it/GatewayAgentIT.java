@@ -120,7 +120,10 @@ class GatewayAgentIT {
   @Order(3)
   void jdkHttpServerGatewaySpansCarryGenAiFirstChunkAndTraceparent() throws Exception {
     broker.ensureRunning();
-    checkStreamedChat(jdkGateway);
+    Map<String, AnyValue> resource = checkStreamedChat(jdkGateway);
+    // to Kafka the command line stays home by default: every record would carry it
+    assertThat(resource).containsKeys("process.pid", "process.executable.path", "os.description")
+        .doesNotContainKeys("process.command_line", "process.command_args");
     checkNonStreamedCompletion(jdkGateway);
   }
 
@@ -129,14 +132,18 @@ class GatewayAgentIT {
   void jetty12GatewaySpansCarryGenAiFirstChunkAndTraceparent() throws Exception {
     broker.ensureRunning();
     try (GatewayProcess jetty = GatewayProcess.start(GatewayProcess.currentJava(), JettyGatewayMain.class,
-        GatewayProcess.extensionWithKafka(broker.bootstrapServers(), "-Dotel.exporter.kafka.log.interval=1s"),
+        GatewayProcess.extensionWithKafka(broker.bootstrapServers(), "-Dotel.exporter.kafka.log.interval=1s",
+            "-Dotel.resource.disabled.keys=os.description"),
         engine.baseUrl())) {
-      checkStreamedChat(jetty);
+      Map<String, AnyValue> resource = checkStreamedChat(jetty);
+      // the user's own choice of disabled keys stands
+      assertThat(resource).containsKey("process.command_line").doesNotContainKey("os.description");
       checkNonStreamedCompletion(jetty);
     }
   }
 
-  private void checkStreamedChat(GatewayProcess gateway) throws Exception {
+  /** Checks one streamed chat through {@code gateway}; returns the resource its records carried. */
+  private Map<String, AnyValue> checkStreamedChat(GatewayProcess gateway) throws Exception {
     engine.clear();
     GatewayClient.Result result = client.post(gateway.baseUrl(), "/v1/chat/completions", GatewayClient.chatBody(true, 64));
     assertThat(result.status()).isEqualTo(200);
@@ -149,12 +156,13 @@ class GatewayAgentIT {
       records = topic.trace(traceId, 2, Duration.ofSeconds(30));
     }
     assertThat(records).as("records of trace %s; gateway log:\n%s", traceId, gateway.log()).isNotEmpty();
+    Map<String, AnyValue> resource = Map.of();
     for (SpanTopic.Record record : records) {
       assertThat(record.key()).as("record key = trace id").isEqualTo(traceId);
       assertThat(record.spans()).allMatch(s -> SpanTopic.hex(s.getTraceId()).equals(traceId));
       assertThat(new String(record.value(), StandardCharsets.ISO_8859_1)).doesNotContain(GatewayClient.SECRET_PROMPT);
       for (ResourceSpans rs : record.request().getResourceSpansList()) {
-        Map<String, AnyValue> resource = attributes(rs.getResource().getAttributesList());
+        resource = attributes(rs.getResource().getAttributesList());
         assertThat(resource.get("llmlat.layer").getStringValue()).isEqualTo("gateway");
         assertThat(resource.get("service.name").getStringValue()).isEqualTo("gateway");
       }
@@ -189,6 +197,7 @@ class GatewayAgentIT {
     UpstreamFirstChunk.check(server, spans, upstream, firstChunk, UpstreamFirstChunk.OnClientSpan.IF_STILL_OPEN);
     assertThat(attributes(server.getAttributesList()).values().stream().map(AnyValue::toString)
         .collect(Collectors.joining())).doesNotContain(GatewayClient.SECRET_PROMPT);
+    return resource;
   }
 
   private void checkNonStreamedCompletion(GatewayProcess gateway) throws Exception {
