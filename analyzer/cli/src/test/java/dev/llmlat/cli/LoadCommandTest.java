@@ -176,7 +176,13 @@ class LoadCommandTest {
       Await.until(() -> read(log).contains("load: "), "the load to start", 60);
       Thread.sleep(2000); // some requests finish, others are in flight
       new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      if (!p.waitFor(60, TimeUnit.SECONDS)) {
+        // what it was doing, for whoever reads the failure
+        Path dump = dir.resolve("threads.txt");
+        new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(p.pid()), "Thread.print")
+            .redirectErrorStream(true).redirectOutput(dump.toFile()).start().waitFor(30, TimeUnit.SECONDS);
+        throw new AssertionError("still running 60 s after SIGINT; its output:\n" + read(log) + "\nits threads:\n" + read(dump));
+      }
     } finally {
       p.destroyForcibly();
     }
