@@ -56,8 +56,7 @@ public final class Llmlat {
 
   /** Runs the command line with the given streams; returns the exit code. */
   public static int run(String[] args, PrintWriter out, PrintWriter err) {
-    CommandLine cli = new CommandLine(new Llmlat());
-    addSubcommands(cli, args.length == 0 ? "" : args[0]);
+    CommandLine cli = commandLine(args);
     cli.setOut(out);
     cli.setErr(err);
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -84,6 +83,13 @@ public final class Llmlat {
       throw e;
     });
     return cli.execute(args);
+  }
+
+  /** The command line for {@code args}: with the one command they name, else with all of them. */
+  static CommandLine commandLine(String[] args) {
+    CommandLine cli = new CommandLine(new Llmlat());
+    addSubcommands(cli, args.length == 0 ? "" : args[0]);
+    return cli;
   }
 
   /**

@@ -14,7 +14,7 @@ public final class HelpOfEveryCommand {
   public static void main(String[] args) {
     PrintWriter out = new PrintWriter(System.out, true);
     List<List<String>> paths = new ArrayList<>();
-    collect(new CommandLine(new Llmlat()), new ArrayList<>(), paths);
+    collect(Llmlat.commandLine(new String[0]), new ArrayList<>(), paths);
     int failed = 0;
     for (List<String> path : paths) {
       List<String> argv = new ArrayList<>(path);

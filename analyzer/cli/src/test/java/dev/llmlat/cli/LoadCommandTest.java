@@ -166,7 +166,8 @@ class LoadCommandTest {
   void ctrlCStopsSendingAndPrintsTheSummaryOfWhatFinished() throws Exception {
     Path result = dir.resolve("interrupted.json");
     Path log = dir.resolve("out.log");
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    List<String> cmd = new ArrayList<>(DefaultSignals.prefix());
+    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), Llmlat.class.getName(),
         "load", engine.baseUri().toString(), "--model", "tinylm", "--rate", "10", "--duration", "5m", "--input-len", "10",
         "--output-len", "30", "--no-spans", "--save-result", result.toString()));

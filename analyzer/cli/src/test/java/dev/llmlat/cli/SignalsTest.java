@@ -93,7 +93,8 @@ class SignalsTest {
   }
 
   private Process start(List<String> args, String store) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+    List<String> cmd = new ArrayList<>(DefaultSignals.prefix());
+    cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "--enable-native-access=ALL-UNNAMED", "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-cp", System.getProperty("java.class.path"), "dev.llmlat.cli.Llmlat"));
     cmd.addAll(args);
