@@ -57,7 +57,7 @@ final class EngineWarmUp {
     if (url != null && !url.isBlank()) {
       return false;
     }
-    return !Files.exists(new LocalServices(LlmlatHome.fromEnvironment(), Llmlat.class.getName()).pidFile(LocalServices.STORE));
+    return !Files.exists(Llmlat.services(LlmlatHome.fromEnvironment()).pidFile(LocalServices.STORE));
   }
 
   /** The data directory as {@link StoreOptions} resolves it: the flag, the environment, the home's default. */
