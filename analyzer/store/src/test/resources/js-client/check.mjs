@@ -49,6 +49,20 @@ try {
   } catch (e) {
     out.error = { code: e.code, type: e.type }
   }
+  // the host's files stay out of reach through this client too
+  try {
+    await client.query({ query: "SELECT * FROM file('/etc/passwd', 'LineAsString')" })
+    out.hostFile = { code: 'none' }
+  } catch (e) {
+    out.hostFile = { code: e.code, type: e.type }
+  }
+  try {
+    await client.command({ query: "SYSTEM SHUTDOWN" })
+    out.shutdown = { code: 'none' }
+  } catch (e) {
+    out.shutdown = { code: e.code, type: e.type }
+  }
+  out.afterShutdown = await (await client.query({ query: 'SELECT 42 AS x', format: 'JSONEachRow' })).json()
   try {
     await wrong.query({ query: 'SELECT 1' })
   } catch (e) {

@@ -12,6 +12,7 @@ import dev.llmlat.testing.KafkaBrokerExtension;
 import dev.llmlat.testing.SpanFixtures;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.JdbcClickHouse;
 import dev.llmlat.store.StoreConfig;
 import dev.llmlat.store.http.ClickHouseHttpServer;
@@ -62,7 +63,7 @@ class SpanIngesterTest {
 
   @BeforeEach
   void openStore() {
-    store = EmbeddedClickHouse.open(storeDir, EngineLibrary.locate());
+    store = EmbeddedClickHouse.openConfined(storeDir, EngineLibrary.locate(), Confinement.STRICT);
     SchemaMigrator.bundled().migrate(store);
     topic = "spans_" + UUID.randomUUID().toString().substring(0, 8);
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {

@@ -7,6 +7,7 @@ import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.spans.OtelTracesRowEncoder;
 import dev.llmlat.testing.SpanFixtures;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -35,7 +36,7 @@ class JdbcClickHouseTest {
 
   @BeforeEach
   void start() throws IOException {
-    embedded = EmbeddedClickHouse.open(dir, EngineLibrary.locate());
+    embedded = EmbeddedClickHouse.openConfined(dir, EngineLibrary.locate(), Confinement.STRICT);
     http = ClickHouseHttpServer.start(embedded, 0);
     server = JdbcClickHouse.open(StoreConfig.server("jdbc:clickhouse:" + http.url(), "default", "secret-pw"));
   }

@@ -43,9 +43,14 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
   private final java.util.Set<ChdbConnection> sessions = new java.util.HashSet<>(); // guarded by itself
   private boolean closed; // guarded by sessions
   private final Map<String, String> structures = new java.util.concurrent.ConcurrentHashMap<>();
+  private final List<String> engineArgs;
+  private final dev.llmlat.store.confine.Confinement confinement; // null: the engine's full access
 
-  private EmbeddedClickHouse(Path dataDir, FileChannel lockChannel, FileLock lock, ChdbLibrary library, ChdbConnection connection) {
+  private EmbeddedClickHouse(Path dataDir, FileChannel lockChannel, FileLock lock, ChdbLibrary library, ChdbConnection connection,
+      List<String> engineArgs, dev.llmlat.store.confine.Confinement confinement) {
     this.dataDir = dataDir;
+    this.engineArgs = engineArgs;
+    this.confinement = confinement;
     this.library = library;
     this.lockChannel = lockChannel;
     this.lock = lock;
@@ -110,10 +115,29 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
         // opened again below, which says what is wrong
       }
     }
-    return openNow(dataDir, library);
+    return openNow(dataDir, library, null);
+  }
+
+  /**
+   * Opens the store in {@code dataDir} for clients other than this process's own code (the
+   * process {@code store serve} runs): the engine boots with its own access control for {@code
+   * confinement} ({@link dev.llmlat.store.confine.EngineAccessConfig}), for this process's every
+   * session, until the store is closed.
+   */
+  public static EmbeddedClickHouse openConfined(Path dataDir, Path library, dev.llmlat.store.confine.Confinement confinement) {
+    return openNow(dataDir, library, java.util.Objects.requireNonNull(confinement, "confinement"));
+  }
+
+  /** How this store's engine confines its sessions, or null where it has its full access (the user's own process). */
+  public dev.llmlat.store.confine.Confinement confinement() {
+    return confinement;
   }
 
   private static EmbeddedClickHouse openNow(Path dataDir, Path library) {
+    return openNow(dataDir, library, null);
+  }
+
+  private static EmbeddedClickHouse openNow(Path dataDir, Path library, dev.llmlat.store.confine.Confinement confinement) {
     ChdbLibrary lib = ChdbLibrary.load(library);
     Path dir = dataDir.toAbsolutePath().normalize();
     try {
@@ -144,8 +168,9 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
       channel.truncate(0);
       channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
       channel.force(false);
-      ChdbConnection connection = ChdbConnection.open(lib, dir);
-      return new EmbeddedClickHouse(dir, channel, lock, lib, connection);
+      List<String> args = confinement == null ? List.of() : dev.llmlat.store.confine.EngineAccessConfig.write(dir, confinement);
+      ChdbConnection connection = ChdbConnection.open(lib, dir, args);
+      return new EmbeddedClickHouse(dir, channel, lock, lib, connection, args, confinement);
     } catch (IOException e) {
       closeQuietly(channel);
       throw new StoreException("cannot lock the embedded store's data directory " + dir + ": " + e, e);
@@ -343,7 +368,7 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
       if (closed) {
         throw new StoreException("embedded store at " + dataDir + " is closed");
       }
-      ChdbConnection session = ChdbConnection.open(library, dataDir);
+      ChdbConnection session = ChdbConnection.open(library, dataDir, engineArgs);
       sessions.add(session);
       return session;
     }

@@ -26,6 +26,7 @@ record ClickHouseError(int code, String text) {
   static final int SESSION_IS_LOCKED = 373;
   static final int INVALID_SESSION_TIMEOUT = 374;
   static final int QUERY_WAS_CANCELLED = 394;
+  static final int ACCESS_DENIED = 497;
   static final int AUTHENTICATION_FAILED = 516;
   static final int UNKNOWN_EXCEPTION = 1002;
 
@@ -38,7 +39,7 @@ record ClickHouseError(int code, String text) {
       Map.entry(QUERY_IS_TOO_LARGE, "QUERY_IS_TOO_LARGE"), Map.entry(CANNOT_DECOMPRESS, "CANNOT_DECOMPRESS"),
       Map.entry(SESSION_NOT_FOUND, "SESSION_NOT_FOUND"), Map.entry(SESSION_IS_LOCKED, "SESSION_IS_LOCKED"),
       Map.entry(INVALID_SESSION_TIMEOUT, "INVALID_SESSION_TIMEOUT"), Map.entry(QUERY_WAS_CANCELLED, "QUERY_WAS_CANCELLED"),
-      Map.entry(AUTHENTICATION_FAILED, "AUTHENTICATION_FAILED"), Map.entry(UNKNOWN_EXCEPTION, "UNKNOWN_EXCEPTION"));
+      Map.entry(ACCESS_DENIED, "ACCESS_DENIED"), Map.entry(AUTHENTICATION_FAILED, "AUTHENTICATION_FAILED"), Map.entry(UNKNOWN_EXCEPTION, "UNKNOWN_EXCEPTION"));
 
   // ClickHouse 26.x src/Server/HTTP/exceptionCodeToHTTPStatus.cpp, by code number
   private static final Set<Integer> BAD_REQUEST = Set.of(36, 427, 6, 25, 26, 38, 41, 72, 441, 675, 676, 27, 376, 15, 44, 37,

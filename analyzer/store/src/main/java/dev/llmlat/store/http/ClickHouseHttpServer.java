@@ -52,6 +52,7 @@ public final class ClickHouseHttpServer implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
   private final Thread acceptor;
+  private final BrowserGuard browsers;
   private volatile boolean closed;
 
   private ClickHouseHttpServer(EmbeddedClickHouse store, ServerConfig config, ServerSocket socket) {
@@ -81,8 +82,9 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     });
     this.answers = new Answers(timezone(pool));
     this.running = new RunningQueries(killer);
-    this.runner = new QueryRunner(pool, sessions, running,
+    this.runner = new QueryRunner(pool, sessions, running, confined(store, pool),
         new Admission(config.maxConcurrentQueries(), config.maxQueuedQueries(), config.queueTimeout()), engineThreads, answers);
+    this.browsers = new BrowserGuard(config.password() == null, socket.getLocalPort());
     this.acceptor = new Thread(this::accept, "clickhouse-http-accept");
     this.acceptor.setDaemon(true);
   }
@@ -121,6 +123,19 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     }
   }
 
+  private static ConfinedStatements confined(EmbeddedClickHouse store, ConnectionPool pool) {
+    try {
+      EngineConnection c = pool.take(0);
+      try {
+        return ConfinedStatements.of(store, c);
+      } finally {
+        pool.give(c, false); // it ran a refused statement: not handed to a client
+      }
+    } catch (ChdbConnection.QueryFailure e) {
+      throw new StoreException("the embedded engine does not answer: " + e.getMessage(), e);
+    }
+  }
+
   public int port() {
     return socket.getLocalPort();
   }
@@ -151,7 +166,7 @@ public final class ClickHouseHttpServer implements AutoCloseable {
         clients.add(client);
         connectionThreads.execute(() -> {
           try {
-            new HttpConnectionHandler(client, this::handle).run();
+            new HttpConnectionHandler(client, this::handle, config.httpTimeouts()).run();
           } finally {
             clients.remove(client);
           }
@@ -170,6 +185,11 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     String method = request.method();
     Map<String, String> params = request.parameters();
     boolean get = method.equals("GET") || method.equals("HEAD");
+    String foreign = browsers.refusal(request);
+    if (foreign != null) {
+      plain(exchange, 403, "Forbidden: " + foreign + "\n");
+      return;
+    }
     if (path.equals("/ping") || path.equals("/replicas_status")
         || path.equals("/") && get && !params.containsKey("query")) {
       exchange.response().header("Content-Type", "text/plain; charset=UTF-8");

@@ -38,6 +38,6 @@ record KillQuery(String queryId, boolean sync, boolean test) {
     String sql = TRAILING_SYNC.matcher(q.sql()).replaceFirst("ASYNC$1");
     return new QueryRequest(q.queryId(), sql, SqlText.of(sql), q.dataFile(), q.format(), q.settings(), q.params(), q.database(),
         q.readonly(), q.get(), q.sessionId(), q.sessionTimeout(), q.sessionCheck(), q.waitEndOfQuery(), q.httpEncoding(),
-        q.compress(), q.replaceRunning());
+        q.compress(), q.replaceRunning(), sql);
   }
 }

@@ -21,8 +21,11 @@ import java.util.Map;
  * @param waitEndOfQuery buffer the whole answer before sending it (ClickHouse's {@code wait_end_of_query})
  * @param httpEncoding the Content-Encoding of the answer, or null
  * @param compress answer in ClickHouse's compressed block format ({@code compress=1})
+ * @param statement the client's statement as the confinement checks it: an INSERT's data cut off,
+ *     before the server points it at the staged data
  */
 record QueryRequest(String queryId, String sql, SqlText text, Path dataFile, String format, Map<String, String> settings,
     Map<String, String> params, String database, int readonly, boolean get, String sessionId, String sessionTimeout,
-    boolean sessionCheck, boolean waitEndOfQuery, String httpEncoding, boolean compress, boolean replaceRunning) {
+    boolean sessionCheck, boolean waitEndOfQuery, String httpEncoding, boolean compress, boolean replaceRunning,
+    String statement) {
 }

@@ -39,13 +39,15 @@ final class QueryRunner {
   private final ConnectionPool pool;
   private final Sessions sessions;
   private final RunningQueries running;
+  private final ConfinedStatements confined;
   private final Admission admission;
   private final ExecutorService engineThreads;
   private final Answers answers;
 
-  QueryRunner(ConnectionPool pool, Sessions sessions, RunningQueries running, Admission admission, ExecutorService engineThreads,
-      Answers answers) {
+  QueryRunner(ConnectionPool pool, Sessions sessions, RunningQueries running, ConfinedStatements confined, Admission admission,
+      ExecutorService engineThreads, Answers answers) {
     this.pool = pool;
+    this.confined = confined;
     this.sessions = sessions;
     this.running = running;
     this.admission = admission;
@@ -196,7 +198,15 @@ final class QueryRunner {
       return;
     }
     try {
+      ClickHouseError refused = confined.refusal(c, q);
+      if (refused != null) {
+        answers.error(exchange, q, refused);
+        return;
+      }
       answer(exchange, q, r, c, outcome);
+    } catch (ChdbConnection.QueryFailure e) {
+      outcome.stateUnknown = true;
+      answers.error(exchange, q, ClickHouseError.fromEngine(e.code(), e.getMessage()));
     } finally {
       try {
         if (settings != null) {
@@ -343,7 +353,7 @@ final class QueryRunner {
     String sql = "SELECT {kill_status:String} AS kill_status, {kill_query_id:String} AS query_id, 'default' AS user,"
         + " {kill_query:String} AS query" + (target == null ? " WHERE 0" : "");
     QueryRequest answer = new QueryRequest(q.queryId(), sql, SqlText.of(sql), null, q.format(), Map.of(), params, null, 0,
-        q.get(), null, null, false, false, q.httpEncoding(), q.compress(), false);
+        q.get(), null, null, false, false, q.httpEncoding(), q.compress(), false, sql);
     EngineConnection c;
     try {
       c = pool.take(0);

@@ -136,6 +136,7 @@ final class RequestReader {
       deleteQuietly(dataFile);
       throw new Refused(ClickHouseError.of(ClickHouseError.SYNTAX_ERROR, "Multi-statements are not allowed"));
     }
+    String statement = sql;
     if (dataFile != null) {
       sql = InsertFromFile.statement(sql, dataFile, text.format());
     }
@@ -145,7 +146,7 @@ final class RequestReader {
     return new QueryRequest(queryId, sql, text, dataFile, format, settings, queryParams, database, readonly, get,
         emptyToNull(params.get("session_id")), params.get("session_timeout"), isOn(params.get("session_check")),
         isOn(params.get("wait_end_of_query")) || isOn(params.get("http_wait_end_of_query")), encoding,
-        isOn(params.get("compress")), isOn(params.get("replace_running_query")));
+        isOn(params.get("compress")), isOn(params.get("replace_running_query")), statement);
   }
 
   /** The default output format when the statement names none. */

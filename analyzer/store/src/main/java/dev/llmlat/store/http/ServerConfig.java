@@ -1,5 +1,6 @@
 package dev.llmlat.store.http;
 
+import dev.llmlat.store.http.wire.HttpTimeouts;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -17,9 +18,16 @@ import java.util.Objects;
  * @param maxSessions open {@code session_id} sessions at once
  * @param defaultSessionTimeout a session's idle timeout when the client names none
  * @param maxSessionTimeout the longest idle timeout a client may ask for
+ * @param headerTimeout a request's line and headers must arrive within this from their first
+ *     byte, or the connection is answered 408 and closed (a slowloris client is cut)
+ * @param keepAliveTimeout how long a connection may wait for its next request (ClickHouse's
+ *     keep_alive_timeout, 10 s)
+ * @param receiveTimeout the longest pause within a request body (ClickHouse's
+ *     http_receive_timeout, 30 s)
  */
 public record ServerConfig(InetAddress bind, int port, String password, int maxConcurrentQueries, int maxQueuedQueries,
-    Duration queueTimeout, int maxSessions, Duration defaultSessionTimeout, Duration maxSessionTimeout) {
+    Duration queueTimeout, int maxSessions, Duration defaultSessionTimeout, Duration maxSessionTimeout,
+    Duration headerTimeout, Duration keepAliveTimeout, Duration receiveTimeout) {
 
   public ServerConfig {
     Objects.requireNonNull(bind, "bind");
@@ -32,6 +40,14 @@ public record ServerConfig(InetAddress bind, int port, String password, int maxC
     if (maxConcurrentQueries < 1 || maxQueuedQueries < 0 || maxSessions < 0) {
       throw new IllegalArgumentException("concurrency limits must be positive");
     }
+    new HttpTimeouts(headerTimeout, keepAliveTimeout, receiveTimeout); // checks them
+  }
+
+  /** The default connection timeouts. */
+  public ServerConfig(InetAddress bind, int port, String password, int maxConcurrentQueries, int maxQueuedQueries,
+      Duration queueTimeout, int maxSessions, Duration defaultSessionTimeout, Duration maxSessionTimeout) {
+    this(bind, port, password, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions, defaultSessionTimeout,
+        maxSessionTimeout, HttpTimeouts.DEFAULTS.header(), HttpTimeouts.DEFAULTS.keepAlive(), HttpTimeouts.DEFAULTS.receive());
   }
 
   /** Loopback, no password, the default limits: for tests and for a process serving itself. */
@@ -42,17 +58,27 @@ public record ServerConfig(InetAddress bind, int port, String password, int maxC
 
   public ServerConfig withPassword(String newPassword) {
     return new ServerConfig(bind, port, newPassword, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions,
-        defaultSessionTimeout, maxSessionTimeout);
+        defaultSessionTimeout, maxSessionTimeout, headerTimeout, keepAliveTimeout, receiveTimeout);
   }
 
   public ServerConfig withBind(InetAddress address) {
     return new ServerConfig(address, port, password, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions,
-        defaultSessionTimeout, maxSessionTimeout);
+        defaultSessionTimeout, maxSessionTimeout, headerTimeout, keepAliveTimeout, receiveTimeout);
   }
 
   public ServerConfig withLimits(int concurrent, int queued, Duration timeout) {
     return new ServerConfig(bind, port, password, concurrent, queued, timeout, maxSessions, defaultSessionTimeout,
-        maxSessionTimeout);
+        maxSessionTimeout, headerTimeout, keepAliveTimeout, receiveTimeout);
+  }
+
+  public ServerConfig withTimeouts(Duration header, Duration keepAlive, Duration receive) {
+    return new ServerConfig(bind, port, password, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions,
+        defaultSessionTimeout, maxSessionTimeout, header, keepAlive, receive);
+  }
+
+  /** The connection timeouts, as the HTTP layer takes them. */
+  public HttpTimeouts httpTimeouts() {
+    return new HttpTimeouts(headerTimeout, keepAliveTimeout, receiveTimeout);
   }
 
   public boolean requiresPassword() {

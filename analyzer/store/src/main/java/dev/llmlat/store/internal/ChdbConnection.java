@@ -19,6 +19,7 @@ import java.util.Map;
 public final class ChdbConnection implements AutoCloseable {
   private static Path openPath; // guarded by ChdbConnection.class
   private static int openCount; // guarded by ChdbConnection.class
+  private static java.util.List<String> openArgs; // guarded by ChdbConnection.class: the engine boots with the first one's
 
   private final ChdbLibrary lib;
   private final Path dataDir;
@@ -62,7 +63,22 @@ public final class ChdbConnection implements AutoCloseable {
 
   /** Opens a connection to {@code dataDir}; the first one in the process boots the engine there. */
   public static ChdbConnection open(ChdbLibrary lib, Path dataDir) {
+    return open(lib, dataDir, java.util.List.of());
+  }
+
+  /**
+   * Opens a connection to {@code dataDir} with more engine arguments ({@code --config-file=...}).
+   * The engine boots with the first connection's arguments and keeps them until the last one
+   * closes, so a connection asking for other arguments meanwhile is refused rather than given an
+   * engine configured otherwise (measured: chDB ignores a later connection's configuration).
+   */
+  public static ChdbConnection open(ChdbLibrary lib, Path dataDir, java.util.List<String> engineArgs) {
     synchronized (ChdbConnection.class) {
+      if (openPath != null && openPath.equals(dataDir) && !openArgs.equals(engineArgs)) {
+        throw new StoreException("the embedded store at " + dataDir + " is already open in this process with "
+            + (openArgs.isEmpty() ? "the engine's full access" : "engine arguments " + openArgs)
+            + "; close it before opening it with " + (engineArgs.isEmpty() ? "full access" : engineArgs));
+      }
       if (openPath != null && !openPath.equals(dataDir)) {
         throw new StoreException(
             "an embedded store is already open in this process at "
@@ -71,7 +87,9 @@ public final class ChdbConnection implements AutoCloseable {
                 + dataDir);
       }
       try (Arena arena = Arena.ofConfined()) {
-        String[] args = {"clickhouse", "--path=" + dataDir};
+        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("clickhouse", "--path=" + dataDir));
+        all.addAll(engineArgs);
+        String[] args = all.toArray(String[]::new);
         MemorySegment argv = arena.allocate(ValueLayout.ADDRESS, args.length);
         for (int i = 0; i < args.length; i++) {
           argv.setAtIndex(ValueLayout.ADDRESS, i, arena.allocateFrom(args[i]));
@@ -87,6 +105,7 @@ public final class ChdbConnection implements AutoCloseable {
                   + " (locked by another process, or not writable; the engine's own message is above)");
         }
         openPath = dataDir;
+        openArgs = java.util.List.copyOf(engineArgs);
         openCount++;
         ChdbConnection connection = new ChdbConnection(lib, dataDir, conn);
         // the engine's native threads must stop before the C runtime's exit handlers destroy what
@@ -274,6 +293,7 @@ public final class ChdbConnection implements AutoCloseable {
           handle = null;
           if (--openCount == 0) {
             openPath = null;
+            openArgs = null;
           }
         }
       }

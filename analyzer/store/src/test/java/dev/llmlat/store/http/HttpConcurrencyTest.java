@@ -78,7 +78,7 @@ class HttpConcurrencyTest {
     try (Socket client = new Socket(uri.getHost(), uri.getPort())) {
       byte[] body = StoreFixture.LONG_QUERY.getBytes(StandardCharsets.UTF_8);
       OutputStream out = client.getOutputStream();
-      out.write(("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.write(("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
       out.write(body);
       out.flush();
       awaitRunningLong(f.http, "1");
@@ -88,7 +88,7 @@ class HttpConcurrencyTest {
     try (Socket client = new Socket(uri.getHost(), uri.getPort())) {
       byte[] body = "SELECT number, sipHash64(number) FROM numbers(100000000000) SETTINGS max_block_size = 1000".getBytes(StandardCharsets.UTF_8);
       OutputStream out = client.getOutputStream();
-      out.write(("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.write(("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
       out.write(body);
       out.flush();
       assertThat(client.getInputStream().readNBytes(100_000)).hasSize(100_000); // rows arrive as they are made

@@ -56,6 +56,10 @@ class JavaScriptClientTest {
       assertThat(seen.get("error").get("type").asText()).isEqualTo("SYNTAX_ERROR");
       assertThat(seen.get("wrongPassword").get("code").asText()).isEqualTo("516");
       assertThat(seen.get("wrongPassword").get("type").asText()).isEqualTo("AUTHENTICATION_FAILED");
+      assertThat(seen.get("hostFile").get("code").asText()).isEqualTo("497");
+      assertThat(seen.get("hostFile").get("type").asText()).isEqualTo("ACCESS_DENIED");
+      assertThat(seen.get("shutdown").get("code").asText()).isEqualTo("497");
+      assertThat(seen.get("afterShutdown").toString()).isEqualTo("[{\"x\":42}]");
     }
   }
 

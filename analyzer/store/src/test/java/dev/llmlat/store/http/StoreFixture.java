@@ -2,6 +2,7 @@ package dev.llmlat.store.http;
 
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -12,7 +13,11 @@ final class StoreFixture implements AutoCloseable {
   final Http http;
 
   StoreFixture(Path dir, ServerConfig config) throws IOException {
-    store = EmbeddedClickHouse.open(dir, EngineLibrary.locate());
+    this(dir, config, Confinement.STRICT);
+  }
+
+  StoreFixture(Path dir, ServerConfig config, Confinement confinement) throws IOException {
+    store = EmbeddedClickHouse.openConfined(dir, EngineLibrary.locate(), confinement);
     try {
       server = ClickHouseHttpServer.start(store, config);
     } catch (IOException | RuntimeException e) {

@@ -11,22 +11,28 @@ import java.nio.charset.StandardCharsets;
  * without losing a byte, whether the client has gone away while a query runs: a probe read with
  * a short timeout answers end-of-stream for a closed connection, and whatever else it reads (a
  * pipelined next request) stays in the buffer.
+ *
+ * <p>Every read is timed: the request line and headers against one deadline, a body byte by
+ * byte, the wait for the next request by the keep-alive timeout. A connection waiting for its
+ * next request holds no buffer, so many idle connections cost little memory.
  */
 final class ConnectionInput {
-  private static final int MAX_LINE = 1 << 20; // ClickHouse's http_max_uri_size: query parameters may be long
+  private static final int BUFFER = 16 * 1024;
 
   private final Socket socket;
   private final InputStream in;
-  private final int idleTimeoutMillis;
-  private final byte[] buffer = new byte[16 * 1024];
+  private final HttpTimeouts timeouts;
+  private byte[] buffer; // null while idle
   private int start;
   private int end;
   private boolean eof;
+  private long headDeadline; // System.nanoTime() by which the head must be in; 0 outside the head
+  private int soTimeout = -1; // what the socket has now, to skip redundant calls
 
-  ConnectionInput(Socket socket, int idleTimeoutMillis) throws IOException {
+  ConnectionInput(Socket socket, HttpTimeouts timeouts) throws IOException {
     this.socket = socket;
     this.in = socket.getInputStream();
-    this.idleTimeoutMillis = idleTimeoutMillis;
+    this.timeouts = timeouts;
   }
 
   private boolean fill() throws IOException {
@@ -36,15 +42,58 @@ final class ConnectionInput {
     if (eof) {
       return false;
     }
+    if (buffer == null) {
+      buffer = new byte[BUFFER];
+    }
     start = 0;
     end = 0;
-    int n = in.read(buffer, 0, buffer.length);
+    int n;
+    try {
+      timeout(headDeadline != 0 ? headRemainingMillis() : timeouts.receiveMillis());
+      n = in.read(buffer, 0, buffer.length);
+    } catch (SocketTimeoutException slow) {
+      throw headDeadline != 0 ? headTooSlow()
+          : new HttpProtocolException(408, "the request body paused for longer than " + HttpTimeouts.text(timeouts.receive()));
+    }
     if (n < 0) {
       eof = true;
       return false;
     }
     end = n;
     return true;
+  }
+
+  private int headRemainingMillis() throws HttpProtocolException {
+    long left = (headDeadline - System.nanoTime()) / 1_000_000;
+    if (left <= 0) {
+      throw headTooSlow();
+    }
+    return (int) Math.min(left, Integer.MAX_VALUE);
+  }
+
+  private HttpProtocolException headTooSlow() {
+    String within = HttpTimeouts.text(timeouts.header());
+    return new HttpProtocolException(408, "the request line and headers did not arrive within " + within);
+  }
+
+  private void timeout(int millis) throws IOException {
+    if (millis != soTimeout) {
+      socket.setSoTimeout(millis);
+      soTimeout = millis;
+    }
+  }
+
+  /** From now the request line and headers must be complete within the header timeout. */
+  void beginHead() {
+    headDeadline = System.nanoTime() + timeouts.header().toNanos();
+    if (headDeadline == 0) {
+      headDeadline = 1; // 0 means "outside the head"
+    }
+  }
+
+  /** The head is in: from now reads wait by the receive timeout. */
+  void endHead() {
+    headDeadline = 0;
   }
 
   int read(byte[] b, int off, int len) throws IOException {
@@ -57,12 +106,20 @@ final class ConnectionInput {
     return n;
   }
 
-  /** A line without its CRLF (or LF), or null at end of stream; bytes are ISO-8859-1 as HTTP's are. */
-  String readLine() throws IOException {
+  /** One byte, or -1 at end of stream. */
+  int readByte() throws IOException {
+    return fill() ? buffer[start++] & 0xff : -1;
+  }
+
+  /**
+   * A line without its CRLF (or LF), or null when the stream ends before the line does; bytes are
+   * ISO-8859-1 as HTTP's are. A line longer than {@code max} bytes is a protocol error.
+   */
+  String readLine(int max, String what) throws IOException {
     StringBuilder line = new StringBuilder();
     while (true) {
       if (!fill()) {
-        return line.isEmpty() ? null : line.toString();
+        return null;
       }
       while (start < end) {
         byte b = buffer[start++];
@@ -74,8 +131,8 @@ final class ConnectionInput {
           return line.toString();
         }
         line.append((char) (b & 0xff));
-        if (line.length() > MAX_LINE) {
-          throw new HttpProtocolException("a request line or header is longer than " + MAX_LINE + " bytes");
+        if (line.length() > max) {
+          throw new HttpProtocolException(what + " is longer than " + max + " bytes");
         }
       }
     }
@@ -84,16 +141,29 @@ final class ConnectionInput {
   /** Waits for the next request to begin; false when the client closed or stayed idle too long. */
   boolean awaitRequest() throws IOException {
     if (start < end) {
-      return true;
+      return true; // pipelined
     }
-    socket.setSoTimeout(idleTimeoutMillis);
+    if (eof) {
+      return false;
+    }
+    buffer = null; // idle: let the buffer go, one byte is all it takes to wake up
+    start = 0;
+    end = 0;
+    int first;
     try {
-      return fill();
+      timeout(timeouts.keepAliveMillis());
+      first = in.read();
     } catch (SocketTimeoutException idle) {
       return false;
-    } finally {
-      socket.setSoTimeout(0);
     }
+    if (first < 0) {
+      eof = true;
+      return false;
+    }
+    buffer = new byte[BUFFER];
+    buffer[0] = (byte) first;
+    end = 1;
+    return true;
   }
 
   /**
@@ -107,8 +177,11 @@ final class ConnectionInput {
     if (start < end) {
       return false; // a pipelined request waits: the client is there
     }
+    if (buffer == null) {
+      buffer = new byte[BUFFER];
+    }
     try {
-      socket.setSoTimeout(Math.max(1, waitMillis));
+      timeout(Math.max(1, waitMillis));
       int n = in.read(buffer, 0, buffer.length);
       if (n < 0) {
         eof = true;
@@ -122,12 +195,6 @@ final class ConnectionInput {
     } catch (IOException broken) {
       eof = true;
       return true;
-    } finally {
-      try {
-        socket.setSoTimeout(0);
-      } catch (IOException ignored) {
-        // the socket is gone; the next read says so
-      }
     }
   }
 

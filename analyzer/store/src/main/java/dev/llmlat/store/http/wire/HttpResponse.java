@@ -16,15 +16,18 @@ public final class HttpResponse {
   private final boolean head;
   private final Map<String, String> headers = new LinkedHashMap<>();
   private boolean keepAlive;
+  private final int keepAliveSeconds;
   private final java.util.function.BooleanSupplier mustClose;
   private boolean committed;
   private ChunkedOutputStream chunked;
 
   /** {@code mustClose} says, when the answer starts, whether the connection cannot carry another request. */
-  HttpResponse(OutputStream socketOut, boolean head, boolean keepAlive, java.util.function.BooleanSupplier mustClose) {
+  HttpResponse(OutputStream socketOut, boolean head, boolean keepAlive, int keepAliveSeconds,
+      java.util.function.BooleanSupplier mustClose) {
     this.socketOut = socketOut;
     this.head = head;
     this.keepAlive = keepAlive;
+    this.keepAliveSeconds = keepAliveSeconds;
     this.mustClose = mustClose;
   }
 
@@ -93,7 +96,7 @@ public final class HttpResponse {
     head.append(lengthHeader).append(": ").append(lengthValue).append("\r\n");
     head.append("Connection: ").append(keepAlive ? "Keep-Alive" : "Close").append("\r\n");
     if (keepAlive) {
-      head.append("Keep-Alive: timeout=10\r\n");
+      head.append("Keep-Alive: timeout=").append(keepAliveSeconds).append("\r\n");
     }
     head.append("\r\n");
     socketOut.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
