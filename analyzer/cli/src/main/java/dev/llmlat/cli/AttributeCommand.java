@@ -70,7 +70,7 @@ final class AttributeCommand implements Callable<Integer> {
         .grace(Durations.parse(grace)).retention(Durations.parse(retention)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
         .reportInterval(Duration.ofMillis(reportIntervalMs)).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
-    try (ClickHouseStore s = store.open()) {
+    try (ClickHouseStore s = store.openForWriting()) {
       LiveAttributor attributor = new LiveAttributor(config, s);
       dev.llmlat.process.ExitSequence.register("stopping live attribution", attributor::close, 60_000);
       attributor.start();

@@ -93,7 +93,7 @@ final class DemoCommand implements Callable<Integer> {
           brokerDir.resolve("kafka.pid"), 0, 0));
       bootstrap = ownBroker.bootstrapServers();
     }
-    try (ClickHouseStore s = store.open()) {
+    try (ClickHouseStore s = store.openForWriting()) {
       try (Admin admin = kafka.clientProperties().admin(bootstrap)) {
         SpanTopics.ensure(admin, LlmlatTopics.SPANS, 4);
       }

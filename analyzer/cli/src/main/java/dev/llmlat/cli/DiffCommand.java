@@ -177,13 +177,13 @@ final class DiffCommand implements Callable<Integer> {
   }
 
   private ClickHouseStore open(String location) {
-    return location == null ? store.open() : store.open(location);
+    return location == null ? store.open() : store.open(location.equals(aStore) ? "--a-store" : "--b-store", location);
   }
 
+  /** Refuses at once a side's directory that holds no store (the engine would make one in it). */
   private static void checkDirectory(String option, String location) {
-    if (location != null && !StoreOptions.isServerUrl(location) && !Files.isDirectory(Path.of(location))) {
-      throw new IllegalArgumentException(option + " " + location + ": no such directory (an embedded store's data directory,"
-          + " or a server URL such as http://host:8123)");
+    if (location != null && !StoreOptions.isServerUrl(location)) {
+      StoreDirectory.requireStore(option, Path.of(location));
     }
   }
 

@@ -75,7 +75,7 @@ final class EbpfCommand {
       ImportTarget sink = null;
       try {
         if (common.to == ImportCommand.Destination.store) {
-          store = common.store.open();
+          store = common.store.openForWriting();
           sink = new StoreImportTarget(store);
         } else {
           sink = new KafkaImportTarget(common.kafka.required(), LlmlatTopics.SPANS);

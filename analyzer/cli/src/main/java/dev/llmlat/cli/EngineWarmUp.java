@@ -15,8 +15,8 @@ import java.util.Set;
  * Starts the embedded engine while the command line is parsed, for the commands that will open
  * the embedded store: binding the library and starting the engine take about as long as picocli
  * takes to model the command, and a one-shot command would otherwise wait on one, then the other.
- * A command with one store opens it ahead ({@link EmbeddedClickHouse#openAhead}); {@code diff},
- * which may name two, only gets the library bound.
+ * A command with one store opens it ahead ({@link EmbeddedClickHouse#openAhead}) when it is one
+ * already (opening makes a store); {@code diff}, which may name two, only gets the library bound.
  */
 final class EngineWarmUp {
   private static final Set<String> ONE_STORE = Set.of("sql", "explain", "report", "analyze", "export");
@@ -34,7 +34,9 @@ final class EngineWarmUp {
       }
       if (ONE_STORE.contains(args[0])) {
         Path dir = dataDir(args);
-        if (!dir.toString().isBlank()) { // an empty one is refused once parsed, before anything is made
+        // only a store that exists: these commands read, and refuse (once parsed) a directory that is none
+        // rather than make a store in it; an empty name is refused too
+        if (!dir.toString().isBlank() && StoreDirectory.isStore(dir)) {
           // the schema check's queries are the engine's first: slow once, then repeated cheaply by the command
           EmbeddedClickHouse.openAhead(dir, EngineLibrary.locate(), store -> SchemaMigrator.bundled().migrate(store));
         }

@@ -101,7 +101,7 @@ final class ImportCommand {
       ImportReport report;
       try {
         if (common.to == Destination.store) {
-          store = common.store.open(); // drops staging tables interrupted imports left
+          store = common.store.openForWriting(); // drops staging tables interrupted imports left
           target = new StoreImportTarget(store, imported, common.store.cluster);
         } else {
           String bootstrap = common.kafka.required();
@@ -162,7 +162,7 @@ final class ImportCommand {
     private Optional<ImportRecord> storeRecord(ImportedFile imported) {
       try {
         dev.llmlat.store.StoreConfig config = common.store.config();
-        if (config.kind() == dev.llmlat.store.StoreConfig.Kind.EMBEDDED && !Files.isDirectory(config.dataDir())) {
+        if (config.kind() == dev.llmlat.store.StoreConfig.Kind.EMBEDDED && !StoreDirectory.isStore(config.dataDir())) {
           return Optional.empty(); // nothing imported here yet, and no store to make for a Kafka import
         }
         try (ClickHouseStore s = common.store.open()) {

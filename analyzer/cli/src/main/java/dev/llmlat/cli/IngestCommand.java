@@ -59,7 +59,7 @@ final class IngestCommand implements Callable<Integer> {
         .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
         .reportInterval(Duration.ofMillis(reportIntervalMs)).instanceId(instanceId).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
-    try (ClickHouseStore s = store.open()) {
+    try (ClickHouseStore s = store.openForWriting()) {
       SpanIngester ingester = new SpanIngester(config, s);
       dev.llmlat.process.ExitSequence.register("stopping the ingester", ingester::close, 30_000);
       ingester.start();

@@ -6,6 +6,8 @@ import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /** The {@code llmlat} command line. */
 @Command(
@@ -32,7 +34,17 @@ public final class Llmlat {
   /** Exit code for a failure while running: a store or service refused. */
   public static final int EXIT_FAILURE = 1;
 
+  /** The option that shows stack traces and the clients' own log lines; every command takes it. */
+  static final String VERBOSE = "--verbose";
+
+  @Option(names = VERBOSE, scope = ScopeType.INHERIT,
+      description = "On a failure, print the stack trace, and the ClickHouse and HTTP clients' warnings, besides the message.")
+  boolean verbose;
+
   public static void main(String[] args) {
+    if (java.util.Arrays.asList(args).contains(VERBOSE)) {
+      DriverLogs.verbose(); // before any client makes its logger, which reads its level once
+    }
     dev.llmlat.process.Interrupts.install(args.length == 0 ? "" : args[0], System.err);
     EngineWarmUp.startFor(args);
     dev.llmlat.process.ExitSequence.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
@@ -63,26 +75,54 @@ public final class Llmlat {
       if (e instanceof ResultPrinter.OutputClosed) {
         return SqlCommand.EXIT_OUTPUT_CLOSED; // the reader of our output went away (| head): nothing to say
       }
-      if (e instanceof StoreException) {
-        commandLine.getErr().println("llmlat: " + e.getMessage());
-        return EXIT_FAILURE;
+      if (e instanceof InterruptedException) {
+        throw e; // a signal is ending the process: its exit sequence has the last word
       }
-      if (e instanceof org.apache.kafka.common.KafkaException) {
-        // e.g. a SASL/TLS handshake refused: Kafka's messages name the mechanism, never the secret
-        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": Kafka: " + e.getMessage() + kafkaHint(e));
-        return EXIT_FAILURE;
+      boolean verbose = verbose(cli.getParseResult());
+      int exit = failure(e, commandLine, verbose);
+      if (verbose) {
+        e.printStackTrace(commandLine.getErr());
       }
-      if (e instanceof IllegalStateException || e instanceof java.io.IOException) {
-        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage() + kafkaHint(e));
-        return EXIT_FAILURE;
-      }
-      if (e instanceof IllegalArgumentException) {
-        commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + e.getMessage());
-        return EXIT_USAGE;
-      }
-      throw e;
+      commandLine.getErr().flush();
+      return exit;
     });
     return cli.execute(args);
+  }
+
+  /** Says in a line what went wrong (the stack trace comes only with --verbose) and picks the exit code. */
+  private static int failure(Exception e, CommandLine commandLine, boolean verbose) {
+    String command = commandLine.getCommandSpec().qualifiedName();
+    PrintWriter err = commandLine.getErr();
+    if (e instanceof StoreException) {
+      err.println("llmlat: " + e.getMessage());
+      return EXIT_FAILURE;
+    }
+    if (e instanceof org.apache.kafka.common.KafkaException) {
+      // e.g. a SASL/TLS handshake refused: Kafka's messages name the mechanism, never the secret
+      err.println(command + ": Kafka: " + e.getMessage() + kafkaHint(e));
+      return EXIT_FAILURE;
+    }
+    if (e instanceof IllegalStateException || e instanceof java.io.IOException) {
+      err.println(command + ": " + e.getMessage() + kafkaHint(e));
+      return EXIT_FAILURE;
+    }
+    if (e instanceof IllegalArgumentException) {
+      err.println(command + ": " + e.getMessage());
+      return EXIT_USAGE;
+    }
+    // not foreseen: still one line, naming the exception; the trace for a bug report comes with --verbose
+    err.println(command + ": " + e + (verbose ? "" : " (run again with " + VERBOSE + " for the stack trace)"));
+    return EXIT_FAILURE;
+  }
+
+  /** Whether --verbose is among the parsed options, at the top or of any subcommand. */
+  private static boolean verbose(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.hasMatchedOption(VERBOSE)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The command line for {@code args}: with the one command they name, else with all of them. */

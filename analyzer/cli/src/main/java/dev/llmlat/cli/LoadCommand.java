@@ -2,8 +2,10 @@ package dev.llmlat.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.llmlat.imports.StoreImportTarget;
+import dev.llmlat.load.ByteSize;
 import dev.llmlat.load.DatasetPrompts;
 import dev.llmlat.load.Endpoint;
+import dev.llmlat.load.Failure;
 import dev.llmlat.load.LoadConfig;
 import dev.llmlat.load.LoadResult;
 import dev.llmlat.load.LoadRun;
@@ -25,6 +27,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -122,6 +125,11 @@ final class LoadCommand implements Callable<Integer> {
       description = "The most one request may take, sent to last byte. Default: ${DEFAULT-VALUE}.")
   String timeout;
 
+  @Option(names = "--max-line", paramLabel = "SIZE", defaultValue = "16MiB",
+      description = "The longest server-sent event line (and event) a response may carry; longer fails the request"
+          + " as bad stream, and no more of it is read. Default: ${DEFAULT-VALUE}.")
+  String maxLine;
+
   @Option(names = "--slo-ttft", paramLabel = "MS", description = "Goodput: TTFT objective in ms.")
   Double sloTtft;
 
@@ -154,6 +162,10 @@ final class LoadCommand implements Callable<Integer> {
     PromptSource prompts = prompts();
     Duration requestTimeout = Durations.parse(timeout);
     OutputFile resultFile = saveResult == null ? null : OutputFile.check("--save-result", saveResult);
+    if (resultFile != null) {
+      ResultFile.probe("--save-result", resultFile.path()); // a file really created there, not just permission bits read
+    }
+    long maxLineBytes = ByteSize.parse("--max-line", maxLine);
     if (noSpans && to != null) {
       throw new IllegalArgumentException("--no-spans records no spans: drop --to " + to);
     }
@@ -170,6 +182,7 @@ final class LoadCommand implements Callable<Integer> {
         .ignoreEos(ignoreEos != null ? ignoreEos : dataset == null)
         .slo(new Slo(Slo.millis(sloTtft, "--slo-ttft"), Slo.millis(sloTpot, "--slo-tpot")))
         .serviceName(service)
+        .maxLineBytes(maxLineBytes)
         .build();
 
     CountDownLatch reported = new CountDownLatch(1);
@@ -208,6 +221,7 @@ final class LoadCommand implements Callable<Integer> {
   private int report(LoadResult result, SpanDestination spans, SpanShipper shipper, OutputFile resultFile, PrintWriter out) throws IOException {
     PrintWriter err = spec.commandLine().getErr();
     String shipping = null;
+    String notSaved = null;
     if (shipper != null) {
       shipper.close(30_000);
       try {
@@ -239,21 +253,34 @@ final class LoadCommand implements Callable<Integer> {
       if (shipper != null) {
         json.putObject("llmlat_spans").put("destination", spans.description()).put("shipped", shipper.shipped()).put("dropped", shipper.dropped());
       }
-      resultFile.write(o -> ResultFile.write(json, o));
-      out.println("wrote " + resultFile.path());
+      try {
+        resultFile.write(o -> ResultFile.write(json, o));
+        out.println("wrote " + resultFile.path());
+      } catch (IOException | IllegalArgumentException e) {
+        // checked before the run, yet failed now: the summary above is the run; say what was not kept
+        notSaved = e.getMessage();
+      }
     }
     out.flush();
+    if (notSaved != null) {
+      err.println("llmlat load: the result was not saved (nothing was written): " + notSaved);
+    }
     if (shipping != null) {
       err.println("llmlat load: spans were not all delivered: " + shipping);
     }
     if (!signal.isEmpty()) {
       return Interrupts.exitStatus();
     }
+    List<Failure> internal = result.failures(Failure.Kind.INTERNAL);
+    if (!internal.isEmpty()) {
+      err.printf("llmlat load: %d requests failed inside llmlat, not at the server (first: %s)%n", internal.size(), internal.getFirst());
+      return Llmlat.EXIT_FAILURE;
+    }
     if (metrics.completed() == 0 && metrics.failed() > 0) {
       err.printf("llmlat load: all %d requests failed (%s)%n", metrics.failed(), metrics.errors());
       return Llmlat.EXIT_FAILURE;
     }
-    return shipping != null || (shipper != null && shipper.dropped() > 0) ? Llmlat.EXIT_FAILURE : 0;
+    return shipping != null || notSaved != null || (shipper != null && shipper.dropped() > 0) ? Llmlat.EXIT_FAILURE : 0;
   }
 
   private LoadShape shape() {
@@ -324,7 +351,7 @@ final class LoadCommand implements Callable<Integer> {
 
   private SpanDestination open(ImportCommand.Destination destination) {
     if (destination == ImportCommand.Destination.store) {
-      ClickHouseStore s = store.open();
+      ClickHouseStore s = store.openForWriting();
       StoreImportTarget target = new StoreImportTarget(s); // staged, moved into otel_traces at the end: all or nothing
       return new SpanDestination(target, target::commit, () -> {
         target.close();

@@ -3,7 +3,6 @@ package dev.llmlat.cli;
 import dev.llmlat.schema.Migration;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.store.ClickHouseStore;
-import dev.llmlat.store.ClickHouseStores;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,7 +26,7 @@ final class MigrateCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     SchemaMigrator migrator = store.migrator();
-    try (ClickHouseStore s = ClickHouseStores.open(store.config())) {
+    try (ClickHouseStore s = StoreOptions.connect(store.config(StoreOptions.Access.WRITE))) {
       SchemaMigrator.Outcome outcome = migrator.migrate(s);
       store.dropOrphanStagingTables(s);
       for (Migration m : outcome.applied()) {

@@ -2,9 +2,9 @@ package dev.llmlat.cli;
 
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.home.StorePassword;
-import dev.llmlat.store.ClickHouseStores;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreConfig;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import dev.llmlat.store.http.ServerConfig;
 import java.io.IOException;
@@ -33,7 +33,9 @@ final class StoreCommand {
       description = {
         "Owns the embedded store's data directory and serves ClickHouse's HTTP interface, so the official drivers,",
         "curl and Grafana's ClickHouse plugin reach it like a server: user default, with the password in",
-        "$LLMLAT_HOME/store.password (made at the first start, mode 0600). Stops on SIGTERM."
+        "$LLMLAT_HOME/store.password (made at the first start, mode 0600). Stops on SIGTERM.",
+        "Clients reach the store's tables only: no file, program or other host of this machine, and no SYSTEM",
+        "statement that stops or reconfigures the engine (code 497, ACCESS_DENIED), unless --allow-sources names one."
       })
   static final class Serve implements Callable<Integer> {
     @Mixin StoreOptions store;
@@ -59,11 +61,17 @@ final class StoreCommand {
         description = "Queries that may wait for a turn (for up to 30 s); more are answered 503. Default: ${DEFAULT-VALUE}.")
     int maxQueued;
 
+    @Option(names = "--allow-sources", paramLabel = "LIST", split = ",",
+        description = {"External sources clients may reach through the store (off by default): a comma-separated list of",
+            "url, s3, azure, hdfs, remote, mysql, postgresql, mongodb, redis, jdbc, odbc, sqlite, kafka.",
+            "Files of this machine and programs stay refused whatever is listed (sqlite reads SQLite files)."})
+    java.util.List<String> allowSources = new java.util.ArrayList<>();
+
     @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws IOException, InterruptedException {
-      StoreConfig config = store.config();
+      StoreConfig config = store.config(StoreOptions.Access.WRITE);
       if (config.kind() != StoreConfig.Kind.EMBEDDED) {
         throw new IllegalArgumentException("store serve serves the embedded store; --clickhouse-url points at a server already");
       }
@@ -81,7 +89,8 @@ final class StoreCommand {
           .withLimits(maxConcurrent, maxQueued, Duration.ofSeconds(30));
       // the engine would take data waiting on our stdin as part of clients' INSERTs
       dev.llmlat.store.internal.ProcessStdin.detach();
-      EmbeddedClickHouse embedded = (EmbeddedClickHouse) ClickHouseStores.open(config);
+      Confinement confinement = Confinement.allowing(String.join(",", allowSources));
+      EmbeddedClickHouse embedded = EmbeddedClickHouse.openConfined(config.dataDir(), config.engineLibrary(), confinement);
       CountDownLatch stopped = new CountDownLatch(1);
       try {
         store.migrator().migrate(embedded);
@@ -94,7 +103,8 @@ final class StoreCommand {
         }, 10_000);
         PrintWriter out = spec.commandLine().getOut();
         out.println("serving " + embedded.description() + " at " + http.url()
-            + (noAuth ? " without a password" : " (user default, password in " + file.toAbsolutePath() + ")"));
+            + (noAuth ? " without a password" : " (user default, password in " + file.toAbsolutePath() + ")")
+            + (confinement.allowedSources().isEmpty() ? "" : "; clients may reach: " + confinement.describe()));
         out.flush();
         stopped.await();
         return 0;

@@ -81,6 +81,36 @@ final class StoreOptions {
       description = "The server belongs to this ClickHouse cluster: the schema is its cluster variant (ON CLUSTER, replicated local tables, Distributed tables with the usual names; schemas/clickhouse/README.md). Env: LLMLAT_CLICKHOUSE_CLUSTER.")
   String cluster;
 
+  /** What a command does with a store the user names: reads one that exists, or may make one. */
+  enum Access {
+    /** Opens an existing store only: a directory that is none is refused, never made into one. */
+    READ,
+    /** Makes a store in a new or empty directory, else opens the store there. */
+    WRITE
+  }
+
+  /**
+   * The store to use, the data directory named by --data-dir (or LLMLAT_DATA_DIR) checked for
+   * {@code access} before the engine would make a store in it; the home's own store is made
+   * wherever it is missing.
+   */
+  StoreConfig config(Access access) {
+    StoreConfig config = config();
+    if (dataDir != null && config.kind() == StoreConfig.Kind.EMBEDDED) {
+      check(access, "--data-dir", dataDir);
+    }
+    return config;
+  }
+
+  private static void check(Access access, String option, Path dir) {
+    if (access == Access.READ) {
+      StoreDirectory.requireStore(option, dir);
+    } else {
+      StoreDirectory.requireStoreOrEmpty(option, dir);
+    }
+  }
+
+  /** The store to use, unchecked: for a look that opens nothing ({@link ImportCommand}'s ledger check). */
   StoreConfig config() {
     if (url != null && !url.isBlank()) {
       if (dataDir != null) {
@@ -131,8 +161,9 @@ final class StoreOptions {
    * credentials and driver options) or an embedded data directory, and brings its schema up to
    * date; for commands that read two stores ({@code diff --a-store --b-store}).
    */
-  ClickHouseStore open(String location) {
+  ClickHouseStore open(String option, String location) {
     if (!isServerUrl(location)) {
+      StoreDirectory.requireStore(option, Path.of(location));
       return migrated(StoreConfig.embedded(Path.of(location), EngineLibrary.locate()), SchemaMigrator.bundled());
     }
     return migrated(serverConfig(location), cluster == null || cluster.isBlank() ? SchemaMigrator.bundled()
@@ -187,19 +218,48 @@ final class StoreOptions {
   }
 
   /**
-   * Opens the store, brings its schema up to date and drops the staging tables interrupted imports
-   * left ({@link #dropOrphanStagingTables}).
+   * Opens an existing store for reading, brings its schema up to date and drops the staging tables
+   * interrupted imports left ({@link #dropOrphanStagingTables}).
    */
   ClickHouseStore open() {
     SchemaMigrator migrator = migrator();
-    return migrated(config(), migrator);
+    return migrated(config(Access.READ), migrator);
+  }
+
+  /** As {@link #open()}, for a command that writes: makes the store in a new or empty directory. */
+  ClickHouseStore openForWriting() {
+    SchemaMigrator migrator = migrator();
+    return migrated(config(Access.WRITE), migrator);
   }
 
   private ClickHouseStore migrated(StoreConfig config, SchemaMigrator migrator) {
-    ClickHouseStore store = ClickHouseStores.open(config);
+    ClickHouseStore store = connect(config);
     try {
       migrator.migrate(store);
       dropOrphanStagingTables(store);
+      return store;
+    } catch (RuntimeException e) {
+      store.close();
+      throw config.kind() == StoreConfig.Kind.SERVER ? ServerFailure.of(config, e) : e;
+    }
+  }
+
+  /**
+   * Opens the store {@code config} names; a server must prove it is ClickHouse, and a failure to
+   * reach one says in a line what went wrong ({@link ServerFailure}).
+   */
+  static ClickHouseStore connect(StoreConfig config) {
+    if (config.kind() != StoreConfig.Kind.SERVER) {
+      return ClickHouseStores.open(config);
+    }
+    ClickHouseStore store;
+    try {
+      store = ClickHouseStores.open(config);
+    } catch (RuntimeException e) {
+      throw ServerFailure.of(config, e);
+    }
+    try {
+      ServerFailure.requireClickHouse(store, config);
       return store;
     } catch (RuntimeException e) {
       store.close();

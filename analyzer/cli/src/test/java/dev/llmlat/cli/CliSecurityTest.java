@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,6 +37,7 @@ class CliSecurityTest {
 
   @Test
   void injectionStringsAreRefusedAsBadInputAndTheTablesStayIntact() throws Exception {
+    LlmlatCliTest.store(dir);
     tsv("INSERT INTO otel_traces (Timestamp, TraceId, SpanId, SpanName, ServiceName) VALUES"
         + " (now64(9), '" + TRACE + "', '00f067aa0ba902b7', 'llm_request', 'engine'),"
         + " (now64(9), '" + TRACE + "', '00f067aa0ba902b8', 'queue', 'engine')");
@@ -112,7 +114,7 @@ class CliSecurityTest {
     assertThat(down.exit()).isEqualTo(Llmlat.EXIT_FAILURE);
     assertThat(down.err()).contains("ClickHouse server http://127.0.0.1:1").doesNotContain(SECRET);
 
-    try (EmbeddedClickHouse embedded = EmbeddedClickHouse.open(dir.resolve("data"), EngineLibrary.locate());
+    try (EmbeddedClickHouse embedded = EmbeddedClickHouse.openConfined(dir.resolve("data"), EngineLibrary.locate(), Confinement.STRICT);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, 0)) {
       // a query the server refuses, whose text (echoed in the error) holds the password
       LlmlatCliTest.Run refused = run("sql", "--clickhouse-url", http.url(), "--clickhouse-password-file", passwordFile.toString(),

@@ -10,6 +10,7 @@ import dev.llmlat.testing.Await;
 import dev.llmlat.testing.KafkaBrokerExtension;
 import dev.llmlat.testing.SpanFixtures;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -135,7 +136,7 @@ class IngesterScaleOutTest {
   void ingestersShareThePartitionsAndSurviveOneKilledWithoutLossOrDuplicates() throws Exception {
     String topic = "scale_out";
     int sent = 6000;
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("clickhouse"), EngineLibrary.locate());
+    try (EmbeddedClickHouse store = EmbeddedClickHouse.openConfined(dir.resolve("clickhouse"), EngineLibrary.locate(), Confinement.STRICT);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(store, 0);
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
         KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,

@@ -14,6 +14,7 @@ import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.spans.SpanRouter;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import dev.llmlat.testing.Await;
 import dev.llmlat.testing.KafkaBrokerExtension;
@@ -116,7 +117,7 @@ class LiveAttributionScaleOutTest {
   void instancesShareThePartitionsAndAttributeEveryRequestOnceThroughAKill() throws Exception {
     String topic = "live_spans";
     int batches = 30;
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("clickhouse"), EngineLibrary.locate());
+    try (EmbeddedClickHouse store = EmbeddedClickHouse.openConfined(dir.resolve("clickhouse"), EngineLibrary.locate(), Confinement.STRICT);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(store, 0);
         Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()));
         SpanPublisher publisher = new SpanPublisher(broker.bootstrapServers(), topic)) {

@@ -25,8 +25,16 @@ class LlmlatCliTest {
     return new Run(exit, out.toString(), err.toString());
   }
 
+  /** Makes an llmlat store in {@code dir} (new or empty) the way a user does, for the commands that only read one. */
+  static Path store(Path dir) {
+    Run r = run("migrate", "--data-dir", dir.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    return dir;
+  }
+
   @Test
   void sqlPrintsAnAlignedTable() {
+    store(dir);
     Run r = run("sql", "--data-dir", dir.toString(),
         "SELECT number AS n, repeat('x', number) AS xs FROM numbers(1, 10) WHERE n IN (1, 10) ORDER BY n");
     assertThat(r.exit()).isZero();
@@ -42,6 +50,7 @@ class LlmlatCliTest {
   @Test
   void sqlPrintsTsvAndJson() {
     String sql = "SELECT toUInt8(1) AS a, 'q\"t' AS b, toUInt64(18446744073709551615) AS big, true AS ok, NULL AS none";
+    store(dir);
     Run tsv = run("sql", "--data-dir", dir.toString(), "--format", "tsv", sql);
     assertThat(tsv.out()).isEqualTo("a\tb\tbig\tok\tnone\n1\tq\"t\t18446744073709551615\ttrue\t\\N\n");
     Run json = run("sql", "--data-dir", dir.toString(), "--format", "json", sql);
@@ -51,6 +60,7 @@ class LlmlatCliTest {
 
   @Test
   void sqlOnTheEmbeddedDefaultSeesTheSchema() {
+    store(dir);
     Run r = run("sql", "--data-dir", dir.toString(), "--format", "tsv", "SELECT count() FROM otel_traces");
     assertThat(r.out()).isEqualTo("count()\n0\n");
   }
@@ -170,6 +180,7 @@ class LlmlatCliTest {
     Run empty = run("sql", "--data-dir=", "SELECT 1");
     assertThat(empty.exit()).isEqualTo(2);
     assertThat(empty.err()).contains("--data-dir").contains("empty");
+    store(dir);
     Run format = run("sql", "--data-dir", dir.toString(), "--format", "xml", "SELECT 1");
     assertThat(format.exit()).isEqualTo(2);
     assertThat(format.err()).contains("--format").contains("xml");

@@ -79,6 +79,8 @@ class LoadCommandTest {
         {"--no-spans records no spans: drop --to store", "--rate", "1", "--no-spans", "--to", "store", "--model", "m"},
         {"--slo-ttft must be above 0 ms", "--rate", "1", "--no-spans", "--model", "m", "--slo-ttft", "-5"},
         {"--input-len / --input-len-stddev: a length is between 1 and 1,000,000 tokens, not 0", "--rate", "1", "--input-len", "0", "--no-spans"},
+        {"--max-line must be between 1 KiB and 1 GiB, not 10 bytes", "--rate", "1", "--no-spans", "--model", "m", "--max-line", "10"},
+        {"--max-line takes a size such as 16MiB", "--rate", "1", "--no-spans", "--model", "m", "--max-line", "lots"},
     };
     for (String[] c : cases) {
       LlmlatCliTest.Run r = load(java.util.Arrays.copyOfRange(c, 1, c.length));
@@ -88,6 +90,81 @@ class LoadCommandTest {
     LlmlatCliTest.Run url = LlmlatCliTest.run("load", "localhost:8000", "--rate", "1", "--no-spans");
     assertThat(url.exit()).isEqualTo(2);
     assertThat(url.err()).contains("URL 'localhost:8000' must start with http:// or https://");
+    // the JDK's client takes this URL and fails every request while sending it: refused before any
+    LlmlatCliTest.Run port = LlmlatCliTest.run("load", "http://127.0.0.1:99999", "--rate", "50", "--requests", "2", "--no-spans", "--model", "m");
+    assertThat(port.exit()).isEqualTo(2);
+    assertThat(port.err()).isEqualTo("llmlat load: URL 'http://127.0.0.1:99999' has port 99999, outside 1-65535" + System.lineSeparator());
+    assertThat(port.out()).doesNotContain("load: ");
+  }
+
+  @Test
+  void aSaveResultPathWhereNoFileCanBeCreatedIsRefusedBeforeTheRun() {
+    // root passes every permission check and /proc's bits say rwx: only creating a file there tells
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "a Linux /proc");
+    LlmlatCliTest.Run r = load("--rate", "50", "--requests", "2", "--no-spans", "--model", "tinylm", "--save-result", "/proc/result.json");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--save-result /proc/result.json: cannot create a file in /proc");
+    assertThat(r.out()).doesNotContain("load: ");
+  }
+
+  @Test
+  void aResultThatCannotBeWrittenAfterTheRunStillLeavesTheSummaryAndExitsOne() throws Exception {
+    Path out = Files.createDirectory(dir.resolve("out"));
+    Path result = out.resolve("result.json");
+    // the directory goes away while the run goes on (it lasts 4 s at least): the check passed, the write cannot
+    Thread remover = Thread.ofPlatform().start(() -> {
+      try {
+        Thread.sleep(2000);
+        Files.delete(out);
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+    });
+    LlmlatCliTest.Run r = load("--rate", "0.5", "--requests", "3", "--input-len", "5", "--output-len", "3", "--no-spans", "--model", "tinylm",
+        "--save-result", result.toString());
+    remover.join();
+    assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+    assertThat(r.out()).contains("Serving Benchmark Result").contains("Successful requests:                     3").doesNotContain("wrote ");
+    assertThat(r.err()).contains("llmlat load: the result was not saved (nothing was written): --save-result " + result + ": directory "
+        + out + " does not exist");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void aRequestThatFailsInsideLlmlatIsCountedAsInternalAndExitsOne() throws Exception {
+    // a Content-Length that is no number makes the JDK's client throw IllegalArgumentException, not IOException
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      Thread.ofPlatform().daemon().start(() -> {
+        while (true) {
+          try (java.net.Socket s = server.accept()) {
+            java.io.InputStream in = s.getInputStream();
+            StringBuilder head = new StringBuilder();
+            int b;
+            while (!head.toString().endsWith("\r\n\r\n") && (b = in.read()) >= 0) {
+              head.append((char) b);
+            }
+            java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+            in.readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0); // unread input would reset the connection
+            s.getOutputStream().write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: abc\r\n\r\n".getBytes());
+          } catch (java.io.IOException e) {
+            return; // the server closed
+          }
+        }
+      });
+      java.io.PrintStream stderr = System.err;
+      java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+      System.setErr(new java.io.PrintStream(printed, true));
+      LlmlatCliTest.Run r;
+      try {
+        r = LlmlatCliTest.run("load", "http://127.0.0.1:" + server.getLocalPort(), "--rate", "50", "--requests", "2", "--no-spans", "--model", "m");
+      } finally {
+        System.setErr(stderr);
+      }
+      assertThat(printed.toString()).as("no stack trace").doesNotContain("Exception");
+      assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
+      assertThat(r.out()).contains("Failed requests:                         2").contains("internal:                                2");
+      assertThat(r.err()).contains("llmlat load: 2 requests failed inside llmlat, not at the server (first: internal: IllegalArgumentException");
+    }
   }
 
   @Test

@@ -63,6 +63,7 @@ class OutputFileTest {
   void theReportPageIsWrittenWhole() throws Exception {
     Path html = dir.resolve("out").resolve("report.html");
     Files.createDirectory(html.getParent());
+    LlmlatCliTest.store(dir.resolve("store"));
     LlmlatCliTest.Run r = report(html);
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("wrote " + html);

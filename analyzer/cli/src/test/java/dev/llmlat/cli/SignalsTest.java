@@ -46,6 +46,8 @@ class SignalsTest {
   void aSignalEndsTheCommandCleanly(List<String> command, String signal, int afterMs) throws Exception {
     if (command.get(0).equals("import")) {
       writeExport(dir.resolve("big.otlp.jsonl"));
+    } else {
+      LlmlatCliTest.store(dir.resolve("store")); // sql and analyze read a store, and make none
     }
     Process p = start(command);
     Thread.sleep(afterMs);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -68,6 +69,7 @@ class SqlStreamingTest {
 
   @Test
   void sixMillionRowsFromTheEmbeddedStoreStreamThroughASixtyFourMegabyteHeap() throws Exception {
+    LlmlatCliTest.store(dir.resolve("data"));
     Output out = runToEnd(List.of("sql", SIX_MILLION, "--format", "tsv", "--data-dir", dir.resolve("data").toString()));
     assertThat(out).isEqualTo(new Output(6_000_001, "number\ttoString(number)", "5999999\t5999999"));
     assertThat(Files.readString(dir.resolve("err.log"))).doesNotContain("OutOfMemoryError");
@@ -76,7 +78,7 @@ class SqlStreamingTest {
   /** The same through a server (the store's HTTP interface here) and the official driver. */
   @Test
   void sixMillionRowsFromAServerStreamThroughASixtyFourMegabyteHeap() throws Exception {
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("data"), EngineLibrary.locate());
+    try (EmbeddedClickHouse store = EmbeddedClickHouse.openConfined(dir.resolve("data"), EngineLibrary.locate(), Confinement.STRICT);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(store, 0)) {
       Output out = runToEnd(List.of("sql", SIX_MILLION, "--format", "json", "--clickhouse-url", http.url(), "--clickhouse-user", "default"));
       assertThat(out.lines()).isEqualTo(1 + 3 * 6_000_000L); // "[ {", then each row: its two fields and "}, {" (the last "} ]")
@@ -87,6 +89,7 @@ class SqlStreamingTest {
   /** {@code llmlat sql ... | head -3}: the reader closes the pipe; the command stops its query and ends without a word. */
   @Test
   void aReaderThatGoesAwayEndsTheCommandQuietly() throws Exception {
+    LlmlatCliTest.store(dir.resolve("data"));
     Process p = cli(List.of("sql", "SELECT number FROM numbers(1000000000000)", "--format", "tsv",
         "--data-dir", dir.resolve("data").toString())).start();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {

@@ -12,6 +12,7 @@ import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.JdbcClickHouse;
 import dev.llmlat.store.StoreConfig;
 import dev.llmlat.store.http.ClickHouseHttpServer;
@@ -193,7 +194,7 @@ class StoreImportIdempotenceTest {
   @Test
   void throughTheStoreProcessAnInterruptedImportAndARepeatLeaveOneCopy() throws Exception {
     ImportedFile file = ImportedFile.of(export, "nsys", "--nvtx-pattern auto --service llm-engine");
-    try (EmbeddedClickHouse embedded = EmbeddedClickHouse.open(data, EngineLibrary.locate());
+    try (EmbeddedClickHouse embedded = EmbeddedClickHouse.openConfined(data, EngineLibrary.locate(), Confinement.STRICT);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, 0);
         JdbcClickHouse server = JdbcClickHouse.open(StoreConfig.server("jdbc:clickhouse:" + http.url(), "default", ""))) {
       SchemaMigrator.bundled().migrate(server);

@@ -31,7 +31,9 @@ public record Failure(Kind kind, int httpStatus, String detail) {
     /** The stream ended without a content chunk. */
     NO_CONTENT("no_content"),
     /** Stopped in flight (Ctrl-C). */
-    CANCELLED("cancelled");
+    CANCELLED("cancelled"),
+    /** Something llmlat did not foresee (a bug, or input the HTTP client chokes on): named, never a stack trace. */
+    INTERNAL("internal");
 
     private final String type;
 
@@ -51,6 +53,12 @@ public record Failure(Kind kind, int httpStatus, String detail) {
 
   static Failure of(Kind kind, String detail) {
     return new Failure(kind, 0, detail);
+  }
+
+  /** An unexpected throwable as an {@link Kind#INTERNAL} failure: its class and message. */
+  static Failure internal(Throwable e) {
+    String name = e.getClass().getSimpleName();
+    return of(Kind.INTERNAL, e.getMessage() == null ? name : name + ": " + e.getMessage());
   }
 
   /** The span's {@code error.type}: the status code for HTTP failures (OpenTelemetry's HTTP conventions). */

@@ -18,9 +18,16 @@ import java.util.Objects;
  * @param ignoreEos ask the server to generate the full {@code max_tokens} ({@code ignore_eos}, a vLLM/SGLang extension)
  * @param slo goodput's objectives
  * @param serviceName {@code service.name} of the client spans
+ * @param maxLineBytes the longest server-sent event line, and event, a response may carry; longer fails the request
  */
 public record LoadConfig(Target target, String model, String apiKey, LoadShape shape, int requests, Duration duration,
-    int warmup, int maxConcurrency, Duration timeout, boolean ignoreEos, Slo slo, String serviceName) {
+    int warmup, int maxConcurrency, Duration timeout, boolean ignoreEos, Slo slo, String serviceName, long maxLineBytes) {
+  /** 16 MiB: far above any completion chunk, low enough that a stream without newlines cannot exhaust the heap. */
+  public static final int DEFAULT_MAX_LINE_BYTES = 16 << 20;
+  /** Below this a real chunk (a usage object, a long token) might not fit. */
+  public static final int MIN_MAX_LINE_BYTES = 1 << 10;
+  /** A line is one byte array: above this it would not be a bound. */
+  public static final int MAX_MAX_LINE_BYTES = 1 << 30;
 
   public LoadConfig {
     Objects.requireNonNull(target, "target");
@@ -36,6 +43,8 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     require(maxConcurrency >= 1, "--max-concurrency must be at least 1, not " + maxConcurrency);
     require(!timeout.isNegative() && !timeout.isZero(), "--timeout must be longer than 0");
     require(serviceName != null && !serviceName.isBlank(), "--service must not be empty");
+    require(maxLineBytes >= MIN_MAX_LINE_BYTES && maxLineBytes <= MAX_MAX_LINE_BYTES, "--max-line must be between "
+        + ByteSize.describe(MIN_MAX_LINE_BYTES) + " and " + ByteSize.describe(MAX_MAX_LINE_BYTES) + ", not " + ByteSize.describe(maxLineBytes));
     if (shape instanceof LoadShape.Closed c) {
       maxConcurrency = c.concurrency(); // the clients are the bound
     }
@@ -51,7 +60,7 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     }
   }
 
-  /** Defaults: 100 requests at 1 req/s constant, no warm-up, 256 in flight at most, 5 min timeout, service llmlat-load. */
+  /** Defaults: 100 requests at 1 req/s constant, no warm-up, 256 in flight at most, 5 min timeout, service llmlat-load, 16 MiB lines. */
   public static final class Builder {
     private final Target target;
     private final String model;
@@ -65,6 +74,7 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     private boolean ignoreEos;
     private Slo slo = Slo.none();
     private String serviceName = "llmlat-load";
+    private long maxLineBytes = DEFAULT_MAX_LINE_BYTES;
 
     private Builder(Target target, String model) {
       this.target = target;
@@ -82,9 +92,10 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     public Builder ignoreEos(boolean ignore) { this.ignoreEos = ignore; return this; }
     public Builder slo(Slo slo) { this.slo = slo; return this; }
     public Builder serviceName(String name) { this.serviceName = name; return this; }
+    public Builder maxLineBytes(long bytes) { this.maxLineBytes = bytes; return this; }
 
     public LoadConfig build() {
-      return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName);
+      return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName, maxLineBytes);
     }
   }
 }

@@ -23,6 +23,11 @@ public record LoadResult(LoadConfig config, String prompts, List<RequestOutcome>
     outcomes = List.copyOf(outcomes);
   }
 
+  /** The measured requests' failures of {@code kind}, in the order sent. */
+  public List<Failure> failures(Failure.Kind kind) {
+    return outcomes.stream().map(RequestOutcome::failure).filter(f -> f != null && f.kind() == kind).toList();
+  }
+
   /** True when every warm-up request failed: the server is not answering as asked, and no measured request was sent. */
   public boolean warmupFailed() {
     return warmups > 0 && warmupFailures == warmups;

@@ -6,9 +6,16 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The result file ({@code --save-result}) in the layout of vLLM's benchmark result JSON, so tools
@@ -142,6 +149,46 @@ public final class ResultFile {
       g.put("ci95_low", m.goodFraction().low());
       g.put("ci95_high", m.goodFraction().high());
     }
+  }
+
+  /**
+   * Checks, before the run, that a file can be created beside {@code path}, by creating and removing
+   * one there: permission bits do not tell (root passes them all; /proc and /sys refuse new files
+   * whatever they say), and a run that finished should not be lost to a path that could never work.
+   *
+   * @param option the option that named it, for messages
+   * @throws IllegalArgumentException naming the path and why no file can be written there
+   */
+  public static void probe(String option, Path path) {
+    Path target = path.toAbsolutePath().normalize();
+    Path dir = target.getParent();
+    if (dir == null) {
+      throw new IllegalArgumentException(option + " " + target + ": names no file");
+    }
+    Path probe = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".probe");
+    try {
+      Files.newOutputStream(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+    } catch (IOException e) {
+      throw new IllegalArgumentException(option + " " + target + ": cannot create a file in " + dir + " (" + reason(e, dir) + ")", e);
+    }
+    try {
+      Files.delete(probe);
+    } catch (IOException e) {
+      throw new IllegalArgumentException(option + " " + target + ": cannot remove a file from " + dir + " (" + reason(e, dir) + ")", e);
+    }
+  }
+
+  private static String reason(IOException e, Path dir) {
+    if (e instanceof AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof NoSuchFileException) {
+      return Files.isDirectory(dir) ? "the file system takes no new files there" : "the directory does not exist";
+    }
+    if (e instanceof FileSystemException f && f.getReason() != null) {
+      return f.getReason();
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 
   /** Writes {@code result} as JSON (one line, as vLLM's {@code json.dump}); leaves {@code out} open. */

@@ -4,10 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.net.ConnectException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
@@ -26,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * Sends one streamed completion and measures it, on the calling thread: the JDK HttpClient over
  * HTTP/1.1 (what most benchmark clients and gateways speak to engines), {@code "stream": true}
  * with {@code stream_options.include_usage}, the server-sent events read line by line as they
- * arrive. Every failure becomes a {@link Failure}, never an exception.
+ * arrive, each line and event bounded by {@link LoadConfig#maxLineBytes}. Every failure becomes a
+ * {@link Failure}, never an exception: what nobody foresaw is {@link Failure.Kind#INTERNAL}.
  */
 final class StreamingClient implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -98,9 +97,22 @@ final class StreamingClient implements AutoCloseable {
   /** What to send. */
   record Call(int index, Prompt prompt, String traceId, String spanId, boolean sampled, long dueNanos) {}
 
-  /** Sends {@code call} and reads the whole response; returns what it measured. */
+  /** Sends {@code call} and reads the whole response; returns what it measured. Never throws. */
   RequestOutcome execute(Call call, InFlight handle) {
     Measurement m = new Measurement(call);
+    m.start = System.nanoTime(); // sending sets it again; this is for a failure before that
+    try {
+      return send(call, handle, m);
+    } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
+      // what nobody foresaw (the JDK client throws IllegalArgumentException on a bad Content-Length): this
+      // request fails, named, and the run goes on; a request's memory goes with it, so OOM counts here too
+      return m.failed(Failure.internal(e));
+    } finally {
+      Thread.interrupted(); // a stop that raced the end leaves no interrupt behind
+    }
+  }
+
+  private RequestOutcome send(Call call, InFlight handle, Measurement m) {
     HttpRequest request = request(call);
     ScheduledFuture<?> deadline = deadlines.schedule(() -> handle.stop(Failure.Kind.TIMEOUT), config.timeout().toNanos(), TimeUnit.NANOSECONDS);
     m.start = System.nanoTime();
@@ -140,7 +152,6 @@ final class StreamingClient implements AutoCloseable {
           : Failure.of(Failure.Kind.CONNECTION, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
     } finally {
       deadline.cancel(false);
-      Thread.interrupted(); // a stop that raced the end leaves no interrupt behind
     }
   }
 
@@ -177,22 +188,35 @@ final class StreamingClient implements AutoCloseable {
     }
   }
 
-  /** Reads server-sent events to the end of the stream, timing each event as it completes. */
+  /**
+   * Reads server-sent events to the end of the stream, timing each event as it completes. A line or
+   * an event over {@link LoadConfig#maxLineBytes} fails the request at once (the rest is not read).
+   */
   private void readEvents(InputStream body, Measurement m) throws IOException {
-    BufferedReader in = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+    EventLines in = new EventLines(body, (int) config.maxLineBytes()); // at most 1 GiB: LoadConfig says so
     StringBuilder data = null;
     String line;
-    while ((line = in.readLine()) != null) {
-      if (line.isEmpty()) {
-        if (data != null) {
-          event(data.toString(), System.nanoTime(), m);
-          data = null;
+    try {
+      while ((line = in.next()) != null) {
+        if (line.isEmpty()) {
+          if (data != null) {
+            event(data.toString(), System.nanoTime(), m);
+            data = null;
+          }
+        } else if (line.startsWith("data:")) {
+          String value = line.startsWith("data: ") ? line.substring(6) : line.substring(5);
+          if (data != null && data.length() + 1L + value.length() > config.maxLineBytes()) {
+            m.failOnce(Failure.of(Failure.Kind.BAD_STREAM, "event too long (its data lines add up to over "
+                + ByteSize.describe(config.maxLineBytes()) + ")"));
+            return;
+          }
+          data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
         }
-      } else if (line.startsWith("data:")) {
-        String value = line.startsWith("data: ") ? line.substring(6) : line.substring(5);
-        data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
+        // comments (":") and other fields (event, id, retry) carry no tokens
       }
-      // comments (":") and other fields (event, id, retry) carry no tokens
+    } catch (EventLines.TooLong e) {
+      m.failOnce(Failure.of(Failure.Kind.BAD_STREAM, e.getMessage()));
+      return;
     }
     if (data != null) {
       event(data.toString(), System.nanoTime(), m); // the last event, its blank line cut off
@@ -288,8 +312,13 @@ final class StreamingClient implements AutoCloseable {
       chunkTimes[chunks++] = now;
     }
 
-    RequestOutcome failed(Failure why) {
+    /** The first failure is the one that counts. */
+    void failOnce(Failure why) {
       failure = failure == null ? why : failure;
+    }
+
+    RequestOutcome failed(Failure why) {
+      failOnce(why);
       return done();
     }
 

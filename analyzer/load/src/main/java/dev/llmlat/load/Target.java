@@ -17,10 +17,15 @@ public record Target(URI url, Endpoint endpoint) {
     if (url == null || endpoint == null) {
       throw new IllegalArgumentException("a target needs a URL and an endpoint");
     }
+    String problem = problem(url);
+    if (problem != null) {
+      throw new IllegalArgumentException("URL '" + withoutCredentials(url.toString(), url) + "' " + problem);
+    }
   }
 
   /**
-   * The target {@code text} names.
+   * The target {@code text} names, checked before any request: http or https, a host, a port from 1
+   * to 65535 (the JDK's client would only refuse a bad one while sending, once per request).
    *
    * @param explicit the API the user asked for, or null to take it from the URL (chat by default)
    * @throws IllegalArgumentException naming the URL and what is wrong with it
@@ -32,12 +37,9 @@ public record Target(URI url, Endpoint endpoint) {
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException("URL '" + text + "' is not a URL: " + e.getReason());
     }
-    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new IllegalArgumentException("URL '" + text + "' must start with http:// or https://");
-    }
-    if (uri.getHost() == null || uri.getHost().isEmpty()) {
-      throw new IllegalArgumentException("URL '" + text + "' names no host");
+    String problem = problem(uri);
+    if (problem != null) {
+      throw new IllegalArgumentException("URL '" + withoutCredentials(text, uri) + "' " + problem);
     }
     if (uri.getRawUserInfo() != null) {
       // it would travel in every span's url.full: credentials belong in --api-key
@@ -59,6 +61,44 @@ public record Target(URI url, Endpoint endpoint) {
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException("URL '" + text + "': " + e.getReason());
     }
+  }
+
+  /** {@code text} without the user info {@code uri} carries: messages never repeat a password. */
+  private static String withoutCredentials(String text, URI uri) {
+    String authority = uri.getRawAuthority();
+    int at = authority == null ? -1 : authority.lastIndexOf('@');
+    return at < 0 ? text : text.replace(authority.substring(0, at + 1), "");
+  }
+
+  /** What makes {@code uri} no server to send to, said after the URL; null when nothing does. */
+  private static String problem(URI uri) {
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      return "must start with http:// or https://";
+    }
+    if (uri.getHost() == null || uri.getHost().isEmpty()) {
+      // URI leaves the host out when the authority does not parse as host:port: say which part is wrong
+      String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
+      authority = authority.substring(authority.lastIndexOf('@') + 1); // credentials are never repeated
+      if (authority.isEmpty()) {
+        return "names no host";
+      }
+      int colon = authority.lastIndexOf(':');
+      String port = colon < 0 || authority.endsWith("]") ? null : authority.substring(colon + 1);
+      if (port != null && !port.isEmpty() && port.chars().allMatch(Character::isDigit)) {
+        if (port.length() > 5 || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
+          return "has port " + port + ", outside 1-65535";
+        }
+      } else if (port != null && !port.isEmpty()) {
+        return "has port '" + port + "', not a number";
+      }
+      String host = colon < 0 || authority.endsWith("]") ? authority : authority.substring(0, colon);
+      return host.isEmpty() ? "names no host" : "has host '" + host + "', not a valid host name";
+    }
+    if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65535)) {
+      return "has port " + uri.getPort() + ", outside 1-65535";
+    }
+    return null;
   }
 
   /** The server's port, the scheme's default where the URL names none. */
