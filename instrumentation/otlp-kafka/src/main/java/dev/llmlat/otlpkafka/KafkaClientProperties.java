@@ -30,10 +30,15 @@ public record KafkaClientProperties(Map<String, String> values, Path source) {
   public KafkaClientProperties {
     values = Map.copyOf(values);
     for (String key : values.keySet()) {
-      if (OWNED.contains(key)) {
-        throw new IllegalArgumentException("Kafka client settings " + (source == null ? "" : source + " ") + "must not set "
-            + key + ": llmlat sets it (bootstrap servers: --kafka / LLMLAT_KAFKA)");
-      }
+      requireNotOwned(key, source);
+    }
+  }
+
+  /** Refuses a key llmlat sets itself, naming where it came from (null: given in code). */
+  public static void requireNotOwned(String key, Path source) {
+    if (OWNED.contains(key)) {
+      throw new IllegalArgumentException("Kafka client settings " + (source == null ? "" : source + " ") + "must not set "
+          + key + ": llmlat sets it (bootstrap servers: --kafka / LLMLAT_KAFKA)");
     }
   }
 

@@ -87,22 +87,15 @@ public final class KafkaSpanExporterBuilder {
    * @throws IllegalArgumentException naming the file when it cannot be read
    */
   public KafkaSpanExporterBuilder loadProducerProperties(java.nio.file.Path file) {
-    java.util.Properties p = new java.util.Properties();
-    try (java.io.Reader in = java.nio.file.Files.newBufferedReader(file, java.nio.charset.StandardCharsets.UTF_8)) {
-      p.load(in);
-    } catch (java.io.IOException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("Kafka producer settings file " + file + " cannot be read ("
-          + e.getClass().getSimpleName() + ")");
-    }
-    for (String key : p.stringPropertyNames()) {
-      putProducerProperty(key.trim(), p.getProperty(key).trim());
-    }
+    // the one loader every Kafka client of llmlat uses: keys llmlat owns are refused here too
+    KafkaClientProperties.load(file).values().forEach(this::putProducerProperty);
     return this;
   }
 
   /** Extra producer settings (security, timeouts), applied last. */
   public KafkaSpanExporterBuilder putProducerProperty(String key, Object value) {
-    producerProperties.put(requireText(key, "key"), Objects.requireNonNull(value, "value"));
+    KafkaClientProperties.requireNotOwned(requireText(key, "key"), null);
+    producerProperties.put(key, Objects.requireNonNull(value, "value"));
     return this;
   }
 

@@ -60,7 +60,11 @@ public final class KafkaSpanExporterProvider implements ConfigurableSpanExporter
       }
     }
     for (Map.Entry<String, String> property : config.getMap(PREFIX + "producer.properties").entrySet()) {
-      builder.putProducerProperty(property.getKey(), property.getValue());
+      try {
+        builder.putProducerProperty(property.getKey(), property.getValue());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigurationException(PREFIX + "producer.properties: " + e.getMessage(), e);
+      }
     }
     return builder.build();
   }

@@ -71,4 +71,15 @@ class KafkaExporterSettingsFileTest {
         .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("otel.exporter.kafka.config.file").hasMessageContaining(missing.toString());
   }
+
+  @Test
+  void keysTheExporterOwnsAreRefusedFromTheFileAndFromProperties() throws Exception {
+    Path file = Files.writeString(dir.resolve("owned.properties"), "security.protocol=PLAINTEXT\nbootstrap.servers=elsewhere:9092\n");
+    assertThatThrownBy(() -> fromProperties(Map.of("otel.exporter.kafka.config.file", file.toString())))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining(file.toString()).hasMessageContaining("must not set bootstrap.servers");
+    assertThatThrownBy(() -> fromProperties(Map.of("otel.exporter.kafka.producer.properties", "value.serializer=x.Y")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("otel.exporter.kafka.producer.properties").hasMessageContaining("must not set value.serializer");
+  }
 }
