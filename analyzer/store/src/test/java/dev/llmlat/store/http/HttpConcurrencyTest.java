@@ -53,13 +53,11 @@ class HttpConcurrencyTest {
     Future<Http.Reply> longOne = background.submit(() -> http.post(Map.of("query_id", "long-1"), StoreFixture.LONG_QUERY));
     awaitRunningLong(http, "1");
 
-    long t0 = System.nanoTime();
     Http.Reply ping = http.send("GET", Map.of(), Map.of(), null);
     assertThat(ping.body()).isEqualTo("Ok.\n");
     Http.Reply one = http.post("SELECT 1");
     assertThat(one.body()).isEqualTo("1\n");
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
-    assertThat(longOne.isDone()).isFalse();
+    assertThat(longOne.isDone()).as("answered while the long query still runs").isFalse();
 
     // KILL QUERY by the id the client gave: the engine stops it, its client gets ClickHouse's error
     Http.Reply kill = http.post(Map.of("default_format", "TSV"), "KILL QUERY WHERE query_id = 'long-1' SYNC");
@@ -103,13 +101,16 @@ class HttpConcurrencyTest {
     Http http = f.http;
     // the one turn is taken by the long query, a second one waits (the queue holds one)
     Future<Http.Reply> longOne = background.submit(() -> http.post(Map.of("query_id", "long-2"), StoreFixture.LONG_QUERY));
-    Thread.sleep(300);
-    long t0 = System.nanoTime();
+    // once the long query holds the turn, a query that waited its 300 ms in the queue is refused
     Http.Reply refused = http.post("SELECT 1");
+    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (refused.status() == 200 && System.nanoTime() < deadline) {
+      refused = http.post("SELECT 1");
+    }
     assertThat(refused.status()).isEqualTo(503);
     assertThat(refused.header("X-ClickHouse-Exception-Code")).isEqualTo("202");
     assertThat(refused.body()).contains("(TOO_MANY_SIMULTANEOUS_QUERIES)");
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+    assertThat(longOne.isDone()).isFalse();
     assertThat(http.send("GET", Map.of(), Map.of(), null).body()).isEqualTo("Ok.\n");
     // KILL needs no turn
     assertThat(http.post("KILL QUERY WHERE query_id = 'long-2' SYNC").status()).isEqualTo(200);
