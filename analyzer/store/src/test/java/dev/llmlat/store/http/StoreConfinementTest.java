@@ -209,6 +209,15 @@ class StoreConfinementTest {
     assertThat(http.post("SELECT 'infile and outfile are words in a string'").status()).isEqualTo(200);
     assertThat(http.post("SELECT * FROM view(SELECT 1 AS x) FORMAT TSV").body()).isEqualTo("1\n");
     assertThat(http.post("DROP TABLE big").status()).isEqualTo(200);
+    // what Grafana's ClickHouse plugin asks (clickhouse-go over HTTP: Native answers, system tables, macros expanded)
+    assertThat(http.post(Map.of("default_format", "Native"), "SELECT version(), timezone()").status()).isEqualTo(200);
+    assertThat(http.post("SELECT name FROM system.databases ORDER BY name").body()).contains("default\n");
+    assertThat(http.post("SELECT name FROM system.tables WHERE database = 'default' ORDER BY name").body()).contains("plain\n");
+    assertThat(http.post(Map.of("default_format", "Native"),
+        "SELECT name, type FROM system.columns WHERE database = 'default' AND table = 'plain'").status()).isEqualTo(200);
+    assertThat(http.post("SELECT toStartOfInterval(now(), INTERVAL 1 minute) AS t, count() FROM plain"
+        + " WHERE now() >= toDateTime(1700000000) AND now() <= toDateTime(4000000000) GROUP BY t ORDER BY t").status())
+        .isEqualTo(200);
   }
 
   @Test
