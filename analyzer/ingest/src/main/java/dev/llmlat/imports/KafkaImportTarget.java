@@ -31,10 +31,10 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * The ingester's deduplication tokens name offset ranges, which a re-sent import would not share:
  * a second copy has to be stopped here.
  *
- * <p>Each record of a known file carries {@link ImportHeaders}: the ingester stores its rows
- * tagged with the file's id and records the import in the store's ledger, so an import of the same
- * file straight into the store finds it there; and it drops the records of a file the store
- * already holds from such an import.
+ * <p>Each record of a known file carries {@link ImportHeaders}: the ingester claims the file for
+ * this run ({@link ImportClaims}) and stores its rows, tagged with the file's id, only while the
+ * claim is the run's; an import of the same file straight into the store that claimed it first (or
+ * a run that published it before) keeps it, and the ingester drops these records.
  */
 public final class KafkaImportTarget implements ImportTarget {
   private final KafkaProducer<String, byte[]> producer;
@@ -50,6 +50,7 @@ public final class KafkaImportTarget implements ImportTarget {
     }
   };
   private final org.apache.kafka.common.header.Headers headers; // null: an untracked import
+  private ImportHooks hooks = ImportHooks.NONE;
   private boolean inTransaction;
   private boolean open = true;
   private long records;
@@ -70,7 +71,8 @@ public final class KafkaImportTarget implements ImportTarget {
     this.topic = topic;
     this.file = file;
     this.ledger = file == null ? null : new KafkaImportLedger(bootstrap, topic, kafkaClient);
-    this.headers = file == null ? null : ImportHeaders.of(file);
+    // each run is its own claimant: a second publication of a stored file is not stored again
+    this.headers = file == null ? null : ImportHeaders.of(file, UUID.randomUUID().toString());
     this.producer = producer(kafkaClient, "llmlat-import-" + (file == null ? UUID.randomUUID().toString() : file.id()));
     try {
       // fences a live earlier run of this file and aborts what a killed one left open
@@ -98,6 +100,10 @@ public final class KafkaImportTarget implements ImportTarget {
     p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     p.put(ProducerConfig.ACKS_CONFIG, "all"); // transactions need it
     return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
+  }
+
+  void hooks(ImportHooks hooks) {
+    this.hooks = hooks;
   }
 
   @Override
@@ -141,6 +147,9 @@ public final class KafkaImportTarget implements ImportTarget {
       }
       producer.flush();
       failIfSendFailed();
+      if (file != null) {
+        hooks.kafkaCommitting(file);
+      }
       try {
         producer.commitTransaction();
       } catch (org.apache.kafka.common.errors.TimeoutException first) {

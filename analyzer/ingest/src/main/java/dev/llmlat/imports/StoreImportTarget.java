@@ -22,6 +22,12 @@ import java.util.Optional;
  * pending, removes any earlier copy of the same file (one an interrupted run left half-moved, or
  * the one a forced re-import replaces), moves both tables, and only then records it done. Killed
  * anywhere in between, the ledger says pending and the next run removes the partial copy first.
+ *
+ * <p>Whether this run writes at all is decided by its claim ({@link ImportClaims}): claimed as it
+ * opens when there is nothing to replace, else at its first write; a claim lost to the ingester at
+ * open makes {@link #earlier()} say the file is imported through Kafka, and one lost later fails the
+ * import before anything reaches the real tables. A run that fails releases the claim, or, once its
+ * commit began writing, leaves it to a re-run (which removes the partial copy).
  */
 public final class StoreImportTarget implements ImportTarget {
   public static final String IMPORT_ID_ATTRIBUTE = SpanRouter.IMPORT_ID_ATTRIBUTE;
@@ -31,8 +37,14 @@ public final class StoreImportTarget implements ImportTarget {
   private final ImportedFile file; // null: an untracked import (no ledger, rows untagged)
   private final String cluster; // null: one node
   private final StoreImportLedger ledger;
-  private final Optional<ImportRecord> earlier;
+  private Optional<ImportRecord> earlier;
   private final StagingTables.Owner owner = StagingTables.Owner.self();
+  private final ImportHooks hooks;
+  private final ImportClaims claims;
+  private final String claimant = ImportClaims.storeClaimant();
+  private ImportClaim seen; // the claim in force when this run decided (null: none); the next epoch is this run's to take
+  private ImportClaim held; // this run's claim, once it won one
+  private boolean writing; // the commit began changing the real tables: failing now, the claim stays for a re-run
   private String tracesStaging;
   private String kernelsStaging;
   private SpanRouter rows = new SpanRouter();
@@ -51,11 +63,95 @@ public final class StoreImportTarget implements ImportTarget {
    * {@code cluster}: the ClickHouse cluster the store's schema was made for, or null.
    */
   public StoreImportTarget(ClickHouseStore store, ImportedFile file, String cluster) {
+    this(store, file, cluster, ImportHooks.NONE);
+  }
+
+  StoreImportTarget(ClickHouseStore store, ImportedFile file, String cluster, ImportHooks hooks) {
     this.store = store;
     this.file = file;
     this.cluster = cluster;
+    this.hooks = hooks;
     this.ledger = new StoreImportLedger(store);
-    this.earlier = file == null ? Optional.empty() : ledger.find(file.id());
+    this.claims = new ImportClaims(store, hooks);
+    this.earlier = Optional.empty();
+    if (file != null) {
+      open(ledger.find(file.id()), claims.latest(file.id()));
+    }
+  }
+
+  /**
+   * Decides what {@link #earlier()} says, and claims the file at once unless this run may be about
+   * to replace a copy: only --force makes that run go on, and it is not known here.
+   */
+  private void open(Optional<ImportRecord> recorded, Optional<ImportClaim> latest) {
+    seen = latest.orElse(null);
+    if (seen != null && seen.path() == ImportClaim.Path.KAFKA) {
+      earlier = Optional.of(throughKafka(recorded, seen));
+      return;
+    }
+    if (seen != null && seen.path() == ImportClaim.Path.STORE && !finished(seen, recorded) && !seen.abandoned(Instant.now())) {
+      throw new IllegalStateException(running(seen));
+    }
+    earlier = recorded;
+    if (earlier.isEmpty() || !earlier.get().done()) {
+      takeClaim(true);
+    }
+  }
+
+  /** What the ledger says of a file the ingester claimed, or, before its first batch recorded it, that it began. */
+  private ImportRecord throughKafka(Optional<ImportRecord> recorded, ImportClaim claim) {
+    return recorded.filter(ImportRecord::ingested).orElse(new ImportRecord(file, ImportRecord.Status.INGESTED, 0, 0, claim.at()));
+  }
+
+  /** A store import's claim whose run went on to record the file done (the same process wrote both times). */
+  private static boolean finished(ImportClaim claim, Optional<ImportRecord> recorded) {
+    return recorded.isPresent() && recorded.get().done() && !recorded.get().ingested() && !recorded.get().at().isBefore(claim.at());
+  }
+
+  private String running(ImportClaim claim) {
+    return "another import of " + file.file() + " into " + store.description() + " is running (" + owned(claim) + ", since "
+        + claim.at() + "): it stores the file; nothing was imported";
+  }
+
+  private static String owned(ImportClaim claim) {
+    return StagingTables.Owner.parse(claim.owner()).map(o -> "host " + o.host() + ", pid " + o.pid()).orElse(claim.claimant());
+  }
+
+  /**
+   * Takes the epoch after {@link #seen}. Lost to the ingester as the run opens, {@link #earlier()}
+   * says so (and --force may take the next one); lost otherwise, the run fails before writing.
+   */
+  private void takeClaim(boolean opening) {
+    while (true) {
+      ImportClaim winner = claims.claim(file.id(), seen == null ? 1 : seen.epoch() + 1, claimant, ImportClaim.Path.STORE, owner.comment());
+      if (winner.heldBy(claimant)) {
+        held = winner;
+        return;
+      }
+      seen = winner;
+      if (winner.released()) {
+        continue; // a run gave up the epoch: the next one is free
+      }
+      if (opening && winner.path() == ImportClaim.Path.KAFKA) {
+        earlier = Optional.of(throughKafka(ledger.find(file.id()), winner));
+        return;
+      }
+      throw new IllegalStateException(lostTo(winner));
+    }
+  }
+
+  private String lostTo(ImportClaim winner) {
+    return winner.path() == ImportClaim.Path.KAFKA
+        ? "already imported into " + store.description() + " through Kafka: the ingester claimed " + file.file() + " on " + winner.at()
+            + " while this import ran; nothing was imported"
+        : running(winner);
+  }
+
+  /** Before this run writes: its claim, taken now if it did not take one as it opened. */
+  private void ensureClaim() {
+    if (file != null && held == null) {
+      takeClaim(false);
+    }
   }
 
   void betweenTables(Runnable hook) {
@@ -69,6 +165,7 @@ public final class StoreImportTarget implements ImportTarget {
 
   @Override
   public void accept(SpanBatch batch) {
+    ensureClaim();
     for (ExportTraceServiceRequest request : batch.requests()) {
       rows.add(request);
     }
@@ -90,10 +187,20 @@ public final class StoreImportTarget implements ImportTarget {
 
   @Override
   public void commit() {
+    ensureClaim();
+    if (file != null) {
+      hooks.storeCommitting(file);
+    }
     flush();
     Instant pendingAt = null;
     if (file != null) {
-      // read again: another run of the same file may have committed while this one staged
+      // the claim decides: taken over since (--force elsewhere), this run writes nothing
+      ImportClaim inForce = claims.latest(file.id()).orElse(held);
+      if (!inForce.heldBy(claimant)) {
+        throw new IllegalStateException(lostTo(inForce));
+      }
+      writing = true;
+      // the copy this run replaces, if any: the one --force replaces, or an interrupted run's partial one
       Optional<ImportRecord> latest = ledger.find(file.id());
       pendingAt = after(latest.map(ImportRecord::at).orElse(Instant.EPOCH));
       ledger.write(new ImportRecord(file, ImportRecord.Status.PENDING, 0, 0, pendingAt));
@@ -115,7 +222,7 @@ public final class StoreImportTarget implements ImportTarget {
 
   /**
    * Staged rows into the real table. Never deduplicated: a copy removed just before may have left
-   * identical blocks in the deduplication log, and the ledger already guarantees one copy.
+   * identical blocks in the deduplication log, and the claim already guarantees one copy.
    */
   private void move(String table, String staging, String replace) {
     store.execute("INSERT INTO " + table + " SELECT *" + replace + " FROM " + staging
@@ -149,7 +256,30 @@ public final class StoreImportTarget implements ImportTarget {
   public void abort() {
     if (open) {
       open = false;
-      dropStaging();
+      try {
+        dropStaging();
+      } finally {
+        release();
+      }
+    }
+  }
+
+  /**
+   * Gives the claim up if this run wrote nothing to the real tables, so the file is not left
+   * unclaimable; else leaves it to a re-run, which removes the partial copy.
+   */
+  private void release() {
+    if (held != null) {
+      try {
+        if (writing) {
+          claims.abandon(held);
+        } else {
+          claims.release(held);
+        }
+      } catch (RuntimeException e) {
+        // the claim stays as a killed run's does: once this process is gone a re-run takes it over
+      }
+      held = null;
     }
   }
 

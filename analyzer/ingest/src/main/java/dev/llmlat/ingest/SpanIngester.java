@@ -1,5 +1,7 @@
 package dev.llmlat.ingest;
 
+import dev.llmlat.imports.ImportClaim;
+import dev.llmlat.imports.ImportClaims;
 import dev.llmlat.imports.ImportHeaders;
 import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportedFile;
@@ -25,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -63,12 +66,13 @@ import org.slf4j.LoggerFactory;
  * reads the batch again and the deduplication token keeps it from being stored twice.
  *
  * <p>Records an import published ({@link ImportHeaders}) are stored as that import's rows (tagged
- * with its id, as an import into the store tags them), and the import is recorded in the store's
- * ledger ({@link StoreImportLedger}, status ingested) before its first rows are inserted, so an
- * import of the same file straight into the store finds it and stores nothing. The other way
- * round, records of a file the store's ledger holds from such an import (done, or pending while
- * one commits or after one was interrupted) are not stored: one file, one copy, whichever way it
- * came. The ledger is read once per batch for the imports in it.
+ * with its id, as an import into the store tags them) only while the file's claim ({@link
+ * ImportClaims}) is that import run's: the first record of a file nobody claimed claims it, and
+ * records of a file claimed by an import straight into the store, or by another run that published
+ * it before, are dropped. One file, one copy, whichever way it came and however the imports
+ * interleave. The claims are read once per batch for the imports in it. A stored import is also
+ * recorded in the store's ledger ({@link StoreImportLedger}, status ingested), for messages; a file
+ * the ledger holds without a claim (imported before claims existed) is not stored again.
  *
  * <p>Lifecycle: {@link #start()} runs the loop on its own thread; {@link #close()} stops polling,
  * writes and commits what it holds, and closes the clients.
@@ -83,6 +87,7 @@ public final class SpanIngester implements AutoCloseable {
   private final Map<TopicPartition, PartitionBatch> batches = new HashMap<>();
   private final AtomicReference<Exception> deadLetterFailure = new AtomicReference<>();
   private final StoreImportLedger ledger;
+  private ImportClaims claims;
   /** Whether to store each import's records, decided once a batch (cleared after every flush). */
   private final Map<String, Boolean> importDecisions = new HashMap<>();
   /** Imports this ingester found in the ledger as ingested, or recorded so. */
@@ -93,6 +98,7 @@ public final class SpanIngester implements AutoCloseable {
   private volatile Throwable failure;
   private Thread thread;
   private Runnable afterInsert = () -> { }; // test hook: a crash between insert and commit
+  private Consumer<Set<String>> beforeInsert = imports -> { }; // test hook: a batch with these imports about to go in
 
   private String topicId;
   private KafkaConsumer<byte[], byte[]> consumer;
@@ -102,6 +108,7 @@ public final class SpanIngester implements AutoCloseable {
     this.config = config;
     this.store = store;
     this.ledger = new StoreImportLedger(store);
+    this.claims = new ImportClaims(store);
   }
 
   /** One partition's batch in the making. */
@@ -149,6 +156,14 @@ public final class SpanIngester implements AutoCloseable {
 
   void afterInsert(Runnable hook) {
     this.afterInsert = hook;
+  }
+
+  void beforeInsert(Consumer<Set<String>> hook) {
+    this.beforeInsert = hook;
+  }
+
+  void claims(ImportClaims claims) {
+    this.claims = claims;
   }
 
   public IngestMetrics metrics() {
@@ -308,7 +323,7 @@ public final class SpanIngester implements AutoCloseable {
     try {
       ExportTraceServiceRequest request = OtlpRecordDecoder.decode(record.value());
       Optional<ImportedFile> imported = ImportHeaders.read(record.headers());
-      if (imported.isPresent() && !storesImport(imported.get())) {
+      if (imported.isPresent() && !storesImport(imported.get(), ImportHeaders.claimant(record.headers()))) {
         metrics.importSpansSkipped.addAndGet(spanCount(request));
       } else {
         int before = batch.size();
@@ -330,31 +345,46 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   /**
-   * Whether to store the records of import {@code file}: not when the store holds it from an import
-   * straight into it (done, or pending: committing now, or interrupted and completed by its re-run).
+   * Whether to store the records of import {@code file} that {@code claimant} (its run) published:
+   * while the claim in force is the run's; claimed by nobody yet, the run claims it now.
    */
-  private boolean storesImport(ImportedFile file) {
-    Boolean decided = importDecisions.get(file.id());
+  private boolean storesImport(ImportedFile file, String claimant) {
+    String key = file.id() + " " + claimant;
+    Boolean decided = importDecisions.get(key);
     if (decided != null) {
       return decided;
     }
-    Optional<ImportRecord> known = retrying("reading the import ledger", () -> ledger.find(file.id()));
-    boolean stores = known.isEmpty() || known.get().ingested();
-    if (known.isPresent() && known.get().ingested()) {
-      importsRecorded.add(file.id());
-    }
-    if (!stores && importsSkippedSaid.add(file.id())) {
-      ImportRecord r = known.get();
-      if (r.done()) {
-        LOG.info("import {} ({}) is in the store already, imported into it at {}: its records from Kafka are not stored again",
-            file.id(), file.file(), r.at());
-      } else {
-        LOG.warn("import {} ({}) is pending in the store since {}: an import of it straight into the store is committing, or was"
-            + " interrupted (its re-run completes it): its records from Kafka are not stored", file.id(), file.file(), r.at());
+    ImportClaim claim = retrying("reading the import claims", () -> claims.latest(file.id())).orElse(null);
+    Optional<ImportRecord> known = Optional.empty();
+    if (claim == null || claim.released()) {
+      known = retrying("reading the import ledger", () -> ledger.find(file.id()));
+      if (known.isEmpty()) {
+        long epoch = claim == null ? 1 : claim.epoch() + 1;
+        claim = retrying("claiming import " + file.id(), () -> claims.claim(file.id(), epoch, claimant, ImportClaim.Path.KAFKA, ""));
       }
     }
-    importDecisions.put(file.id(), stores);
+    boolean stores = claim != null && claim.heldBy(claimant);
+    if (!stores && importsSkippedSaid.add(key)) {
+      sayNotStored(file, claim, known);
+    }
+    importDecisions.put(key, stores);
     return stores;
+  }
+
+  private static void sayNotStored(ImportedFile file, ImportClaim claim, Optional<ImportRecord> known) {
+    if (claim != null && claim.path() == ImportClaim.Path.STORE) {
+      LOG.info("import {} ({}) was claimed on {} by an import straight into the store, which stores it (or, interrupted, its re-run"
+          + " does): its records from Kafka are not stored", file.id(), file.file(), claim.at());
+    } else if (claim != null && claim.path() == ImportClaim.Path.KAFKA) {
+      LOG.info("import {} ({}) was stored from an earlier import of it to Kafka (claimed on {}): these records are not stored again",
+          file.id(), file.file(), claim.at());
+    } else if (known.isPresent() && known.get().done()) {
+      LOG.info("import {} ({}) is in the store already, since {}: its records from Kafka are not stored again",
+          file.id(), file.file(), known.get().at());
+    } else if (known.isPresent()) {
+      LOG.warn("import {} ({}) is pending in the store since {}: an import of it straight into the store was interrupted (its re-run"
+          + " completes it): its records from Kafka are not stored", file.id(), file.file(), known.get().at());
+    }
   }
 
   private static long spanCount(ExportTraceServiceRequest request) {
@@ -428,6 +458,9 @@ public final class SpanIngester implements AutoCloseable {
       throw new IllegalStateException("could not write to the dead-letter topic " + config.deadLetterTopic() + ": " + dlq, dlq);
     }
     recordImports(ready);
+    Set<String> importsInBatch = new HashSet<>();
+    ready.forEach(b -> importsInBatch.addAll(b.imports.keySet()));
+    beforeInsert.accept(importsInBatch);
     Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
     for (PartitionBatch b : ready) {
       String token = "llmlat." + topicId + "." + b.partition.partition() + "." + b.first + "-" + b.end();
@@ -454,7 +487,8 @@ public final class SpanIngester implements AutoCloseable {
   private void recordImports(List<PartitionBatch> ready) {
     for (PartitionBatch b : ready) {
       for (ImportedFile f : b.imports.values()) {
-        if (importsRecorded.add(f.id())) {
+        if (importsRecorded.add(f.id())
+            && !retrying("reading the import ledger", () -> ledger.find(f.id())).map(ImportRecord::ingested).orElse(false)) {
           ImportRecord r = new ImportRecord(f, ImportRecord.Status.INGESTED, 0, 0,
               java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
           retrying("recording import " + f.id() + " in the ledger", () -> {
