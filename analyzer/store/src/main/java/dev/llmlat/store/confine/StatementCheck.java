@@ -11,7 +11,8 @@ import java.util.Set;
  * Decides whether a client's statement may run in a confined store, from the statement as the
  * engine itself parses it: its {@code EXPLAIN AST} tree, and where that tree leaves something out
  * (the kind of a SYSTEM statement, INTO OUTFILE and FROM INFILE, a dictionary's source keys and
- * layout), the engine's own tokens ({@code tokenizeQuery}). Never a pattern over the text.
+ * layout, a second statement), the engine's own tokens ({@code tokenizeQuery}). Never a pattern
+ * over the text.
  *
  * <p>Names in the tree are checked wherever they appear: the tree's text does not escape
  * identifiers, so a line break in one could make up lines, but never hide a real node's line, and
@@ -42,12 +43,6 @@ public final class StatementCheck {
     }
   }
 
-  /** The engine's lexer, asked only when the tree leaves something out. */
-  @FunctionalInterface
-  public interface Tokenizer<E extends Exception> {
-    List<Token> tokens(String statement) throws E;
-  }
-
   private final Confinement confinement;
   private final Set<String> reachingOut; // lower-case names of table functions and engines not allowed
 
@@ -71,18 +66,20 @@ public final class StatementCheck {
   }
 
   /**
-   * What must be refused before the engine parses the statement at all: a {@code disk(...)}
-   * definition in a SETTINGS clause, which the engine acts on while it builds the tree (measured:
-   * a local disk's directory is made before the statement fails), and which the tree shows only
-   * as an opaque {@code Set}.
+   * What must be refused before the engine parses the statement at all, from its tokens: more than
+   * one statement (chDB runs every statement of a query, so {@code EXPLAIN AST a; b} would run
+   * {@code b}), and a {@code disk(...)} definition in a SETTINGS clause, which the engine acts on
+   * while it builds the tree (measured: a local disk's directory is made before the statement
+   * fails) and which the tree shows only as an opaque {@code Set}.
    */
-  public <E extends Exception> Optional<String> refusalBeforeParsing(String statement, Tokenizer<E> tokenizer) throws E {
-    if (!lower(statement).contains("disk")) {
-      return Optional.empty(); // a token is a substring of the statement
-    }
-    List<Token> words = tokenizer.tokens(statement).stream().filter(t -> !t.ignorable()).toList();
-    for (int i = 0; i + 1 < words.size(); i++) {
-      if (words.get(i).word("disk") && words.get(i + 1).text().equals("(")) {
+  public Optional<String> refusalBeforeParsing(List<Token> tokens) {
+    List<Token> words = tokens.stream().filter(t -> !t.ignorable()).toList();
+    for (int i = 0; i < words.size(); i++) {
+      Token t = words.get(i);
+      if (t.type().equals("Semicolon") && words.subList(i, words.size()).stream().anyMatch(w -> !w.type().equals("Semicolon"))) {
+        return Optional.of("one statement per request (the engine reads more than one here)");
+      }
+      if (t.word("disk") && i + 1 < words.size() && words.get(i + 1).text().equals("(")) {
         return Optional.of("disk(...) defines a disk on the host's files or another host; tables keep the store's disk");
       }
     }
@@ -90,7 +87,7 @@ public final class StatementCheck {
   }
 
   /** Why {@code statement}, whose {@code EXPLAIN AST} is {@code tree}, may not run; empty when it may. */
-  public <E extends Exception> Optional<String> refusal(String statement, String tree, Tokenizer<E> tokenizer) throws E {
+  public Optional<String> refusal(String statement, String tree, List<Token> tokens) {
     List<String> lines = tree.lines().toList();
     if (lines.isEmpty()) {
       return Optional.of("the statement could not be checked (the engine gave no syntax tree)");
@@ -99,9 +96,7 @@ public final class StatementCheck {
     if (!STATEMENT_KINDS.contains(kind)) {
       return Optional.of("statements of the kind " + kind + " are not allowed through store serve");
     }
-    List<Token> tokens = null;
     if (kind.equals("SYSTEM")) {
-      tokens = tokenizer.tokens(statement);
       String what = systemKind(tokens);
       if (!SYSTEM_ALLOWED.contains(what)) {
         return Optional.of("SYSTEM " + what + " stops, reloads or reconfigures the engine; store serve allows only SYSTEM "
@@ -133,9 +128,6 @@ public final class StatementCheck {
     }
     String lower = lower(statement);
     if (dictionary || lower.contains("outfile") || lower.contains("infile")) {
-      if (tokens == null) {
-        tokens = tokenizer.tokens(statement);
-      }
       List<Token> words = tokens.stream().filter(t -> !t.ignorable()).toList();
       for (int i = 0; i + 1 < words.size(); i++) {
         if (words.get(i).word("INTO") && words.get(i + 1).word("OUTFILE")) {

@@ -28,8 +28,8 @@ final class ConfinedStatements {
   private static final int LONGEST_KEPT = 16 * 1024;
 
   private final StatementCheck check;
-  // a dashboard or an ingester sends the same statements again and again; asking the engine costs
-  // 0.3-0.6 ms a statement (measured on chDB 26.5.3, 2 cores), a kept decision nothing
+  // a dashboard or an ingester sends the same statements again and again; asking the engine (tokens, then
+  // the tree) costs 0.5-0.8 ms a statement (measured on chDB 26.5.3, 2 cores), a kept decision nothing
   private final Map<List<Object>, Optional<String>> decided = new java.util.LinkedHashMap<>(64, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<List<Object>, Optional<String>> eldest) {
@@ -81,7 +81,8 @@ final class ConfinedStatements {
     if (known != null) {
       return known.map(ConfinedStatements::denied).orElse(null);
     }
-    Optional<String> early = check.refusalBeforeParsing(q.statement(), statement -> tokens(c, statement));
+    List<StatementCheck.Token> tokens = tokens(c, q.statement());
+    Optional<String> early = check.refusalBeforeParsing(tokens);
     if (early.isPresent()) {
       remember(key, early);
       return denied(early.get());
@@ -92,7 +93,7 @@ final class ConfinedStatements {
     } catch (ChdbConnection.QueryFailure e) {
       return ClickHouseError.fromEngine(e.code(), e.getMessage()); // what the statement itself would have met
     }
-    Optional<String> refused = check.refusal(q.statement(), tree, statement -> tokens(c, statement));
+    Optional<String> refused = check.refusal(q.statement(), tree, tokens);
     remember(key, refused);
     return refused.map(ConfinedStatements::denied).orElse(null);
   }
