@@ -38,8 +38,8 @@ public final class OtlpSpanRecords {
     Map<String, String> attributes = AttributeValues.toMap(resource.getAttributesList());
     String service = attributes.getOrDefault("service.name", "");
     String layer = attributes.getOrDefault("llmlat.layer", "");
-    String host = first(attributes, "host.name", "host.id");
-    String instance = instance(attributes);
+    String host = ResourceRule.HOST.of(attributes);
+    String instance = ResourceRule.INSTANCE.of(attributes);
     for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {
       String scope = scopeSpans.getScope().getName();
       for (Span span : scopeSpans.getSpansList()) {
@@ -66,25 +66,5 @@ public final class OtlpSpanRecords {
         OtelTracesRowEncoder.hex(span.getParentSpanId()), span.getName(), OtelTracesRowEncoder.spanKind(span.getKind()),
         service, layer, host, scope, instance, start, end > start ? end : start,
         AttributeValues.toMap(span.getAttributesList()), events, links);
-  }
-
-  /** TraceReader's rule: {@code service.instance.id}, else host, else pod, else {@code pid N} (OTel's, then vLLM's). */
-  private static String instance(Map<String, String> resource) {
-    String named = first(resource, "service.instance.id", "host.name", "k8s.pod.name");
-    if (!named.isEmpty()) {
-      return named;
-    }
-    String pid = first(resource, "process.pid", "vllm.process_id");
-    return pid.isEmpty() ? "" : "pid " + pid;
-  }
-
-  private static String first(Map<String, String> attributes, String... keys) {
-    for (String key : keys) {
-      String v = attributes.getOrDefault(key, "");
-      if (!v.isEmpty()) {
-        return v;
-      }
-    }
-    return "";
   }
 }

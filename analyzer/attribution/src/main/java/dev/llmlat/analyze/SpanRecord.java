@@ -12,8 +12,8 @@ import java.util.Map;
  *
  * @param host {@code host.name}, else {@code host.id} ("" when the resource names no host)
  * @param scope the instrumentation scope's name ("" when unknown)
- * @param instance the emitting process: {@code service.instance.id}, else {@code host.name}, else
- *     {@code k8s.pod.name}, else {@code process.pid} ("" when the resource names none of them)
+ * @param instance the emitting process, by {@link ResourceRule#INSTANCE}: {@code service.instance.id}, else
+ *     {@code host.name}, else {@code k8s.pod.name}, else {@code pid N} ("" when the resource names none of them)
  */
 public record SpanRecord(
     String traceId,

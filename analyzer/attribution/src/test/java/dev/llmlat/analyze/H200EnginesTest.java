@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.llmlat.analyze.enginetraces.EngineTraceWriter;
 import dev.llmlat.analyze.enginetraces.RequestTruth;
+import dev.llmlat.analyze.enginetraces.ResourceLabels;
 import dev.llmlat.analyze.enginetraces.SglangTraceWriter;
 import dev.llmlat.analyze.enginetraces.TensorRtLlmTraceWriter;
 import dev.llmlat.analyze.enginetraces.TgiTraceWriter;
@@ -27,6 +28,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -94,33 +96,8 @@ class H200EnginesTest {
     List<RequestTruth> truths = truths();
     Path engineFile = dir.resolve(writer.engine() + ".otlp.jsonl");
     Files.write(engineFile, writer.write(truths, "h200"));
-    Map<String, Long> serverStart = new HashMap<>();
-    for (String line : Files.readAllLines(traces().resolve("gateway.otlp.jsonl"))) {
-      for (JsonNode rs : JSON.readTree(line).get("resourceSpans")) {
-        for (JsonNode ss : rs.get("scopeSpans")) {
-          for (JsonNode s : ss.get("spans")) {
-            if (s.get("kind").asInt() == 2) {
-              serverStart.put(s.get("traceId").asText(), s.get("startTimeUnixNano").asLong());
-            }
-          }
-        }
-      }
-    }
-    Map<String, Attribution> byTrace = new HashMap<>();
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("ch"), EngineLibrary.locate())) {
-      SchemaMigrator.bundled().migrate(store);
-      for (Path file : List.of(traces().resolve("gateway.otlp.jsonl"), engineFile)) {
-        try (StoreImportTarget target = new StoreImportTarget(store)) {
-          GpuImporter.importFile(file, ExportFormat.OTLP_JSON, ImportOptions.defaults(), target);
-          target.commit();
-        }
-      }
-      Analyzer analyzer = new Analyzer(store);
-      assertThat(analyzer.analyze(0, Long.MAX_VALUE / 2, true).written()).isEqualTo(truths.size());
-      for (RequestTruth t : truths) {
-        byTrace.put(t.traceId(), analyzer.explain(t.traceId()));
-      }
-    }
+    Map<String, Long> serverStart = serverStarts();
+    Map<String, Attribution> byTrace = attribute(engineFile, truths);
     int queueLargest = 0;
     String slowestToEngine = null;
     long slowest = 0;
@@ -146,6 +123,80 @@ class H200EnginesTest {
     String first = truths.stream().min(Comparator.comparingLong(t -> serverStart.get(t.traceId()))).orElseThrow().traceId();
     assertThat(slowestToEngine).isEqualTo(first);
     assertThat(slowest).isBetween(100_000_000L, 150_000_000L);
+  }
+
+  /**
+   * vLLM up to 0.15 (scope {@code vllm.llm_engine}) run with {@code OTEL_RESOURCE_ATTRIBUTES=llmlat.layer=engine}, as a
+   * deployment labelling its layers does: the scope names the engine, so vLLM's adapter reads the span (not the scheduler
+   * SDK's, which the layer alone would suggest) and TTFT ends at vLLM's own first-token time.
+   */
+  @Test
+  void vllmSpansOnAnEngineLayerResourceAreReadByTheVllmAdapter() throws IOException {
+    List<RequestTruth> truths = truths();
+    List<String> docs = ResourceLabels.add(VllmTraceWriter.v1(VllmTraceWriter.Release.V0_11).write(truths, "h200"),
+        "llmlat.layer", "engine");
+    // the first token as the spans say it: arrival (the span's start) + gen_ai.latency.time_to_first_token
+    Map<String, Long> firstToken = new HashMap<>();
+    for (String doc : docs) {
+      for (JsonNode rs : JSON.readTree(doc).get("resourceSpans")) {
+        assertThat(rs.get("scopeSpans").get(0).get("scope").get("name").asText()).isEqualTo("vllm.llm_engine");
+        for (JsonNode s : rs.get("scopeSpans").get(0).get("spans")) {
+          for (JsonNode a : s.get("attributes")) {
+            if (a.get("key").asText().equals("gen_ai.latency.time_to_first_token")) {
+              firstToken.put(s.get("traceId").asText(),
+                  s.get("startTimeUnixNano").asLong() + Math.round(a.get("value").get("doubleValue").asDouble() * 1e9));
+            }
+          }
+        }
+      }
+    }
+    assertThat(firstToken).hasSize(truths.size());
+    Path engineFile = dir.resolve("vllm-engine-layer.otlp.jsonl");
+    Files.write(engineFile, docs);
+    Map<String, Long> serverStart = serverStarts();
+    Map<String, Attribution> byTrace = attribute(engineFile, truths);
+    for (RequestTruth t : truths) {
+      Attribution a = byTrace.get(t.traceId());
+      assertThat(a.engineAdapter()).as(t.traceId()).isEqualTo("vLLM");
+      assertThat(a.ttftNs()).as(t.traceId()).isEqualTo(firstToken.get(t.traceId()) - serverStart.get(t.traceId()));
+    }
+  }
+
+  /** The gateway SERVER span's start, by trace id. */
+  private static Map<String, Long> serverStarts() throws IOException {
+    Map<String, Long> serverStart = new HashMap<>();
+    for (String line : Files.readAllLines(traces().resolve("gateway.otlp.jsonl"))) {
+      for (JsonNode rs : JSON.readTree(line).get("resourceSpans")) {
+        for (JsonNode ss : rs.get("scopeSpans")) {
+          for (JsonNode s : ss.get("spans")) {
+            if (s.get("kind").asInt() == 2) {
+              serverStart.put(s.get("traceId").asText(), s.get("startTimeUnixNano").asLong());
+            }
+          }
+        }
+      }
+    }
+    return serverStart;
+  }
+
+  /** The real gateway spans and {@code engineFile} imported and analysed: every request's attribution, as explain gives it. */
+  private Map<String, Attribution> attribute(Path engineFile, List<RequestTruth> truths) throws IOException {
+    Map<String, Attribution> byTrace = new HashMap<>();
+    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("ch"), EngineLibrary.locate())) {
+      SchemaMigrator.bundled().migrate(store);
+      for (Path file : List.of(traces().resolve("gateway.otlp.jsonl"), engineFile)) {
+        try (StoreImportTarget target = new StoreImportTarget(store)) {
+          GpuImporter.importFile(file, ExportFormat.OTLP_JSON, ImportOptions.defaults(), target);
+          target.commit();
+        }
+      }
+      Analyzer analyzer = new Analyzer(store);
+      assertThat(analyzer.analyze(0, Long.MAX_VALUE / 2, true).written()).isEqualTo(truths.size());
+      for (RequestTruth t : truths) {
+        byTrace.put(t.traceId(), analyzer.explain(t.traceId()));
+      }
+    }
+    return byTrace;
   }
 
   private static Path traces() {

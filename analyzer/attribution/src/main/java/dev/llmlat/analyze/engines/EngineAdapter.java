@@ -1,11 +1,11 @@
 package dev.llmlat.analyze.engines;
 
 import dev.llmlat.analyze.SpanRecord;
-import java.util.Set;
 
 /**
- * Reads one engine's own tracing convention into {@link EngineRequest}s. An adapter picks itself
- * from a span's name, instrumentation scope and service; {@link EngineAdapters} asks them in turn.
+ * Reads one engine's own tracing convention into {@link EngineRequest}s. An adapter declares which
+ * spans are its requests ({@link #requestRule}); {@link EngineAdapters} turns those declarations into
+ * the store's filter and the in-memory check.
  */
 public interface EngineAdapter {
 
@@ -17,28 +17,8 @@ public interface EngineAdapter {
     return "";
   }
 
-  /**
-   * An SQL condition over {@code otel_traces} that holds for this convention's request spans (the
-   * analyzer finds requests by it in the store); built from constants only, never from input.
-   */
-  String requestWhere();
-
-  /**
-   * The part of {@link #requestWhere} on {@code SpanName} alone: a cheap first filter (a
-   * LowCardinality column) before the attribute maps are read.
-   */
-  String requestNameWhere();
-
-  /**
-   * Names of spans outside a request's own trace that its attribution needs (engine steps, batch
-   * spans in traces of their own); read for the time around a request.
-   */
-  default Set<String> sharedSpanNames() {
-    return Set.of();
-  }
-
-  /** Whether {@code span} is a request written by this convention. */
-  boolean isRequest(SpanRecord span);
+  /** Which spans are this convention's requests, and which shared spans their attribution reads. */
+  RequestRule requestRule();
 
   /** The request {@code span} stands for, from its trace and the spans linked to it. */
   EngineRequest read(SpanRecord span, TraceContext context);

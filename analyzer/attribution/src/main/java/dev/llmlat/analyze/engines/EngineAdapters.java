@@ -1,14 +1,24 @@
 package dev.llmlat.analyze.engines;
 
 import dev.llmlat.analyze.SpanRecord;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
-/** The engine conventions the analyzer reads, asked in this order (the most specific first). */
+/**
+ * The engine conventions the analyzer reads. A span that names its engine (scope, span names) is
+ * only that engine's request; otherwise the adapters are asked in this order (the most specific
+ * first). The SQL filter and the Java check both come from {@link #requestCondition}.
+ */
 public final class EngineAdapters {
   private static final List<EngineAdapter> ALL = List.of(new SchedulerSdkAdapter(), new TensorRtLlmAdapter(),
       new VllmAdapter(), new SglangAdapter(), new TgiAdapter());
+  /** Each adapter's request condition, with the spans other engines name taken out. */
+  private static final Map<EngineAdapter, SpanCondition> REQUESTS = conditions();
 
   private EngineAdapters() {}
 
@@ -16,11 +26,39 @@ public final class EngineAdapters {
     return ALL;
   }
 
+  /**
+   * When {@code adapter} reads a span: its rule holds, and the span names this engine or no other
+   * (a vLLM span on a resource labelled {@code llmlat.layer=engine} is still vLLM's).
+   */
+  public static SpanCondition requestCondition(EngineAdapter adapter) {
+    SpanCondition c = REQUESTS.get(adapter);
+    if (c == null) {
+      throw new IllegalArgumentException("not one of the analyzer's adapters: " + adapter.name());
+    }
+    return c;
+  }
+
+  private static Map<EngineAdapter, SpanCondition> conditions() {
+    Map<EngineAdapter, SpanCondition> out = new LinkedHashMap<>();
+    for (EngineAdapter a : ALL) {
+      List<SpanCondition> others = new ArrayList<>();
+      for (EngineAdapter o : ALL) {
+        if (o != a) {
+          others.add(o.requestRule().engine());
+        }
+      }
+      RequestRule rule = a.requestRule();
+      out.put(a, SpanCondition.allOf(rule.request(),
+          SpanCondition.anyOf(rule.engine(), SpanCondition.not(SpanCondition.anyOf(others)))));
+    }
+    return out;
+  }
+
   /** The adapter whose request {@code span} is, or null. */
   public static EngineAdapter forRequest(SpanRecord span) {
-    for (EngineAdapter a : ALL) {
-      if (a.isRequest(span)) {
-        return a;
+    for (Map.Entry<EngineAdapter, SpanCondition> e : REQUESTS.entrySet()) {
+      if (e.getValue().test(span)) {
+        return e.getKey();
       }
     }
     return null;
@@ -36,17 +74,13 @@ public final class EngineAdapters {
 
   /** The SQL condition "is a request span of some convention" (the store is asked for these). */
   public static String requestWhere() {
-    StringBuilder where = new StringBuilder("(");
-    for (EngineAdapter a : ALL) {
-      where.append(where.length() == 1 ? "(" : " OR (").append(a.requestWhere()).append(')');
-    }
-    return where.append(')').toString();
+    return "(" + SpanCondition.anyOf(List.copyOf(REQUESTS.values())).sql() + ")";
   }
 
-  /** The adapters' {@link EngineAdapter#requestNameWhere} joined: a cheap first filter for requests. */
+  /** The adapters' request span names as SQL: a cheap first filter for requests. */
   public static String requestNameWhere() {
-    return ALL.stream().map(EngineAdapter::requestNameWhere).distinct().map(w -> "(" + w + ")")
-        .collect(java.util.stream.Collectors.joining(" OR ", "(", ")"));
+    return ALL.stream().map(a -> a.requestRule().names().sql()).distinct().map(w -> "(" + w + ")")
+        .collect(Collectors.joining(" OR ", "(", ")"));
   }
 
   /** The adapters' names, for messages. */
@@ -57,7 +91,7 @@ public final class EngineAdapters {
   /** Every shared span name (steps, batches), sorted. */
   public static Set<String> sharedSpanNames() {
     Set<String> names = new TreeSet<>();
-    ALL.forEach(a -> names.addAll(a.sharedSpanNames()));
+    ALL.forEach(a -> names.addAll(a.requestRule().sharedSpanNames()));
     return names;
   }
 }

@@ -1,7 +1,5 @@
 package dev.llmlat.analyze.engines;
 
-import dev.llmlat.analyze.SpanRecord;
-
 /**
  * The {@code gen_ai.latency.*} attribute names vLLM introduced and TensorRT-LLM and SGLang reuse:
  * seconds as doubles, each a difference of the engine's own timestamps. What each difference spans
@@ -14,9 +12,4 @@ final class GenAiLatency {
   static final String E2E = "gen_ai.latency.e2e";
 
   private GenAiLatency() {}
-
-  /** Whether the span carries the latency attributes. */
-  static boolean present(SpanRecord s) {
-    return s.attributes().containsKey(TTFT) || s.attributes().containsKey(E2E);
-  }
 }

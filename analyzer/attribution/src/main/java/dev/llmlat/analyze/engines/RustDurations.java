@@ -9,7 +9,9 @@ import java.util.regex.Pattern;
  * fraction exact (no rounding), e.g. {@code 12.3ms}, {@code 1.5µs}, {@code 61.000000001s}.
  */
 final class RustDurations {
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(?:\\.(\\d{1,9}))?(ns|µs|us|ms|s)");
+  /** A duration's text; request rules match it in SQL too (RE2 and Java read it alike). */
+  static final String REGEX = "(\\d+)(?:\\.(\\d{1,9}))?(ns|µs|us|ms|s)";
+  private static final Pattern DURATION = Pattern.compile(REGEX);
 
   private RustDurations() {}
 

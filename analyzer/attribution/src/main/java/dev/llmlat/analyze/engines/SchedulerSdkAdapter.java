@@ -2,6 +2,7 @@ package dev.llmlat.analyze.engines;
 
 import dev.llmlat.analyze.SpanRecord;
 import dev.llmlat.semconv.LlmlatAttributes;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import java.util.List;
 import java.util.Set;
 
@@ -19,6 +20,9 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
   static final String EVENT_PREEMPTED = "llmlat.preempted";
   static final String DECODE_DELTAS = "llmlat.decode.token_deltas_ns";
   static final String PREFILL_TOKENS = "llmlat.prefill.tokens";
+  // the layer alone says ours: the SDK names no engine, so a span that names one (vLLM's scope) is that engine's
+  private static final RequestRule RULE = new RequestRule(SpanCondition.name(REQUEST),
+      SpanCondition.layer(LlmlatAttributes.LAYER_ENGINE), SpanCondition.NEVER, Set.of(LlmlatSpanNames.STEP));
 
   @Override
   public String name() {
@@ -26,23 +30,8 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
   }
 
   @Override
-  public String requestNameWhere() {
-    return "SpanName = 'llm_request'";
-  }
-
-  @Override
-  public String requestWhere() {
-    return "SpanName = 'llm_request' AND ResourceAttributes['llmlat.layer'] = 'engine'";
-  }
-
-  @Override
-  public Set<String> sharedSpanNames() {
-    return Set.of("step");
-  }
-
-  @Override
-  public boolean isRequest(SpanRecord span) {
-    return REQUEST.equals(span.name()) && LlmlatAttributes.LAYER_ENGINE.equals(span.layer());
+  public RequestRule requestRule() {
+    return RULE;
   }
 
   @Override

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * SGLang's request tracing ({@code --enable-trace}; python/sglang/srt/observability/trace.py and
@@ -19,7 +18,11 @@ import java.util.regex.Pattern;
  */
 public final class SglangAdapter implements EngineAdapter {
   static final String SCOPE = "sglang server";
-  private static final Pattern ROOT = Pattern.compile("(prefill |decode )? *Req \\S{1,8}");
+  static final String MODULE = "sglang::request";
+  // the root's name and module say it (the scope need not: any tracer name, the module is SGLang's own)
+  private static final RequestRule RULE = new RequestRule(SpanCondition.nameMatches("(prefill |decode )? *Req \\S{1,8}"),
+      SpanCondition.attribute("module", MODULE),
+      SpanCondition.anyOf(SpanCondition.scope(SCOPE), SpanCondition.attribute("module", MODULE)), Set.of());
   private static final Set<String> HANDLING = Set.of("tokenize", "api_server_dispatch", "dispatch", "dpc_dispatch",
       "dc_dispatch", "request_process", "prefill_prepare", "prefill_bootstrap", "decode_prepare", "decode_bootstrap");
   private static final Set<String> WAITING = Set.of("prefill_waiting", "decode_waiting");
@@ -35,19 +38,8 @@ public final class SglangAdapter implements EngineAdapter {
   }
 
   @Override
-  public String requestNameWhere() {
-    return "SpanName LIKE '%Req %'";
-  }
-
-  @Override
-  public String requestWhere() {
-    return "ScopeName = '" + SCOPE + "' AND SpanName LIKE '%Req %' AND SpanAttributes['module'] = 'sglang::request'";
-  }
-
-  @Override
-  public boolean isRequest(SpanRecord span) {
-    return (SCOPE.equals(span.scope()) || "sglang::request".equals(span.attr("module")))
-        && ROOT.matcher(span.name()).matches() && "sglang::request".equals(span.attr("module"));
+  public RequestRule requestRule() {
+    return RULE;
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.llmlat.analyze.engines;
 
 import dev.llmlat.analyze.SpanRecord;
+import java.util.Set;
 
 /**
  * TensorRT-LLM's {@code llm_request} span (tensorrt_llm/llmapi/tracing.py, executor/result.py's
@@ -14,6 +15,9 @@ public final class TensorRtLlmAdapter implements EngineAdapter {
   static final String SCOPE = "trt.llm";
   static final String REQUEST = "llm_request";
   static final String KV_TRANSFER = "gen_ai.latency.kv_cache_transfer_time";
+  // the KV-transfer time is TensorRT-LLM's alone: it identifies the span under another scope name
+  private static final RequestRule RULE = new RequestRule(SpanCondition.name(REQUEST),
+      SpanCondition.anyOf(SpanCondition.scope(SCOPE), SpanCondition.has(KV_TRANSFER)), SpanCondition.scope(SCOPE), Set.of());
 
   @Override
   public String name() {
@@ -26,18 +30,8 @@ public final class TensorRtLlmAdapter implements EngineAdapter {
   }
 
   @Override
-  public String requestNameWhere() {
-    return "SpanName = 'llm_request'";
-  }
-
-  @Override
-  public String requestWhere() {
-    return "SpanName = 'llm_request' AND (ScopeName = '" + SCOPE + "' OR mapContains(SpanAttributes, '" + KV_TRANSFER + "'))";
-  }
-
-  @Override
-  public boolean isRequest(SpanRecord span) {
-    return REQUEST.equals(span.name()) && (SCOPE.equals(span.scope()) || span.attributes().containsKey(KV_TRANSFER));
+  public RequestRule requestRule() {
+    return RULE;
   }
 
   @Override

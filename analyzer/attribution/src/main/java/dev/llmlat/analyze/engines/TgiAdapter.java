@@ -19,7 +19,10 @@ import java.util.regex.Pattern;
  * {@code infer} spans of the requests it ran: the batch's other requests are batch interference.
  */
 public final class TgiAdapter implements EngineAdapter {
-  private static final Set<String> HANDLERS = Set.of("chat_completions", "generate_stream", "generate", "completions");
+  // TGI's scope is the Rust exporter's, shared by any Rust service: its handler names are what name it
+  private static final SpanCondition HANDLERS = SpanCondition.name("chat_completions", "generate_stream", "generate", "completions");
+  private static final RequestRule RULE = new RequestRule(HANDLERS,
+      SpanCondition.attributeMatches("queue_time", RustDurations.REGEX), HANDLERS, Set.of("batch"));
   private static final Pattern ADAPTER_ID = Pattern.compile("adapter_id: Some\\(\"([^\"]*)\"\\)");
   private static final Pattern FINISH = Pattern.compile("finish_reason: (\\w+)");
 
@@ -34,23 +37,8 @@ public final class TgiAdapter implements EngineAdapter {
   }
 
   @Override
-  public String requestNameWhere() {
-    return "SpanName IN ('chat_completions', 'generate_stream', 'generate', 'completions')";
-  }
-
-  @Override
-  public String requestWhere() {
-    return "SpanName IN ('chat_completions', 'generate_stream', 'generate', 'completions') AND mapContains(SpanAttributes, 'queue_time')";
-  }
-
-  @Override
-  public Set<String> sharedSpanNames() {
-    return Set.of("batch");
-  }
-
-  @Override
-  public boolean isRequest(SpanRecord span) {
-    return HANDLERS.contains(span.name()) && RustDurations.parseNs(span.attr("queue_time")) >= 0;
+  public RequestRule requestRule() {
+    return RULE;
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.llmlat.analyze.SpanRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 
 /**
  * vLLM V1's {@code llm_request} span (vllm/v1/engine/output_processor.py's do_tracing, names in
@@ -22,6 +23,14 @@ import java.util.List;
  */
 public final class VllmAdapter implements EngineAdapter {
   static final String REQUEST = "llm_request";
+  /** Both scopes vLLM has written its spans with: {@code vllm.llm_engine}, {@code vllm.tracing.otel}. */
+  static final String SCOPE_PREFIX = "vllm";
+  // Without vLLM's scope, an unlabelled llm_request with vLLM's first-token latency is read the same
+  // way: vLLM sets it on every request span it writes (do_tracing), so e2e alone is not vLLM's shape.
+  private static final RequestRule RULE = new RequestRule(SpanCondition.name(REQUEST),
+      SpanCondition.anyOf(SpanCondition.scopeStartsWith(SCOPE_PREFIX),
+          SpanCondition.allOf(SpanCondition.layer(""), SpanCondition.has(GenAiLatency.TTFT))),
+      SpanCondition.scopeStartsWith(SCOPE_PREFIX), Set.of());
 
   @Override
   public String name() {
@@ -35,21 +44,8 @@ public final class VllmAdapter implements EngineAdapter {
   }
 
   @Override
-  public String requestNameWhere() {
-    return "SpanName = 'llm_request'";
-  }
-
-  @Override
-  public String requestWhere() {
-    return "SpanName = 'llm_request' AND (startsWith(ScopeName, 'vllm') OR (ResourceAttributes['llmlat.layer'] = ''"
-        + " AND mapContains(SpanAttributes, 'gen_ai.latency.time_to_first_token')))";
-  }
-
-  @Override
-  public boolean isRequest(SpanRecord span) {
-    // other engines' llm_request spans with vLLM's attributes are read the same way
-    return REQUEST.equals(span.name()) && (span.scope().startsWith("vllm")
-        || (span.layer().isEmpty() && GenAiLatency.present(span)));
+  public RequestRule requestRule() {
+    return RULE;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.llmlat.analyze.store;
 
+import dev.llmlat.analyze.ResourceRule;
 import dev.llmlat.analyze.SpanRecord;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;
@@ -17,12 +18,8 @@ public final class TraceReader {
   /** Read as RowBinary in this order (see {@link #parse}). */
   private static final String COLUMNS =
       "TraceId, SpanId, ParentSpanId, toString(SpanName), toString(SpanKind), toString(ServiceName),"
-          + " ResourceAttributes['llmlat.layer'], if(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'],"
-          + " ResourceAttributes['host.id']), toString(ScopeName), multiIf(ResourceAttributes['service.instance.id'] != '',"
-          + " ResourceAttributes['service.instance.id'], ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'],"
-          + " ResourceAttributes['k8s.pod.name'] != '', ResourceAttributes['k8s.pod.name'], ResourceAttributes['process.pid'] != '',"
-          + " concat('pid ', ResourceAttributes['process.pid']), ResourceAttributes['vllm.process_id'] != '',"
-          + " concat('pid ', ResourceAttributes['vllm.process_id']), ''), toUnixTimestamp64Nano(Timestamp), Duration,"
+          + " ResourceAttributes['llmlat.layer'], " + ResourceRule.HOST.sql() + ", toString(ScopeName), "
+          + ResourceRule.INSTANCE.sql() + ", toUnixTimestamp64Nano(Timestamp), Duration,"
           + " SpanAttributes, arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp),"
           + " arrayMap(n -> toString(n), Events.Name), Events.Attributes, Links.TraceId, Links.SpanId";
 
