@@ -6,15 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.llmlat.gpu.ExportFormat;
-import dev.llmlat.gpu.GpuImporter;
-import dev.llmlat.gpu.ImportOptions;
-import dev.llmlat.gpu.ImportReport;
 import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.imports.StoreImportTarget;
-import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,65 +35,16 @@ class H200EndToEndTest {
   static Map<String, long[]> gatewaySpans = new HashMap<>(); // trace -> server start, client start
 
   static Path traces() {
-    return Path.of(System.getProperty("llmlat.sharedTraces", "../../../shared/traces")).resolve("h200-e2e");
-  }
-
-  static void importInto(Path file, ExportFormat format, ImportOptions options) throws IOException {
-    try (StoreImportTarget target = new StoreImportTarget(store)) {
-      ImportReport report = GpuImporter.importFile(file, format, options, target);
-      assertThat(report.spans()).isPositive();
-      target.commit();
-    }
-  }
-
-  /** requests.jsonl as OTLP/JSON engine spans: llm_request from arrival to finish, first token as an event. */
-  static Path engineSpans() throws IOException {
-    StringBuilder lines = new StringBuilder();
-    for (String line : Files.readAllLines(traces().resolve("requests.jsonl"))) {
-      JsonNode r = JSON.readTree(line);
-      requests.add(r);
-      ObjectNode doc = JSON.createObjectNode();
-      ObjectNode rs = doc.putArray("resourceSpans").addObject();
-      ArrayNode attrs = rs.putObject("resource").putArray("attributes");
-      attr(attrs, "service.name", "engine");
-      attr(attrs, "host.name", "vm");
-      attr(attrs, "llmlat.layer", "engine");
-      ObjectNode span = rs.putArray("scopeSpans").addObject().putArray("spans").addObject();
-      span.put("traceId", r.get("trace_id").asText());
-      span.put("spanId", r.get("trace_id").asText().substring(0, 16));
-      span.put("parentSpanId", r.get("parent_span_id").asText());
-      span.put("name", "llm_request");
-      span.put("kind", 2);
-      span.put("startTimeUnixNano", r.get("arrival_ns").asText());
-      span.put("endTimeUnixNano", r.get("finish_ns").asText());
-      ArrayNode spanAttrs = span.putArray("attributes");
-      ObjectNode tokens = spanAttrs.addObject();
-      tokens.put("key", "gen_ai.usage.input_tokens");
-      tokens.putObject("value").put("intValue", r.get("prompt_len").asText());
-      ObjectNode event = span.putArray("events").addObject();
-      event.put("name", "llmlat.first_token");
-      event.put("timeUnixNano", r.get("first_token_ns").asText());
-      lines.append(JSON.writeValueAsString(doc)).append('\n');
-    }
-    Path file = dir.resolve("engine.otlp.jsonl");
-    Files.writeString(file, lines);
-    return file;
-  }
-
-  static void attr(ArrayNode attrs, String key, String value) {
-    ObjectNode a = attrs.addObject();
-    a.put("key", key);
-    a.putObject("value").put("stringValue", value);
+    return H200CaptureStore.traces();
   }
 
   @BeforeAll
   static void importAndAnalyze() throws IOException {
     store = EmbeddedClickHouse.open(dir.resolve("ch"), EngineLibrary.locate());
-    SchemaMigrator.bundled().migrate(store);
-    importInto(traces().resolve("gateway.otlp.jsonl"), ExportFormat.OTLP_JSON, ImportOptions.defaults());
-    importInto(engineSpans(), ExportFormat.OTLP_JSON, ImportOptions.defaults());
-    importInto(traces().resolve("engine.sqlite"), ExportFormat.NSYS_SQLITE,
-        ImportOptions.defaults().withServiceName("engine").withHostName("vm"));
+    assertThat(H200CaptureStore.populate(store, dir)).isEqualTo(16);
+    for (String line : Files.readAllLines(traces().resolve("requests.jsonl"))) {
+      requests.add(JSON.readTree(line));
+    }
     for (String line : Files.readAllLines(traces().resolve("gateway.otlp.jsonl"))) {
       for (JsonNode rs : JSON.readTree(line).get("resourceSpans")) {
         for (JsonNode ss : rs.get("scopeSpans")) {
@@ -113,8 +56,6 @@ class H200EndToEndTest {
         }
       }
     }
-    Analyzer.Summary summary = new Analyzer(store).analyze(0, Long.MAX_VALUE / 2, true);
-    assertThat(summary.written()).isEqualTo(16);
     for (JsonNode r : requests) {
       byTrace.put(r.get("trace_id").asText(), new Analyzer(store).explain(r.get("trace_id").asText()));
     }
