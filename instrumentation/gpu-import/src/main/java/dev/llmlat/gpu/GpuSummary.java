@@ -59,7 +59,7 @@ public record GpuSummary(Path file, ExportFormat format, long totalNs, long busy
         ms(totalNs), ms(busyNs), ms(computationNs), ms(memcpyNs), ms(idleNs), kernels, memcpys);
   }
 
-  private static String ms(long ns) {
+  static String ms(long ns) {
     return new java.math.BigDecimal(ns).movePointLeft(6).stripTrailingZeros().toPlainString();
   }
 }

@@ -140,6 +140,6 @@ class BadInputTest {
             .isInstanceOf(InvalidExportException.class).hasMessageContaining(n);
       }
     }
-    assertThat(read).isEqualTo(5 + 12 + 1 + 1 + 1 + 4); // public nsys, kineto, otlp; H200 nsys, kineto, cudaEvent logs
+    assertThat(read).isEqualTo(5 + 15 + 1 + 1 + 1 + 4); // public nsys, kineto (HTA multi-rank ones among them), otlp; H200 nsys, kineto, cudaEvent logs
   }
 }

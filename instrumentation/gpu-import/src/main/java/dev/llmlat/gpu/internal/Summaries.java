@@ -12,27 +12,54 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.List;
 
-/** Reads each format's GPU activities into a {@link Timeline}. */
+/**
+ * Reads each format's GPU activities into a {@link Timeline}, and on request each rank's collectives
+ * ({@link RankTimeline}: Nsight and Kineto, whose kernels carry names and launches).
+ */
 public final class Summaries {
   private Summaries() {}
 
+  /** A file's summary and the ranks in it that ran collectives (none unless asked for). */
+  public record Scan(GpuSummary summary, List<RankTimeline> ranks) {
+    public Scan {
+      ranks = List.copyOf(ranks);
+    }
+  }
+
   public static GpuSummary summarize(Path file, ExportFormat format, ImportProgress progress) throws IOException {
+    return scan(file, format, progress, -1).summary();
+  }
+
+  /** @param clockDomain the ranks' clock domain, or -1 to leave collectives out (the plain summary) */
+  public static Scan scan(Path file, ExportFormat format, ImportProgress progress, int clockDomain)
+      throws IOException {
     Inputs.checkReadable(file); // before anything reads its size
+    boolean ranks = clockDomain >= 0;
     switch (format) {
       case NSYS_SQLITE:
-        return nsys(file, progress);
+        return nsys(file, progress, clockDomain);
       case KINETO_JSON: {
         long size = Files.size(file);
         Timeline t = new Timeline(false);
+        RankCollector collector = new RankCollector(false);
+        KinetoSteps steps = new KinetoSteps();
         KinetoTrace.scan(file, progress, 0, size, e -> {
           int kind = e.gpuKind();
           if (kind >= 0 && e.hasTs) {
             t.add(kind, e.tsNs, e.tsNs + e.durNs, e.gpuDevice(), e.gpuStream(), e.name);
+            if (ranks && kind == GpuSpanWriter.KERNEL) {
+              collector.kernel(e.tsNs, e.tsNs + e.durNs, e.name, -1, e.gpuDevice(), e.correlation, e.externalId);
+            }
+          } else if (ranks) {
+            steps.cpuEvent(e);
           }
         });
         progress.update(size, size);
-        return t.summary(file, format);
+        GpuSummary summary = t.summary(file, format);
+        return new Scan(summary, collector.anyCollectives() ? collector.timelines(clockDomain, file, steps.resolver())
+            : List.of());
       }
       case CUDA_EVENT_JSONL: {
         long size = Files.size(file);
@@ -41,15 +68,15 @@ public final class Summaries {
         CudaEventLog.scan(file, progress, 0, size,
             s -> t.add(GpuSpanWriter.KERNEL, s.startNs(), s.endNs(), 0, 0, null));
         GpuSummary raw = t.summary(file, format);
-        return new GpuSummary(file, format, raw.totalNs(), raw.busyNs(), raw.computationNs(), 0, 0, raw.idleNs(),
-            0, 0, 0, java.util.List.of(), java.util.List.of());
+        return new Scan(new GpuSummary(file, format, raw.totalNs(), raw.busyNs(), raw.computationNs(), 0, 0,
+            raw.idleNs(), 0, 0, 0, List.of(), List.of()), List.of());
       }
       case OTLP_JSON: {
         long size = Files.size(file);
         Timeline t = new Timeline(false);
         new OtlpJson(file).scan(progress, 0, size, (group, span, where) -> otlpSpan(t, span));
         progress.update(size, size);
-        return t.summary(file, format);
+        return new Scan(t.summary(file, format), List.of());
       }
       default:
         throw new IllegalArgumentException(format.toString());
@@ -83,21 +110,26 @@ public final class Summaries {
     }
   }
 
-  private static GpuSummary nsys(Path file, ImportProgress progress) throws InvalidExportException {
+  private static Scan nsys(Path file, ImportProgress progress, int clockDomain) throws InvalidExportException {
     try (NsysExport export = NsysExport.open(file)) {
       long offset = export.epochOffsetNs();
       long total = Math.max(1, export.activityRowsEstimate());
       ActivityStream activities = ActivityStream.open(export);
       try {
         Timeline t = new Timeline(true);
-        long done = add(export, activities, t, offset, total, progress);
+        RankCollector ranks = clockDomain >= 0 ? new RankCollector(true) : null;
+        long done = add(export, activities, t, ranks, offset, total, progress);
         if (activities.outOfOrder()) { // rare: a table not in start order; all again, sorted
           activities = activities.rescanSorted(export);
           t = new Timeline(true);
-          done = add(export, activities, t, offset, total, progress);
+          ranks = clockDomain >= 0 ? new RankCollector(true) : null;
+          done = add(export, activities, t, ranks, offset, total, progress);
         }
         progress.update(done, done);
-        return t.summary(file, ExportFormat.NSYS_SQLITE);
+        GpuSummary summary = t.summary(file, ExportFormat.NSYS_SQLITE);
+        // Steps are read only when there are collectives to place: the runtime table is the export's largest.
+        return new Scan(summary, ranks == null || !ranks.anyCollectives() ? List.of()
+            : ranks.timelines(clockDomain, file, NsysSteps.read(export)));
       } finally {
         activities.close();
       }
@@ -107,8 +139,8 @@ public final class Summaries {
   }
 
   /** Adds the stream's activities to {@code t}; returns how many. */
-  private static long add(NsysExport export, ActivityStream activities, Timeline t, long offset, long total,
-      ImportProgress progress) throws SQLException, InvalidExportException {
+  private static long add(NsysExport export, ActivityStream activities, Timeline t, RankCollector ranks,
+      long offset, long total, ImportProgress progress) throws SQLException, InvalidExportException {
     long done = 0;
     while (activities.next()) {
       ActivityCursor a = activities.current();
@@ -116,6 +148,10 @@ public final class Summaries {
       String name = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.string(a.nameId))
           : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyName(a.copyKind) : "Memset";
       t.add(kind, a.start + offset, a.end + offset, a.device, a.stream, name);
+      if (ranks != null && kind == GpuSpanWriter.KERNEL) {
+        long pid = a.globalPid == ActivityCursor.NONE ? -1 : NsysExport.pidOf(a.globalPid);
+        ranks.kernel(a.start + offset, a.end + offset, name, pid, a.device, a.correlation, a.globalPid);
+      }
       if (++done % 4096 == 0) {
         progress.update(Math.min(done, total), Math.max(done, total));
       }
