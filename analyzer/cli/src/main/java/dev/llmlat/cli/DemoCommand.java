@@ -11,13 +11,17 @@ import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.KafkaClientWarnings;
 import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.services.ChildJvm;
+import dev.llmlat.services.DiskSpace;
+import dev.llmlat.services.DiskWatch;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.services.PidFile;
 import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.StoreConfig;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -71,26 +75,75 @@ final class DemoCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /** The broker started for this run, if one was (the disk watch asks it whether it died of a full disk). */
+  private volatile KafkaBroker ownBroker;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     if (requests < 1 || requests > 1000) {
       throw new IllegalArgumentException("--requests must be between 1 and 1000, got " + requests);
     }
-    EndToEndDemo.Config endToEnd = new EndToEndDemo.Config(requests, rate, seed, timeScale);
-    PrintWriter out = spec.commandLine().getOut();
+    new EndToEndDemo.Config(requests, rate, seed, timeScale); // bad options are refused before anything else
     LlmlatHome home = LlmlatHome.fromEnvironment();
     LocalServices services = Llmlat.services(home);
+    List<Path> dirs = diskDirs(home, services);
+    DiskSpace.require(dirs, DiskSpace.START_MIN_FREE, "the demo");
+    Thread command = Thread.currentThread();
+    // A full disk stops the run at once: its writers would only time out, minutes later, saying something else.
+    try (KafkaClientWarnings warnings = KafkaClientWarnings.install(Duration.ofSeconds(30));
+        DiskWatch watch = DiskWatch.start(dirs, List.of(() -> ownBroker == null ? null : ownBroker.diskFailure()),
+            Duration.ofMillis(250), full -> command.interrupt())) {
+      try {
+        int exit = demo(home, services);
+        if (watch.full() != null) {
+          throw watch.full(); // something on the way swallowed the interrupt: what it wrote is suspect
+        }
+        return exit;
+      } catch (Exception e) {
+        DiskSpace.Full full = watch.explain(e);
+        if (full == null) {
+          throw e;
+        }
+        Thread.interrupted(); // the watch's, not a signal's
+        throw new IllegalStateException(full.getMessage() + "; the demo stopped (what it stored is whole; free some space"
+            + " and run it again)", full);
+      }
+    }
+  }
+
+  /** Where the demo writes: the home (logs, its broker's scratch log), the services' broker log, the store's data. */
+  private List<Path> diskDirs(LlmlatHome home, LocalServices services) {
+    List<Path> dirs = new ArrayList<>(List.of(home.root()));
+    if (kafka.bootstrap == null && services.kafkaBootstrap().isPresent()) {
+      dirs.add(home.kafkaData());
+    }
+    StoreConfig config = store.config();
+    if (config.kind() == StoreConfig.Kind.EMBEDDED) {
+      dirs.add(config.dataDir());
+    } else if (services.storeUrl().filter(config.url()::equals).isPresent()) {
+      dirs.add(home.clickhouseData()); // the services' store process writes there
+    }
+    return DiskWatch.distinct(dirs);
+  }
+
+  private int demo(LlmlatHome home, LocalServices services) throws IOException, InterruptedException {
+    EndToEndDemo.Config endToEnd = new EndToEndDemo.Config(requests, rate, seed, timeScale);
+    PrintWriter out = spec.commandLine().getOut();
     boolean servicesIngest = PidFile.read(services.pidFile(LocalServices.INGEST)).isPresent()
         && store.url == null && store.dataDir == null && kafka.bootstrap == null;
     String bootstrap = servicesIngest ? services.kafkaBootstrap().orElseThrow() : kafka.bootstrapOrRunning();
-    KafkaBroker ownBroker = null;
     Path brokerDir = null;
     if (bootstrap == null) {
       brokerDir = Files.createDirectories(home.root().resolve("tmp")).resolve("demo-kafka-" + ProcessHandle.current().pid());
       out.println("starting a Kafka broker for this run (llmlat services up keeps one running)...");
       out.flush();
-      ownBroker = KafkaBroker.start(new KafkaBroker.Config(brokerDir, home.logs().resolve("demo-kafka.log"),
-          brokerDir.resolve("kafka.pid"), 0, 0));
+      try {
+        ownBroker = KafkaBroker.start(new KafkaBroker.Config(brokerDir, home.logs().resolve("demo-kafka.log"),
+            brokerDir.resolve("kafka.pid"), 0, 0));
+      } catch (RuntimeException e) {
+        ChildJvm.deleteRecursively(brokerDir); // a broker that never served leaves no scratch log behind
+        throw e;
+      }
       bootstrap = ownBroker.bootstrapServers();
     }
     try (ClickHouseStore s = store.openForWriting()) {
@@ -137,8 +190,10 @@ final class DemoCommand implements Callable<Integer> {
       printLanded(s, generated, ids, out);
     } finally {
       if (ownBroker != null) {
-        ownBroker.stop(Duration.ofSeconds(20));
-        ChildJvm.deleteRecursively(brokerDir);
+        KafkaBroker broker = ownBroker;
+        ownBroker = null; // stopped on purpose: not a death for the disk watch to report
+        broker.stop(Duration.ofSeconds(20));
+        ChildJvm.deleteRecursively(brokerDir); // the broker's scratch log goes, full disk or not
       }
     }
     return 0;

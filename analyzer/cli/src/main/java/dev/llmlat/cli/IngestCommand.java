@@ -1,11 +1,20 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.semconv.LlmlatTopics;
+import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
+import dev.llmlat.otlpkafka.KafkaClientWarnings;
+import dev.llmlat.services.DiskSpace;
+import dev.llmlat.services.DiskWatch;
+import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.StoreConfig;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -59,7 +68,13 @@ final class IngestCommand implements Callable<Integer> {
         .maxBatchSpans(maxBatchSpans).linger(Duration.ofMillis(lingerMs)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
         .reportInterval(Duration.ofMillis(reportIntervalMs)).instanceId(instanceId).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
-    try (ClickHouseStore s = store.openForWriting()) {
+    PrintWriter err = spec.commandLine().getErr();
+    List<Path> dirs = diskDirs(config.bootstrapServers());
+    DiskSpace.require(dirs, DiskSpace.RUNNING_MIN_FREE, "the ingester");
+    // the store would refuse each insert, retried for ever, and a full broker disk shows as endless reconnects
+    try (KafkaClientWarnings warnings = KafkaClientWarnings.install(Duration.ofSeconds(30));
+        DiskWatch watch = DiskWatch.start(dirs, List.of(), Duration.ofMillis(500), full -> { });
+        ClickHouseStore s = store.openForWriting()) {
       SpanIngester ingester = new SpanIngester(config, s);
       dev.llmlat.process.ExitSequence.register("stopping the ingester", ingester::close, 30_000);
       ingester.start();
@@ -67,13 +82,40 @@ final class IngestCommand implements Callable<Integer> {
           + " (group " + config.groupId() + "); stop with SIGTERM");
       out.flush();
       while (!ingester.awaitStop(Duration.ofSeconds(1))) {
-        // runs until SIGTERM (the hook closes it) or a failure
+        // runs until SIGTERM (the hook closes it), a failure, or a full disk
+        if (watch.full() != null) {
+          ingester.close(); // what is not stored stays uncommitted in Kafka: ingested again once there is room
+          err.println("llmlat ingest: stopped: " + watch.full().getMessage()
+              + " (the spans not yet stored stay in Kafka and are ingested again once there is room)");
+          return Llmlat.EXIT_FAILURE;
+        }
       }
       if (ingester.failure() != null) {
-        spec.commandLine().getErr().println("llmlat ingest: stopped: " + ingester.failure());
+        DiskSpace.Full full = watch.explain(ingester.failure());
+        err.println("llmlat ingest: stopped: " + (full != null ? full.getMessage() : ingester.failure()));
         return Llmlat.EXIT_FAILURE;
       }
       return 0;
+    } catch (RuntimeException e) {
+      DiskSpace.Full full = DiskSpace.explain(e, dirs); // e.g. the store's schema could not be written
+      throw full != null ? full : e;
     }
+  }
+
+  /** Where the spans go on this machine: the embedded (or the services') store's data, the services' broker log. */
+  private List<Path> diskDirs(String bootstrap) {
+    LlmlatHome home = LlmlatHome.fromEnvironment();
+    LocalServices services = Llmlat.services(home);
+    List<Path> dirs = new ArrayList<>();
+    StoreConfig config = store.config();
+    if (config.kind() == StoreConfig.Kind.EMBEDDED) {
+      dirs.add(config.dataDir());
+    } else if (services.storeUrl().filter(config.url()::equals).isPresent()) {
+      dirs.add(home.clickhouseData());
+    }
+    if (services.kafkaBootstrap().filter(bootstrap::equals).isPresent()) {
+      dirs.add(home.kafkaData());
+    }
+    return DiskWatch.distinct(dirs);
   }
 }

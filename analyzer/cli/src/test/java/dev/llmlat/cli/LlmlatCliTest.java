@@ -70,7 +70,7 @@ class LlmlatCliTest {
     System.setProperty(LlmlatHome.PROPERTY, dir.resolve("home").toString());
     Run r;
     try {
-      r = run("demo", "--synthetic", "--data-dir", dir.toString(), "--requests", "3");
+      r = run("demo", "--synthetic", "--data-dir", dir.resolve("store").toString(), "--requests", "3");
     } finally {
       System.clearProperty(LlmlatHome.PROPERTY);
     }
@@ -81,7 +81,7 @@ class LlmlatCliTest {
         .contains("POST /v1/chat/completions  Server")
         .contains("llm_request")
         .contains("-- GPU steps and the requests they served");
-    Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+    Run layers = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT ResourceAttributes['llmlat.layer'] AS layer, count() FROM otel_traces GROUP BY layer ORDER BY layer");
     assertThat(layers.out()).isEqualTo("layer\tcount()\nengine\t12\ngateway\t6\ngpu\t5\n");
     // the broker started for the run is gone, and so is its scratch directory
@@ -98,7 +98,7 @@ class LlmlatCliTest {
     Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
     Run r;
     try {
-      r = run("demo", "--data-dir", dir.toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1");
+      r = run("demo", "--data-dir", dir.resolve("store").toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1");
     } finally {
       System.clearProperty(LlmlatHome.PROPERTY);
       Thread.setDefaultUncaughtExceptionHandler(previous);
@@ -109,24 +109,24 @@ class LlmlatCliTest {
         .contains("Client vs server TTFT (6 requests")
         .contains("requests: 6").contains("-- the slowest request: llmlat explain ");
     // every layer landed, for every request (a GPU step lives in its first request's trace and names all it served)
-    Run layers = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+    Run layers = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT ResourceAttributes['llmlat.layer'] AS layer, uniqExact(TraceId) AS requests FROM otel_traces"
             + " WHERE layer IN ('client', 'gateway', 'engine') GROUP BY layer ORDER BY layer");
     assertThat(layers.out()).isEqualTo("layer\trequests\nclient\t6\nengine\t6\ngateway\t6\n");
-    Run gpu = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+    Run gpu = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT uniqExact(t) AS requests FROM otel_traces ARRAY JOIN JSONExtract(SpanAttributes['llmlat.trace_ids'], 'Array(String)') AS t"
             + " WHERE ResourceAttributes['llmlat.layer'] = 'gpu'");
     assertThat(gpu.out()).isEqualTo("requests\n6\n");
-    Run sums = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+    Run sums = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT count() AS n, countIf(ClientToGatewayNs + GatewayInNs + NetworkInNs + EngineInNs + QueueNs + KvTransferNs + PrefillCpuNs"
             + " + PrefillGpuNs + BatchInterferenceNs + FirstSampleNs + NetworkOutNs + GatewayOutNs + GatewayToClientNs + UnattributedNs = TtftNs"
             + " AND TtftStartLayer = 'client' AND ServerTtftNs < TtftNs AND ClientToGatewayNs > 0 AND PrefillGpuNs > 0) AS exact"
             + " FROM llm_request_attribution FINAL");
     assertThat(sums.out()).isEqualTo("n\texact\n6\t6\n");
 
-    String slowest = run("sql", "--data-dir", dir.toString(), "--format", "tsv",
+    String slowest = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT TraceId FROM llm_request_attribution FINAL ORDER BY TtftNs DESC LIMIT 1").out().split("\n")[1];
-    Run explain = run("explain", "--data-dir", dir.toString(), "--format", "json", slowest);
+    Run explain = run("explain", "--data-dir", dir.resolve("store").toString(), "--format", "json", slowest);
     assertThat(explain.exit()).as(explain.err()).isZero();
     JsonNode json = readJson(explain.out());
     assertThat(json.get("trace_id").asText()).isEqualTo(slowest);
@@ -143,7 +143,7 @@ class LlmlatCliTest {
     assertThat(json.has("corrections")).isTrue();
 
     Path perfetto = dir.resolve("slowest.json");
-    Run export = run("export", "perfetto", "--data-dir", dir.toString(), slowest, "-o", perfetto.toString());
+    Run export = run("export", "perfetto", "--data-dir", dir.resolve("store").toString(), slowest, "-o", perfetto.toString());
     assertThat(export.exit()).as(export.err()).isZero();
     JsonNode trace = readJson(java.nio.file.Files.readString(perfetto));
     java.util.Set<Integer> layersWithSpans = new java.util.TreeSet<>();

@@ -116,7 +116,14 @@ public final class EndToEndDemo {
         return sent;
       } finally {
         gateway.destroy(); // SIGTERM: the agent flushes its spans on shutdown
-        gateway.waitFor();
+        // an interrupt (the disk watch stopping the run) must not leave the gateway behind
+        boolean interrupted = Thread.interrupted();
+        if (!gateway.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+          gateway.destroyForcibly();
+        }
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
   }

@@ -91,6 +91,34 @@ public final class KafkaBroker {
     return process.pid();
   }
 
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Where the broker writes its partitions. */
+  public Path logDir() {
+    return config.dataDir().toAbsolutePath().resolve("log");
+  }
+
+  /**
+   * Whether the broker died of a full disk: it halts once its one log directory fails (Kafka
+   * takes a failed write there for a failed disk). Says so naming that directory; null while it
+   * runs or when it died of something else.
+   */
+  public DiskSpace.Full diskFailure() {
+    if (process.isAlive()) {
+      return null;
+    }
+    long free = DiskSpace.usable(logDir());
+    String tail = tail();
+    // its own log is often on the same full disk and cut short: the free space is the surer sign
+    if (free >= DiskSpace.RUNNING_MIN_FREE && !tail.contains("No space left on device") && !tail.contains("KafkaStorageException")) {
+      return null;
+    }
+    return new DiskSpace.Full(logDir(), DiskSpace.bytes(free) + " free; the Kafka broker (pid " + process.pid()
+        + ") stopped; see " + config.logFile());
+  }
+
   /** Formats the data directory if new, starts the broker and waits until it serves. */
   public static KafkaBroker start(Config config) throws IOException {
     int port = config.port() == 0 ? freePort() : config.port();
@@ -153,6 +181,10 @@ public final class KafkaBroker {
     Exception last = null;
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
+        DiskSpace.Full full = diskFailure();
+        if (full != null) {
+          throw full;
+        }
         throw new IllegalStateException("the Kafka broker exited during start-up; see " + config.logFile() + tail());
       }
       if (inUse(port)) {

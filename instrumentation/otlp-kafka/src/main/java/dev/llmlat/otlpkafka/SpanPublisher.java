@@ -32,6 +32,8 @@ public final class SpanPublisher implements AutoCloseable {
   private final String topic;
   private final String bootstrapServers;
   private final List<Future<RecordMetadata>> inFlight = new ArrayList<>();
+  // a broker gone fails every record in flight alike: flush() says the first and counts the rest
+  private final RepeatedFailures sendFailures = new RepeatedFailures("send failures");
   private long records;
 
   public SpanPublisher(String bootstrapServers, String topic) {
@@ -112,7 +114,11 @@ public final class SpanPublisher implements AutoCloseable {
   public int publish(SpanBatch batch) {
     try {
       for (int i = 0; i < batch.recordCount(); i++) {
-        inFlight.add(producer.send(new ProducerRecord<>(topic, batch.traceId(i), batch.record(i))));
+        inFlight.add(producer.send(new ProducerRecord<>(topic, batch.traceId(i), batch.record(i)), (metadata, error) -> {
+          if (error != null) {
+            sendFailures.record(String.valueOf(error.getMessage()));
+          }
+        }));
       }
     } catch (KafkaException e) {
       throw failure("could not send span records", e); // e.g. no broker within max.block.ms
@@ -141,7 +147,9 @@ public final class SpanPublisher implements AutoCloseable {
         f.get(30, TimeUnit.SECONDS);
       }
     } catch (ExecutionException e) {
-      throw new IllegalStateException("Kafka refused a span record on " + topic + ": " + e.getCause().getMessage(), e.getCause());
+      Throwable cause = e.getCause();
+      throw new IllegalStateException("Kafka refused a span record on " + topic + ": " + cause.getMessage()
+          + sendFailures.andMore(String.valueOf(cause.getMessage())) + storageHint(cause), cause);
     } catch (TimeoutException e) {
       throw new IllegalStateException("Kafka at " + bootstrapServers + " did not acknowledge span records on " + topic + " within 30 s", e);
     } catch (InterruptedException e) {
@@ -150,6 +158,13 @@ public final class SpanPublisher implements AutoCloseable {
     } finally {
       inFlight.clear();
     }
+  }
+
+  /** The broker could not write its log (a full or failed disk), which Kafka's messages leave to be guessed. */
+  private static String storageHint(Throwable cause) {
+    return cause instanceof org.apache.kafka.common.errors.KafkaStorageException
+        || cause instanceof org.apache.kafka.common.errors.NotEnoughReplicasException
+        ? "; the broker cannot write its log directory: is its disk full?" : "";
   }
 
   /** Kafka's own exceptions name neither the cluster nor the topic: a message that does. */
