@@ -20,8 +20,7 @@ import java.util.Set;
  * user may not do: code 497, ACCESS_DENIED, with the reason.
  */
 final class ConfinedStatements {
-  private static final String TOKENS =
-      "SELECT t.1, t.2, t.3 FROM (SELECT arrayJoin(tokenizeQuery({llmlat_statement:String})) AS t)";
+  private static final String TOKENS = "SELECT t.1, t.2, t.3 FROM (SELECT arrayJoin(tokenizeQuery(%s)) AS t)";
 
   /** Decisions kept, by statement and parameters: the tree depends on nothing else here. */
   private static final int DECISIONS = 1024;
@@ -120,7 +119,8 @@ final class ConfinedStatements {
   /** The engine's tokens; their offsets are in bytes of UTF-8. */
   private static List<StatementCheck.Token> tokens(EngineConnection c, String statement) throws ChdbConnection.QueryFailure {
     byte[] bytes = statement.getBytes(StandardCharsets.UTF_8);
-    String rows = text(c, TOKENS, Map.of("llmlat_statement", QueryRunner.escaped(statement)));
+    // a literal, not a query parameter: the engine clears a session's SET parameters after any call with parameters
+    String rows = text(c, TOKENS.formatted(EngineConnection.quote(statement)), Map.of());
     List<StatementCheck.Token> tokens = new ArrayList<>();
     for (String row : rows.split("\n")) {
       String[] f = row.split("\t");
