@@ -31,6 +31,18 @@ public final class LlmlatAttributes {
   public static final String TRACE_IDS = "llmlat.trace_ids";
   public static final String NVTX_TEXT = "llmlat.nvtx.text";
 
+  // Scheduler state at a step's start (on engine step spans): what can keep a waiting request out
+  /** Requests running (in the batch) when the step was scheduled. */
+  public static final String SCHEDULER_RUNNING = "llmlat.scheduler.running";
+  /** Requests left waiting when the step was scheduled. */
+  public static final String SCHEDULER_WAITING = "llmlat.scheduler.waiting";
+  public static final String SCHEDULER_KV_BLOCKS_USED = "llmlat.scheduler.kv_blocks.used";
+  public static final String SCHEDULER_KV_BLOCKS_TOTAL = "llmlat.scheduler.kv_blocks.total";
+  /** Tokens one step may schedule (vLLM's max_num_batched_tokens). */
+  public static final String SCHEDULER_TOKEN_BUDGET = "llmlat.scheduler.token_budget";
+  /** Requests one step may run (vLLM's max_num_seqs). */
+  public static final String SCHEDULER_MAX_SEQS = "llmlat.scheduler.max_seqs";
+
   // GPU
   /** On per-kernel spans only: {@code kernel | memcpy | memset}; routes them to gpu_kernels. */
   public static final String GPU_KIND = "llmlat.gpu.kind";
@@ -47,6 +59,21 @@ public final class LlmlatAttributes {
   /** How the span's timestamps became Unix ns, e.g. {@code nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start}. */
   public static final String CLOCK_RULE = "llmlat.clock.rule";
   public static final String THREAD_ID = "thread.id";
+
+  // KV-cache transfers (GPU-layer llmlat.kv_send / llmlat.kv_recv spans). The span covers the CPU
+  // range and its activities: a send returns at enqueue, the KV is sent when its kernel ends.
+  /** The CPU range's own start (the instance began the send or receive). */
+  public static final String KV_RANGE_START = "llmlat.kv.range_start_unix_nano";
+  /** The CPU range's own end. */
+  public static final String KV_RANGE_END = "llmlat.kv.range_end_unix_nano";
+  /** First start of the transfer kernels (NCCL send/recv) launched in the range; absent when none. */
+  public static final String KV_KERNEL_START = "llmlat.kv.kernel_start_unix_nano";
+  /** Last end of those kernels: wire time = overlap of the send's and the receive's kernels. */
+  public static final String KV_KERNEL_END = "llmlat.kv.kernel_end_unix_nano";
+  /** Bytes of KV cache moved, where the export says. */
+  public static final String KV_BYTES = "llmlat.kv.bytes";
+  /** The instance's host (OpenTelemetry's name): on kv spans with {@code process.pid} and {@link #GPU_DEVICE}. */
+  public static final String HOST_NAME = "host.name";
 
   // Gateway
   /** Event on the gateway server span: the first content chunk was written to the client. */

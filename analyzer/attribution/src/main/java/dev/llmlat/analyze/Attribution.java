@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * One request's TTFT split into contiguous components that sum exactly to {@link #ttftNs}, its
- * inter-token gaps with causes, and the clock corrections applied. {@code startLayer} is where TTFT
+ * inter-token gaps with causes, the clock corrections applied, and what the engine did while the request
+ * queued ({@link QueueBreakdown}, its parts summing exactly to {@code queue}). {@code startLayer} is where TTFT
  * starts ({@code client}, {@code gateway} or {@code engine}); {@code serverTtftNs} is the TTFT the
  * server side alone saw (equal to {@code ttftNs} unless a client layer started the trace).
  */
@@ -29,7 +30,8 @@ public record Attribution(
     long outputTokens,
     int prefillChunks,
     int preemptions,
-    List<String> notes) {
+    List<String> notes,
+    QueueBreakdown queueBreakdown) {
 
   /**
    * The components, in waterfall order. {@code client_to_gateway} and {@code gateway_to_client} are
@@ -60,6 +62,21 @@ public record Attribution(
     if (sum != ttftNs) {
       throw new IllegalStateException("components of " + traceId + " sum to " + sum + " ns, TTFT is " + ttftNs + " ns");
     }
+    queueBreakdown = queueBreakdown == null ? QueueBreakdown.NONE : queueBreakdown;
+    long queue = components.getOrDefault("queue", 0L);
+    if (!queueBreakdown.parts().isEmpty() && queueBreakdown.totalNs() != queue) {
+      throw new IllegalStateException("queue breakdown of " + traceId + " sums to " + queueBreakdown.totalNs() + " ns, queue is "
+          + queue + " ns");
+    }
+  }
+
+  /** Without a queue breakdown (attributions built by hand). */
+  public Attribution(String traceId, String requestId, String model, String service, String engineInstance, String engineAdapter,
+      long arrivalNs, String startLayer, long ttftNs, long serverTtftNs, Map<String, Long> components, List<Segment> criticalPath,
+      List<Gap> itl, List<ClockCorrection> corrections, long promptTokens, long outputTokens, int prefillChunks, int preemptions,
+      List<String> notes) {
+    this(traceId, requestId, model, service, engineInstance, engineAdapter, arrivalNs, startLayer, ttftNs, serverTtftNs, components,
+        criticalPath, itl, corrections, promptTokens, outputTokens, prefillChunks, preemptions, notes, QueueBreakdown.NONE);
   }
 
   public long component(String name) {

@@ -48,6 +48,8 @@ record RequestView(
     private final Map<SpanRecord, EngineAdapter> adapters = new java.util.IdentityHashMap<>();
     long longestEngineStepNs;
     long longestGpuStepNs;
+    /** Every instance's steps by time, for the queue breakdown. */
+    final StepIndex stepIndex;
 
     Index(List<SpanRecord> spans) {
       for (SpanRecord s : spans) {
@@ -103,6 +105,7 @@ record RequestView(
           gpuStepsByTrace.computeIfAbsent(t, k -> new ArrayList<>()).add(g);
         }
       }
+      stepIndex = StepIndex.build(this, requests);
     }
 
     /** What an adapter sees of one trace. */

@@ -13,12 +13,14 @@ import java.util.Map;
 public final class TraceAttribution {
   private TraceAttribution() {}
 
+  /** Names of the steps some engines copy into each request's trace (vLLM, SGLang): the queue breakdown reads other requests' copies. */
+  public static final java.util.Set<String> PER_REQUEST_STEP_NAMES = StepIndex.PER_REQUEST_STEPS;
+
   /** The request spans among {@code spans}, in the order they started (any engine convention). */
   public static List<SpanRecord> requests(Collection<SpanRecord> spans) {
     return new RequestView.Index(new ArrayList<>(spans)).requests();
   }
 
-  /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
   /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
   public record Aligned(List<SpanRecord> spans, Map<String, ClockCorrection> corrections) {}
 

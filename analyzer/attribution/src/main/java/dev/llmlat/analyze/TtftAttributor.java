@@ -198,9 +198,10 @@ final class TtftAttributor {
         notes.add("model from the gateway's request (the engine's span names none)");
       }
     }
+    QueueBreakdown queue = QueueAnalyzer.breakdown(v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex);
     return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), r.arrivalNs(),
         startLayer, tEnd - t0, serverTEnd - serverT0, components, path, itl, corrections,
-        r.promptTokens(), r.outputTokens(), r.prefills().size(), r.preemptionNs().size(), notes);
+        r.promptTokens(), r.outputTokens(), r.prefills().size(), r.preemptionNs().size(), notes, queue);
   }
 
   /**

@@ -44,6 +44,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class H200EnginesTest {
   static final ObjectMapper JSON = new ObjectMapper();
+  /** Engines whose traces show their steps (SGLang's forward slices, TGI's batch spans). */
+  static final java.util.Set<String> STEPS_SHOWN = java.util.Set.of("SGLang", "TGI");
   @TempDir Path dir;
 
   static Stream<Arguments> engines() {
@@ -111,6 +113,17 @@ class H200EnginesTest {
       assertThat(a.corrections()).as(adapter + " " + a.corrections()).noneMatch(ClockCorrection::applied);
       String largest = a.components().entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
       queueLargest += largest.equals("queue") ? 1 : 0;
+      // the queue breakdown sums to the queue; engines that show their steps say what ran meanwhile
+      QueueBreakdown q = a.queueBreakdown();
+      assertThat(q.totalNs()).as(adapter).isEqualTo(a.component("queue"));
+      if (a.component("queue") >= 20_000_000L) {
+        long behindSteps = q.ns(QueueBreakdown.PREFILL) + q.ns(QueueBreakdown.DECODE);
+        if (STEPS_SHOWN.contains(adapter)) {
+          assertThat((double) behindSteps).as(adapter + " " + t.traceId()).isGreaterThan(0.8 * a.component("queue"));
+        } else {
+          assertThat(q.parts()).extracting(QueueBreakdown.Part::cause).containsExactly("cannot show why: the engine shows no steps");
+        }
+      }
       long toEngine = a.component("gateway_in") + a.component("network_in") + a.component("engine_in");
       if (toEngine > slowest) {
         slowest = toEngine;

@@ -67,6 +67,9 @@ final class ExplainCommand implements Callable<Integer> {
     for (Map.Entry<String, Long> c : a.components().entrySet()) {
       components.put(c.getKey(), c.getValue());
     }
+    // what the engine did while the request queued: parts summing exactly to components.queue
+    root.set("queue_breakdown", dev.llmlat.report.QueueBreakdownText.json(a));
+    root.put("queue_limit", dev.llmlat.report.QueueBreakdownText.limit(a));
     ArrayNode itl = root.putArray("itl");
     for (Attribution.Gap g : a.itl()) {
       ObjectNode n = itl.addObject();

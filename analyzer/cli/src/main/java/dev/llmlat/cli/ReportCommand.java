@@ -30,6 +30,11 @@ final class ReportCommand implements Callable<Integer> {
   @Option(names = "--slo-ttft", paramLabel = "MS", defaultValue = "500", description = "TTFT objective in ms. Default: ${DEFAULT-VALUE}.")
   double sloMs;
 
+  enum Format { text, json }
+
+  @Option(names = "--format", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
+  Format format;
+
   @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page (no external assets).")
   Path html;
 
@@ -48,7 +53,11 @@ final class ReportCommand implements Callable<Integer> {
       report = AttributionReport.load(s, from, Math.round(sloMs * 1e6));
     }
     PrintWriter out = spec.commandLine().getOut();
-    report.printText(out);
+    if (format == Format.json) {
+      out.println(report.json());
+    } else {
+      report.printText(out);
+    }
     if (htmlFile != null) {
       byte[] page = report.html().getBytes(StandardCharsets.UTF_8);
       htmlFile.write(o -> o.write(page));

@@ -140,6 +140,16 @@ class LlmlatCliTest {
         "gateway_out", "gateway_to_client", "unattributed");
     assertThat(json.get("itl").size()).isPositive();
     assertThat(json.get("critical_path").size()).isPositive();
+    // the demo engine shows its steps: what it did while the request queued sums exactly to queue
+    long queued = 0;
+    for (JsonNode part : json.get("queue_breakdown")) {
+      assertThat(part.get("cause").asText()).isNotBlank();
+      queued += part.get("ns").asLong();
+    }
+    assertThat(queued).isEqualTo(json.get("components").get("queue").asLong());
+    Run reportJson = run("report", "--data-dir", dir.resolve("store").toString(), "--format", "json");
+    assertThat(reportJson.exit()).as(reportJson.err()).isZero();
+    assertThat(readJson(reportJson.out()).has("queue_causes")).as(reportJson.out()).isTrue();
     assertThat(json.has("corrections")).isTrue();
 
     Path perfetto = dir.resolve("slowest.json");

@@ -36,10 +36,12 @@ public final class AttributionReport {
   private final double histogramBucketNs;
   private final Map<String, Long> engines;
   private final ClientServerGap clientServer;
+  private final QueueCauses queueCauses;
 
   private AttributionReport(long requests, long sloNs, long violations, Quantiles ttft, List<Quantiles> components,
       Map<String, Long> dominant, Map<String, Long> stalls, List<Slow> slowest, long[] histogram, double bucketNs,
-      Map<String, Long> engines, ClientServerGap clientServer) {
+      Map<String, Long> engines, ClientServerGap clientServer, QueueCauses queueCauses) {
+    this.queueCauses = queueCauses;
     this.engines = engines;
     this.clientServer = clientServer;
     this.requests = requests;
@@ -112,7 +114,8 @@ public final class AttributionReport {
       engines.put(r.get(0), Long.parseLong(r.get(1)));
     }
     return new AttributionReport(n, sloNs, Long.parseLong(row.get(1)), quantiles("ttft", row.get(2), row.get(3)),
-        components, dominant, stalls, slowest, histogram, bucket, engines, ClientServerGap.load(store, fromNs));
+        components, dominant, stalls, slowest, histogram, bucket, engines, ClientServerGap.load(store, fromNs),
+        QueueCauses.load(store, fromNs));
   }
 
   private static Quantiles quantiles(String name, String array, String mean) {
@@ -152,6 +155,27 @@ public final class AttributionReport {
     return slowest;
   }
 
+  /** What the requests queued behind, ranked. */
+  public QueueCauses queueCauses() {
+    return queueCauses;
+  }
+
+  /** The report's figures as JSON: TTFT and component quantiles, the largest components, the ranked queue causes. */
+  public String json() {
+    com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
+    com.fasterxml.jackson.databind.node.ObjectNode root = m.createObjectNode();
+    root.put("requests", requests);
+    root.put("slo_ns", sloNs);
+    root.put("violations", violations);
+    com.fasterxml.jackson.databind.node.ArrayNode q = root.putArray("quantiles");
+    java.util.stream.Stream.concat(java.util.stream.Stream.of(ttft), components.stream()).forEach(x -> q.addObject().put("name", x.name())
+        .put("p50_ns", x.p50()).put("p90_ns", x.p90()).put("p99_ns", x.p99()).put("mean_ns", x.mean()));
+    com.fasterxml.jackson.databind.node.ObjectNode d = root.putObject("largest_component");
+    dominant.forEach(d::put);
+    root.set("queue_causes", queueCauses.json());
+    return root.toPrettyString() + "\n";
+  }
+
   /** Requests per engine convention the analyzer read them with. */
   public Map<String, Long> engines() {
     return engines;
@@ -179,6 +203,7 @@ public final class AttributionReport {
         EngineAdapters.cannotShow(k).isEmpty() ? "" : "   cannot show: " + EngineAdapters.cannotShow(k)));
     out.println("largest component per request:");
     dominant.forEach((k, v) -> out.printf("  %-19s %6d requests%n", k, v));
+    queueCauses.printText(out);
     if (!stalls.isEmpty()) {
       out.println("top inter-token stall causes:");
       stalls.forEach((k, v) -> out.printf("  %-50s %6d requests%n", k, v));
@@ -207,7 +232,7 @@ public final class AttributionReport {
     h.append("</table>").append(clientServer.html()).append("<h2>Engines</h2><table id=\"engines\"><tr><th>engine layer read as</th><th>requests</th><th>cannot show</th></tr>");
     engines.forEach((k, v) -> h.append("<tr><td>").append(HtmlPage.escape(k.isEmpty() ? "(not recorded)" : k)).append("</td><td>").append(v)
         .append("</td><td style=\"text-align:left\">").append(HtmlPage.escape(EngineAdapters.cannotShow(k))).append("</td></tr>"));
-    h.append("</table><h2>TTFT distribution</h2>").append(histogramSvg());
+    h.append("</table>").append(queueCauses.html()).append("<h2>TTFT distribution</h2>").append(histogramSvg());
     h.append("<h2>Slowest requests</h2>").append(waterfallSvg());
     h.append("<div class=\"legend\">");
     for (String c : Attribution.COMPONENTS) {

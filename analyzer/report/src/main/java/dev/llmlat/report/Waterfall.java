@@ -46,6 +46,7 @@ public final class Waterfall {
       }
     }
     out.printf("%-19s %10.3f%n", "= TTFT", a.ttftNs() / 1e6);
+    QueueBreakdownText.print(a, out);
     if (!a.itl().isEmpty()) {
       long[] g = a.gapsNs().clone();
       java.util.Arrays.sort(g);

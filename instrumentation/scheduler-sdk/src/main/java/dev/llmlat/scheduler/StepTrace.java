@@ -120,6 +120,24 @@ public final class StepTrace {
     return requests;
   }
 
+  /**
+   * The scheduler's state when this step was scheduled, so the analyzer can name the limit that kept
+   * waiting requests out ("KV cache 97% full", "batch at max_num_seqs 256"); -1 leaves a value out.
+   */
+  public StepTrace schedulerState(long running, long waiting, long kvBlocksUsed, long kvBlocksTotal, long tokenBudget,
+      long maxSeqs) {
+    long[] values = {running, waiting, kvBlocksUsed, kvBlocksTotal, tokenBudget, maxSeqs};
+    String[] keys = {dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_RUNNING, dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_WAITING,
+        dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_KV_BLOCKS_USED, dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_KV_BLOCKS_TOTAL,
+        dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_TOKEN_BUDGET, dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_MAX_SEQS};
+    for (int i = 0; i < keys.length; i++) {
+      if (values[i] >= 0) {
+        span.setAttribute(keys[i], values[i]);
+      }
+    }
+    return this;
+  }
+
   /** The underlying span, for engine-specific attributes. */
   public Span span() {
     return span;

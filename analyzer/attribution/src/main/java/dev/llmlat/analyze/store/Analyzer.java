@@ -127,7 +127,8 @@ public final class Analyzer {
         + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
         + " AND (SpanKind IN ('Client', 'Server') OR " + REQUESTS + ")", around));
     TraceAttribution.Aligned aligned = TraceAttribution.alignClocks(spans);
-    Attribution attribution = TraceAttribution.attribute(aligned, id::equals).stream().findFirst().orElseThrow();
+    Attribution attribution = TraceAttribution.attribute(withOtherRequestsSteps(aligned, merged.keySet(), t), id::equals).stream()
+        .findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
     List<SpanRecord> related = aligned.spans().stream()
         .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
@@ -135,6 +136,27 @@ public final class Analyzer {
                 .getOrDefault(request.clockDomain(), ClockCorrection.none("")).offsetAt(request.endNs()))))
         .toList();
     return new Explained(attribution, related);
+  }
+
+  /**
+   * The aligned spans plus other requests' copies of the steps (vLLM, SGLang), what ran while this
+   * one queued. They are shifted by the corrections found without them: they are no clock evidence,
+   * and taken as such they would move the estimate away from what {@link #analyze} finds.
+   */
+  private TraceAttribution.Aligned withOtherRequestsSteps(TraceAttribution.Aligned aligned, java.util.Set<String> read, long t) {
+    String names = TraceAttribution.PER_REQUEST_STEP_NAMES.stream().sorted().map(n -> "'" + n + "'") // constants, not input
+        .collect(java.util.stream.Collectors.joining(","));
+    List<SpanRecord> spans = new ArrayList<>(aligned.spans());
+    java.util.Set<String> seen = new java.util.HashSet<>(read);
+    aligned.spans().forEach(s -> seen.add(s.traceId() + s.spanId()));
+    for (SpanRecord s : reader.where("SpanName IN (" + names + ") AND " + TraceReader.IN_WINDOW,
+        TraceReader.window(t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS))) {
+      if (seen.add(s.traceId() + s.spanId())) {
+        ClockCorrection c = aligned.corrections().get(s.clockDomain());
+        spans.add(c == null || !c.applied() ? s : s.shifted(c.offsetAt(s.startNs())));
+      }
+    }
+    return new TraceAttribution.Aligned(spans, aligned.corrections());
   }
 
   /** Every span that started in [fromNs, toNs], clock-aligned. */

@@ -3,6 +3,7 @@ package dev.llmlat.analyze.store;
 import dev.llmlat.stats.Quantiles;
 import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.analyze.QueueBreakdown;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryWriter;
 import java.util.Arrays;
@@ -16,7 +17,8 @@ public final class AttributionWriter {
           "TtftNs", "ServerTtftNs"),
       Attribution.COMPONENTS.stream().map(Attribution::column).toList(),
       List.of("PromptTokens", "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs",
-          "ItlStalls", "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt"))
+          "ItlStalls", "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt"),
+      List.of("QueueCauseKind", "QueueCause", "QueueCauseNs", "QueueCauseTraceId", "QueueCauseTokens", "QueueCauseBatch", "QueueLimit"))
       .flatMap(List::stream).toList();
 
   private AttributionWriter() {}
@@ -38,7 +40,7 @@ public final class AttributionWriter {
   }
 
   private static RowBinaryWriter encode(List<Attribution> attributions, String version, long now) {
-    RowBinaryWriter out = new RowBinaryWriter(attributions.size() * 256);
+    RowBinaryWriter out = new RowBinaryWriter(attributions.size() * 320);
     for (Attribution a : attributions) {
       out.string(a.traceId()).string(a.requestId()).string(a.model()).string(a.service()).string(a.engineInstance())
           .string(a.engineAdapter()).int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs()).int64(a.serverTtftNs());
@@ -61,8 +63,27 @@ public final class AttributionWriter {
       }
       out.int64(a.corrections().stream().mapToLong(ClockCorrection::uncertaintyNs).max().orElse(0))
           .string(version).int64(now);
+      queue(out, a.queueBreakdown());
     }
     return out;
+  }
+
+  /** The queue breakdown as parallel arrays, one element per part. */
+  private static void queue(RowBinaryWriter out, QueueBreakdown q) {
+    List<QueueBreakdown.Part> parts = q.parts();
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.string(p.kind()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.string(p.cause()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.int64(p.ns()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.string(p.traceId()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.uint32(Math.min(p.tokens(), 0xFFFF_FFFFL)));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.uint32(p.batch()));
+    out.string(q.limit());
   }
 
   /** The cause of the longest named gap. */

@@ -6,14 +6,14 @@ import java.util.List;
 /**
  * Side B against side A: every quantity's statistics with the difference B − A, its bootstrap
  * interval and a verdict; which components explain the change of TTFT; how the inter-token stalls
- * shifted. Times in ns; shares as fractions of requests.
+ * shifted; what the requests queued behind. Times in ns; shares as fractions of requests.
  *
  * @param quantities TTFT, the server's TTFT, then every component in waterfall order
  * @param explanations the mean first, then one per percentile (the requests around it)
  * @param notes what a reader should know about how the sides were chosen (requests left out)
  */
 public record Comparison(Side a, Side b, DiffOptions options, double level, int resamples, List<Quantity> quantities,
-    List<Explanation> explanations, Stalls stalls, List<String> notes) {
+    List<Explanation> explanations, Stalls stalls, QueueCauses queue, List<String> notes) {
 
   public Comparison {
     quantities = List.copyOf(quantities);
@@ -22,7 +22,7 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
   }
 
   public Comparison withNotes(List<String> notes) {
-    return new Comparison(a, b, options, level, resamples, quantities, explanations, stalls, notes);
+    return new Comparison(a, b, options, level, resamples, quantities, explanations, stalls, queue, notes);
   }
 
   /** Which requests a side holds, and how many. */
@@ -74,6 +74,17 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
     public Stalls {
       shares = List.copyOf(shares);
       gaps = List.copyOf(gaps);
+    }
+  }
+
+  /**
+   * What the requests queued behind: per {@link dev.llmlat.analyze.QueueBreakdown#KINDS} kind (the
+   * quantity's name), the mean over the requests that queued of the share of their queue time of
+   * that kind (statistic "share"); {@code requests} per side had a breakdown (none: shares are empty).
+   */
+  public record QueueCauses(List<Quantity> shares, int requestsA, int requestsB) {
+    public QueueCauses {
+      shares = List.copyOf(shares);
     }
   }
 

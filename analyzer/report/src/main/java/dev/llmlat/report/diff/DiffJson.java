@@ -55,6 +55,13 @@ public final class DiffJson {
     for (Comparison.Quantity q : c.stalls().gaps()) {
       quantity(gaps.addObject(), q, 1e6, "_ms");
     }
+    ObjectNode queue = root.putObject("queue_causes");
+    queue.put("requests_a", c.queue().requestsA());
+    queue.put("requests_b", c.queue().requestsB());
+    ArrayNode queueShares = queue.putArray("shares");
+    for (Comparison.Quantity q : c.queue().shares()) {
+      quantity(queueShares.addObject(), q, 1, "");
+    }
     return root.toPrettyString() + "\n";
   }
 

@@ -56,6 +56,19 @@ public final class DiffText {
       out.printf(STALL_ROW, (q.name().equals("itl_p50") ? "median gap" : "p99 gap") + ", mean (ms)", ms(s.a()), ms(s.b()),
           signedMs(s.delta().estimate()), "[" + signedMs(s.delta().low()) + ", " + signedMs(s.delta().high()) + "]", s.verdict());
     }
+    if (!c.queue().shares().isEmpty()) {
+      out.println();
+      out.printf(STALL_ROW, "share of queue behind", "A", "B", "B - A", "95% interval", "verdict");
+      for (Comparison.Quantity q : c.queue().shares()) {
+        Comparison.Statistic s = q.statistics().get(0);
+        if (!q.zero()) {
+          out.printf(STALL_ROW, "  " + q.name(), percent(s.a()), percent(s.b()), signedPoints(s.delta().estimate()),
+              "[" + signedPoints(s.delta().low()) + ", " + signedPoints(s.delta().high()) + "]", s.verdict());
+        }
+      }
+      out.printf("(mean share of each request's queue time; %d requests of A and %d of B queued)%n", c.queue().requestsA(),
+          c.queue().requestsB());
+    }
     out.flush();
   }
 

@@ -1,6 +1,7 @@
 package dev.llmlat.report.diff;
 
 import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.QueueBreakdown;
 import java.util.Arrays;
 
 /**
@@ -20,6 +21,8 @@ public final class Sample {
   private final int[] itlCounts;
   private final long[] itlP50Ns;
   private final long[] itlP99Ns;
+  /** Per {@link QueueBreakdown#KINDS} kind, each request's queue time of that kind (0 where not recorded). */
+  private final long[][] queueNs;
 
   private Sample(Builder b) {
     this.label = b.label;
@@ -35,6 +38,10 @@ public final class Sample {
     this.itlCounts = Arrays.copyOf(b.itlCounts, size);
     this.itlP50Ns = Arrays.copyOf(b.itlP50Ns, size);
     this.itlP99Ns = Arrays.copyOf(b.itlP99Ns, size);
+    this.queueNs = new long[b.queueNs.length][];
+    for (int k = 0; k < queueNs.length; k++) {
+      queueNs[k] = Arrays.copyOf(b.queueNs[k], size);
+    }
   }
 
   public static Builder builder(String label) {
@@ -85,6 +92,11 @@ public final class Sample {
     return itlP99Ns[request];
   }
 
+  /** The request's queue time of kind {@code kind} (index into {@link QueueBreakdown#KINDS}). */
+  long queueNs(int kind, int request) {
+    return queueNs[kind][request];
+  }
+
   /** Adds requests one at a time. */
   public static final class Builder {
     private final String label;
@@ -97,6 +109,7 @@ public final class Sample {
     private int[] itlCounts = new int[64];
     private long[] itlP50Ns = new long[64];
     private long[] itlP99Ns = new long[64];
+    private final long[][] queueNs = new long[QueueBreakdown.KINDS.size()][64];
 
     private Builder(String label) {
       this.label = label;
@@ -143,6 +156,21 @@ public final class Sample {
       return this;
     }
 
+    /**
+     * The queue breakdown of the request added last: its queue time per {@link QueueBreakdown#KINDS}
+     * kind, in that order (they sum to its queue component, or to 0 for rows without a breakdown).
+     */
+    public Builder queue(long[] byKind) {
+      if (size == 0 || byKind.length != queueNs.length) {
+        throw new IllegalArgumentException(label + ": a queue breakdown has " + queueNs.length + " kinds " + QueueBreakdown.KINDS
+            + " and follows its request");
+      }
+      for (int k = 0; k < byKind.length; k++) {
+        queueNs[k][size - 1] = byKind[k];
+      }
+      return this;
+    }
+
     private void grow() {
       int n = size * 2;
       ttftNs = Arrays.copyOf(ttftNs, n);
@@ -155,6 +183,9 @@ public final class Sample {
       itlCounts = Arrays.copyOf(itlCounts, n);
       itlP50Ns = Arrays.copyOf(itlP50Ns, n);
       itlP99Ns = Arrays.copyOf(itlP99Ns, n);
+      for (int k = 0; k < queueNs.length; k++) {
+        queueNs[k] = Arrays.copyOf(queueNs[k], n);
+      }
     }
 
     public Sample build() {

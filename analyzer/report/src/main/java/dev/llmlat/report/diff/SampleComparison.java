@@ -1,6 +1,7 @@
 package dev.llmlat.report.diff;
 
 import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.QueueBreakdown;
 import dev.llmlat.stats.Bootstrap;
 import dev.llmlat.stats.Means;
 import dev.llmlat.stats.Quantiles;
@@ -88,7 +89,7 @@ public final class SampleComparison {
       explanations.add(aroundPercentile(p, ca, cb, zero, options));
     }
     return new Comparison(new Comparison.Side(a.label(), a.size()), new Comparison.Side(b.label(), b.size()), options, LEVEL,
-        Bootstrap.RESAMPLES, quantities, explanations, stalls(a, b, options), List.of());
+        Bootstrap.RESAMPLES, quantities, explanations, stalls(a, b, options), queue(a, b), List.of());
   }
 
   private static void checkSize(Sample s, String side, DiffOptions options) {
@@ -244,6 +245,44 @@ public final class SampleComparison {
       }
     }
     return new Comparison.Stalls(shares, gaps);
+  }
+
+  /** Shares of the queue by kind, over the requests of each side that queued and have a breakdown. */
+  private static Comparison.QueueCauses queue(Sample a, Sample b) {
+    double[][] qa = queueShares(a);
+    double[][] qb = queueShares(b);
+    List<Comparison.Quantity> shares = new ArrayList<>();
+    if (qa[0].length > 0 && qb[0].length > 0) {
+      Bootstrap.Difference[] d = Bootstrap.difference(qa, qb, NONE, LEVEL);
+      for (int k = 0; k < QueueBreakdown.KINDS.size(); k++) {
+        Comparison.Statistic s = new Comparison.Statistic(SHARE, Means.of(qa[k]), Means.of(qb[k]), d[k].mean(), Verdict.of(d[k].mean(), 0));
+        shares.add(new Comparison.Quantity(QueueBreakdown.KINDS.get(k), List.of(s), allZero(qa[k]) && allZero(qb[k])));
+      }
+    }
+    return new Comparison.QueueCauses(shares, qa[0].length, qb[0].length);
+  }
+
+  /** Per kind, the share of each request's queue time of that kind (requests with a breakdown only). */
+  private static double[][] queueShares(Sample s) {
+    int kinds = QueueBreakdown.KINDS.size();
+    int[] with = IntStream.range(0, s.size()).filter(r -> {
+      long sum = 0;
+      for (int k = 0; k < kinds; k++) {
+        sum += s.queueNs(k, r);
+      }
+      return sum > 0;
+    }).toArray();
+    double[][] c = new double[kinds][with.length];
+    for (int i = 0; i < with.length; i++) {
+      long sum = 0;
+      for (int k = 0; k < kinds; k++) {
+        sum += s.queueNs(k, with[i]);
+      }
+      for (int k = 0; k < kinds; k++) {
+        c[k][i] = s.queueNs(k, with[i]) / (double) sum;
+      }
+    }
+    return c;
   }
 
   private static void count(Sample s, Map<String, double[]> kinds, int side) {

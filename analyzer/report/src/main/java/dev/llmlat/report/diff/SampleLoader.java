@@ -1,6 +1,7 @@
 package dev.llmlat.report.diff;
 
 import dev.llmlat.analyze.Attribution;
+import dev.llmlat.analyze.QueueBreakdown;
 import dev.llmlat.report.StallCauses;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;
@@ -22,7 +23,11 @@ public final class SampleLoader {
     for (String c : Attribution.COMPONENTS) {
       sql.append(", ").append(Attribution.column(c));
     }
-    sql.append(", toInt64(ItlCount), ItlP50Ns, ItlP99Ns, toInt64(ItlStalls), ").append(StallCauses.KIND_SQL)
+    sql.append(", toInt64(ItlCount), ItlP50Ns, ItlP99Ns, toInt64(ItlStalls), ").append(StallCauses.KIND_SQL);
+    for (String kind : QueueBreakdown.KINDS) {
+      sql.append(", toInt64(arraySum(arrayFilter((n, k) -> k = '").append(kind).append("', QueueCauseNs, QueueCauseKind)))");
+    }
+    sql
         .append(" FROM llm_request_attribution FINAL WHERE ").append(where(selection));
     if (selection.attribute() != null) {
       sql.append(" AND TraceId IN (").append(matching(selection, "NOT")).append(')');
@@ -38,6 +43,11 @@ public final class SampleLoader {
         components[c] = in.int64();
       }
       sample.add(ttft, serverTtft, components, (int) in.int64(), in.int64(), in.int64(), (int) in.int64(), in.repeatedString());
+      long[] queue = new long[QueueBreakdown.KINDS.size()];
+      for (int k = 0; k < queue.length; k++) {
+        queue[k] = in.int64();
+      }
+      sample.queue(queue);
     }
     return sample.build();
   }
