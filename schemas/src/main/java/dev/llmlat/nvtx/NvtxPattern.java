@@ -14,7 +14,9 @@ import java.util.regex.Pattern;
  * commas or whitespace) and may name {@code kind} and {@code step} (the engine step span id).
  *
  * <p>The default for the scheduler SDK is {@link #LLMLAT}; {@link #AUTO} tries every preset and is
- * the default for files. See schemas/formats/gpu-exports.md for the formats.
+ * the default for files. See schemas/formats/gpu-exports.md for the formats. Besides steps, the
+ * presets read KV-cache transfers of disaggregated prefill/decode ({@link RangeMatch#isKvTransfer()}):
+ * one request each, kinds {@link RangeMatch#KV_SEND} and {@link RangeMatch#KV_RECV}.
  */
 public final class NvtxPattern {
   private static final String ID = "[0-9a-fA-F]{32}";
@@ -35,8 +37,15 @@ public final class NvtxPattern {
   /** {@code decode_step <id>,<id>,...} (the H200 Kineto capture). */
   public static final NvtxPattern DECODE_STEP = new NvtxPattern("decode-step",
       List.of(new Rule(Pattern.compile("decode_step (?<traces>" + IDS + ")"), "decode")));
+  /** {@code kv_send <trace_id>}: a request's KV cache sent by a prefill instance (disaggregated serving). */
+  public static final NvtxPattern KV_SEND = new NvtxPattern("kv-send",
+      List.of(new Rule(Pattern.compile("kv_send (?<traces>" + ID + ")"), RangeMatch.KV_SEND)));
+  /** {@code kv_recv <trace_id>}: a request's KV cache received by a decode instance. */
+  public static final NvtxPattern KV_RECV = new NvtxPattern("kv-recv",
+      List.of(new Rule(Pattern.compile("kv_recv (?<traces>" + ID + ")"), RangeMatch.KV_RECV)));
   /** Every preset above, in that order. */
-  public static final NvtxPattern AUTO = anyOf("auto", LLMLAT, PREFILL, DECODE, PREFILL_TRACE_ID, DECODE_STEP);
+  public static final NvtxPattern AUTO =
+      anyOf("auto", LLMLAT, PREFILL, DECODE, PREFILL_TRACE_ID, DECODE_STEP, KV_SEND, KV_RECV);
 
   private final String name;
   private final List<Rule> rules;
@@ -70,7 +79,7 @@ public final class NvtxPattern {
     return new NvtxPattern(name, all);
   }
 
-  /** A preset by name: {@code llmlat, prefill, decode, prefill-trace-id, decode-step, auto}. */
+  /** A preset by name: {@code llmlat, prefill, decode, prefill-trace-id, decode-step, kv-send, kv-recv, auto}. */
   public static NvtxPattern preset(String name) {
     switch (name.toLowerCase(Locale.ROOT)) {
       case "llmlat": return LLMLAT;
@@ -78,10 +87,12 @@ public final class NvtxPattern {
       case "decode": return DECODE;
       case "prefill-trace-id": return PREFILL_TRACE_ID;
       case "decode-step": return DECODE_STEP;
+      case "kv-send": return KV_SEND;
+      case "kv-recv": return KV_RECV;
       case "auto": return AUTO;
       default:
         throw new IllegalArgumentException("unknown NVTX preset '" + name
-            + "' (llmlat, prefill, decode, prefill-trace-id, decode-step, auto)");
+            + "' (llmlat, prefill, decode, prefill-trace-id, decode-step, kv-send, kv-recv, auto)");
     }
   }
 

@@ -16,6 +16,10 @@ public final class LlmlatSpanNames {
   public static final String DECODE = "decode";
   /** One engine step (a batch's forward pass), engine layer and GPU layer alike. */
   public static final String STEP = "step";
+  /** A request's KV cache sent to another instance (GPU layer, disaggregated prefill/decode): the range, its kernels as children. */
+  public static final String KV_SEND = "llmlat.kv_send";
+  /** A request's KV cache received from another instance (GPU layer). */
+  public static final String KV_RECV = "llmlat.kv_recv";
 
   private LlmlatSpanNames() {}
 }

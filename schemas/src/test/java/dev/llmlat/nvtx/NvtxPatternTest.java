@@ -31,6 +31,17 @@ class NvtxPatternTest {
   }
 
   @Test
+  void kvTransfersOfOneRequestAreReadByDefault() {
+    RangeMatch send = NvtxPattern.AUTO.match("kv_send " + B).orElseThrow();
+    assertThat(send).isEqualTo(new RangeMatch(RangeMatch.KV_SEND, null, List.of(B.toLowerCase())));
+    assertThat(send.isKvTransfer()).isTrue();
+    assertThat(NvtxPattern.AUTO.match("kv_recv " + A)).contains(new RangeMatch(RangeMatch.KV_RECV, null, List.of(A)));
+    assertThat(NvtxPattern.preset("kv-send").match("kv_send " + A)).isPresent();
+    assertThat(NvtxPattern.AUTO.match("kv_send " + A + "," + B)).isEmpty(); // one request per transfer
+    assertThat(NvtxPattern.AUTO.match("prefill " + A).orElseThrow().isKvTransfer()).isFalse();
+  }
+
+  @Test
   void userRegexNeedsATracesGroup() {
     NvtxPattern p = NvtxPattern.regex("step (?<kind>\\w+) for (?<traces>[0-9a-f]{32}( [0-9a-f]{32})*)");
     assertThat(p.match("step prefill for " + A + " " + A)).contains(new RangeMatch("prefill", null, List.of(A, A)));

@@ -71,6 +71,11 @@ final class GpuSummaryCommand implements Callable<Integer> {
       out.println();
       print(all.collectives(), out);
     }
+    if (all.kvTransfers() != null) {
+      out.println();
+      out.print(all.kvTransfers().toText());
+    }
+    out.flush(); // print() does not flush, and the process may end by halt
     return 0;
   }
 

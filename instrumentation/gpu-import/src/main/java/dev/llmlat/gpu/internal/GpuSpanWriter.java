@@ -9,6 +9,7 @@ import dev.llmlat.nvtx.RangeMatch;
 import dev.llmlat.otlpkafka.SpanSink;
 import dev.llmlat.gpu.UnattributedReason;
 import dev.llmlat.semconv.LlmlatAttributes;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.nio.charset.StandardCharsets;
@@ -61,9 +62,12 @@ public final class GpuSpanWriter {
   private final long[] counts = new long[3];
   private final long[] unattributed = new long[UnattributedReason.values().length];
   private final Warnings warnings = new Warnings();
+  private final String hostName;
+  private String exportHost;
   private long ranges;
   private long activitySeq;
   private long bracketSteps;
+  private long transfers;
 
   private static final class Step {
     final RangeMatch match;
@@ -73,15 +77,24 @@ public final class GpuSpanWriter {
     final ByteString spanId;
     final ByteString traceId;
     final byte[] sharedFields;
+    final long pid;
+    final long tid;
     IntervalUnion busy;
     long kernels;
+    // KV transfers only: the device and the envelope of the transfer (collective) kernels. Min/max
+    // is unchanged by counting an activity twice, so a restart leaves them as they are.
+    long device = -1;
+    long transferStart = Long.MAX_VALUE;
+    long transferEnd = Long.MIN_VALUE;
 
-    Step(RangeMatch match, String text, long rangeStart, long rangeEnd, ByteString spanId, ByteString traceId,
-        byte[] sharedFields, IntervalUnion busy) {
+    Step(RangeMatch match, String text, long rangeStart, long rangeEnd, long pid, long tid, ByteString spanId,
+        ByteString traceId, byte[] sharedFields, IntervalUnion busy) {
       this.match = match;
       this.text = text;
       this.rangeStart = rangeStart;
       this.rangeEnd = rangeEnd;
+      this.pid = pid;
+      this.tid = tid;
       this.spanId = spanId;
       this.traceId = traceId;
       this.sharedFields = sharedFields;
@@ -101,6 +114,7 @@ public final class GpuSpanWriter {
     this.ids = new Ids(identity);
     this.clockRule = clockRule;
     this.sortedActivities = sortedActivities;
+    this.hostName = options.hostName();
     this.sourceAttr = OtlpAttributes.string(LlmlatAttributes.GPU_SOURCE, format.source());
     this.clockAttr = OtlpAttributes.string(LlmlatAttributes.CLOCK_RULE, clockRule);
     for (int k = 0; k < 3; k++) {
@@ -118,8 +132,23 @@ public final class GpuSpanWriter {
     ranges++;
   }
 
+  /** The host the export names, put on KV-transfer spans when the options name none. */
+  public void exportHost(String host) {
+    exportHost = host;
+  }
+
   /** Registers a matched range; returns the step index activities refer to. */
   public int addStep(RangeMatch match, String text, long rangeStartNs, long rangeEndNs) {
+    return addStep(match, text, rangeStartNs, rangeEndNs, -1, -1);
+  }
+
+  /**
+   * {@link #addStep(RangeMatch, String, long, long)} with the thread that opened the range (negative:
+   * unknown), which a KV transfer names as its instance. A KV-transfer range becomes a
+   * {@code llmlat.kv_send}/{@code llmlat.kv_recv} span instead of a step; its activities join it as a
+   * step's do.
+   */
+  public int addStep(RangeMatch match, String text, long rangeStartNs, long rangeEndNs, long pid, long tid) {
     int index = steps.size();
     ByteString spanId = ids.spanId(ID_STEP, index);
     ByteString traceId = Ids.fromHex(match.traceIds().get(0));
@@ -134,9 +163,12 @@ public final class GpuSpanWriter {
     for (KeyValue kv : shared) {
       fields.raw(SpanFields.attribute(kv));
     }
-    steps.add(new Step(match, text, rangeStartNs, rangeEndNs, spanId, traceId, Arrays.copyOf(fields.array(), fields.size()),
-        newUnion()));
+    steps.add(new Step(match, text, rangeStartNs, rangeEndNs, pid, tid, spanId, traceId,
+        Arrays.copyOf(fields.array(), fields.size()), newUnion()));
     requests.addAll(match.traceIds());
+    if (match.isKvTransfer()) {
+      transfers++;
+    }
     return index;
   }
 
@@ -170,6 +202,9 @@ public final class GpuSpanWriter {
     long seq = activitySeq++;
     long end = Math.max(startNs, endNs);
     Step st = count(kind, startNs, end, step, reason);
+    if (st != null && st.match.isKvTransfer()) {
+      transferActivity(st, kind, startNs, end, name, device);
+    }
     ByteString traceId = st != null ? st.traceId : ids.traceId(ID_LONE_TRACE, seq);
     // Span fields in number order, defaults left out: the bytes protobuf-java would write.
     ProtoWriter w = out.begin();
@@ -214,6 +249,17 @@ public final class GpuSpanWriter {
     }
     w.raw(sourceAndClockFields);
     out.end(traceId);
+  }
+
+  /** Rare (one range per request), so the name is decoded here only. */
+  private static void transferActivity(Step st, int kind, long startNs, long end, byte[] name, long device) {
+    if (st.device < 0 && device >= 0) {
+      st.device = device;
+    }
+    if (kind == KERNEL && name != null && CollectiveKernels.matches(new String(name, StandardCharsets.UTF_8))) {
+      st.transferStart = Math.min(st.transferStart, startNs);
+      st.transferEnd = Math.max(st.transferEnd, end);
+    }
   }
 
   /**
@@ -278,7 +324,7 @@ public final class GpuSpanWriter {
     Span.Builder s = Span.newBuilder()
         .setTraceId(Ids.fromHex(match.traceIds().get(0)))
         .setSpanId(ids.spanId(ID_STEP, index))
-        .setName("step")
+        .setName(spanName(match))
         .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
         .setStartTimeUnixNano(startNs)
         .setEndTimeUnixNano(Math.max(startNs, endNs));
@@ -297,9 +343,66 @@ public final class GpuSpanWriter {
     out.add(s.build());
   }
 
+  private static String spanName(RangeMatch match) {
+    return !match.isKvTransfer() ? LlmlatSpanNames.STEP
+        : RangeMatch.KV_SEND.equals(match.kind()) ? LlmlatSpanNames.KV_SEND : LlmlatSpanNames.KV_RECV;
+  }
+
+  /**
+   * A KV transfer on its request's trace. The span covers the CPU range and its activities: the range
+   * of an asynchronous send closes once the kernel is enqueued, the KV has left when the kernel ends.
+   * The range's own times and the transfer kernels' first start and last end are attributes, so that
+   * the two sides give the wire time (their kernels' overlap) and the sender's wait for the receiver.
+   */
+  private Span transferSpan(Step st) {
+    long rangeEnd = Math.max(st.rangeStart, st.rangeEnd);
+    boolean any = st.busy.count() > 0;
+    Span.Builder s = Span.newBuilder()
+        .setTraceId(st.traceId)
+        .setSpanId(st.spanId)
+        .setName(spanName(st.match))
+        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+        .setStartTimeUnixNano(any ? Math.min(st.rangeStart, st.busy.min()) : st.rangeStart)
+        .setEndTimeUnixNano(any ? Math.max(rangeEnd, st.busy.max()) : rangeEnd);
+    s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_RANGE_START, st.rangeStart))
+        .addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_RANGE_END, rangeEnd));
+    s.addAttributes(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, st.match.traceIds()));
+    if (st.text != null) {
+      s.addAttributes(OtlpAttributes.string(LlmlatAttributes.NVTX_TEXT, st.text));
+    }
+    if (st.pid >= 0) {
+      s.addAttributes(OtlpAttributes.integer("process.pid", st.pid));
+    }
+    if (st.tid >= 0) {
+      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.THREAD_ID, st.tid));
+    }
+    String host = hostName != null ? hostName : exportHost;
+    if (host != null) {
+      s.addAttributes(OtlpAttributes.string(LlmlatAttributes.HOST_NAME, host));
+    }
+    if (st.device >= 0) {
+      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_DEVICE, st.device));
+    }
+    s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
+        .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
+    if (any) {
+      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
+          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
+    }
+    if (st.transferStart <= st.transferEnd) {
+      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_KERNEL_START, st.transferStart))
+          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_KERNEL_END, st.transferEnd));
+    }
+    return s.addAttributes(sourceAttr).addAttributes(clockAttr).build();
+  }
+
   /** Emits the step spans, flushes, and reports. */
   public ImportReport finish() {
     for (Step st : steps) {
+      if (st.match.isKvTransfer()) {
+        out.add(transferSpan(st));
+        continue;
+      }
       boolean any = st.busy.count() > 0;
       Span.Builder s = Span.newBuilder()
           .setTraceId(st.traceId)
@@ -337,7 +440,8 @@ public final class GpuSpanWriter {
         reasons.put(r, unattributed[r.ordinal()]);
       }
     }
+    // KV transfers are matched ranges but no steps.
     return new ImportReport(file, format, counts[KERNEL], counts[MEMCPY], counts[MEMSET], ranges,
-        steps.size() + bracketSteps, requests.size(), reasons, clockRule, out.spans(), out.batches(), warnings.list());
+        steps.size() - transfers + bracketSteps, requests.size(), reasons, clockRule, out.spans(), out.batches(), warnings.list());
   }
 }

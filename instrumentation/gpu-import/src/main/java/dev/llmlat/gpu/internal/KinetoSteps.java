@@ -47,13 +47,14 @@ final class KinetoSteps {
     List<StepKey> keys = new ArrayList<>();
     Map<List<Object>, Integer> seen = new HashMap<>();
     for (Range r : ranges) {
-      int occurrence = seen.merge(List.of(r.pid(), r.text()), 1, Integer::sum) - 1;
+      String name = NsysSteps.keyName(r.text());
+      int occurrence = seen.merge(List.of(r.pid(), name), 1, Integer::sum) - 1;
       if (RankCollector.PROFILER_STEP.matcher(r.text()).matches()) {
         byProcess.add(r.pid(), r.start(), r.end(), keys.size());
       } else {
         byThread.add(r.thread(), r.start(), r.end(), keys.size());
       }
-      keys.add(new StepKey(r.text(), occurrence));
+      keys.add(new StepKey(name, occurrence));
     }
     return (correlation, externalId) -> {
       LongTable from = launches;

@@ -83,7 +83,7 @@ public final class NsysExport implements AutoCloseable {
       throw new InvalidExportException(file, "not an Nsight Systems export with CUDA activity: no "
           + KERNEL + ", " + MEMCPY + " or " + MEMSET + " table (tables: " + columns.size() + ")");
     }
-    for (String t : List.of(RUNTIME, NVTX, "StringIds")) {
+    for (String t : List.of(RUNTIME, NVTX, "StringIds", "TARGET_INFO_SYSTEM_ENV")) {
       if (columns.containsKey(t)) {
         loadColumns(t);
       }
@@ -436,6 +436,17 @@ public final class NsysExport implements AutoCloseable {
     String tid = hasColumns(NVTX, "globalTid") ? "n.globalTid" : "0";
     return db.prepareStatement("SELECT n.start, n.end, " + tid + ", " + text + " FROM " + NVTX
         + " n WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL ORDER BY n.start");
+  }
+
+  /** The profiled host's name (TARGET_INFO_SYSTEM_ENV {@code Hostname}), or null when the export does not say. */
+  public String hostName() throws SQLException {
+    if (!hasColumns("TARGET_INFO_SYSTEM_ENV", "name", "value")) {
+      return null;
+    }
+    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery(
+        "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' AND value IS NOT NULL LIMIT 1")) {
+      return rs.next() ? rs.getString(1) : null;
+    }
   }
 
   /** Process id and thread id of an Nsight {@code globalTid}. */

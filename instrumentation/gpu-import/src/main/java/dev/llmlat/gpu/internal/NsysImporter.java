@@ -73,6 +73,7 @@ public final class NsysImporter {
     RangeIndex index = new RangeIndex();
     boolean anyRanges = false;
     try {
+      writer.exportHost(export.hostName());
       if (export.has(NsysExport.NVTX)) {
         try (PreparedStatement ps = export.ranges(); ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
@@ -88,8 +89,10 @@ public final class NsysImporter {
               if (problem != null) {
                 throw new InvalidExportException(export.file(), NsysExport.NVTX + " range '" + text + "': " + problem);
               }
-              int step = writer.addStep(m.get(), text, start + offset, end + offset);
-              index.add(rs.getLong(3), start, end, step);
+              long thread = rs.getLong(3);
+              int step = writer.addStep(m.get(), text, start + offset, end + offset, NsysExport.pidOf(thread),
+                  NsysExport.tidOf(thread));
+              index.add(thread, start, end, step);
             }
           }
         }

@@ -21,10 +21,18 @@ import java.util.List;
 public final class Summaries {
   private Summaries() {}
 
-  /** A file's summary and the ranks in it that ran collectives (none unless asked for). */
-  public record Scan(GpuSummary summary, List<RankTimeline> ranks) {
+  /**
+   * A file's summary, the ranks in it that ran collectives and its KV-transfer ranges (none unless
+   * asked for; transfer ranges are read from Nsight exports whose ranks ran collectives).
+   */
+  public record Scan(GpuSummary summary, List<RankTimeline> ranks, List<KvRange> transfers) {
     public Scan {
       ranks = List.copyOf(ranks);
+      transfers = List.copyOf(transfers);
+    }
+
+    public Scan(GpuSummary summary, List<RankTimeline> ranks) {
+      this(summary, ranks, List.of());
     }
   }
 
@@ -128,8 +136,11 @@ public final class Summaries {
         progress.update(done, done);
         GpuSummary summary = t.summary(file, ExportFormat.NSYS_SQLITE);
         // Steps are read only when there are collectives to place: the runtime table is the export's largest.
-        return new Scan(summary, ranks == null || !ranks.anyCollectives() ? List.of()
-            : ranks.timelines(clockDomain, file, NsysSteps.read(export)));
+        if (ranks == null || !ranks.anyCollectives()) {
+          return new Scan(summary, List.of());
+        }
+        NsysSteps.Read steps = NsysSteps.read(export, clockDomain);
+        return new Scan(summary, ranks.timelines(clockDomain, file, steps.steps()), steps.transfers());
       } finally {
         activities.close();
       }
