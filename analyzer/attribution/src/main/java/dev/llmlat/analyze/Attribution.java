@@ -31,14 +31,17 @@ public record Attribution(
     int prefillChunks,
     int preemptions,
     List<String> notes,
-    QueueBreakdown queueBreakdown) {
+    QueueBreakdown queueBreakdown,
+    List<InstancePart> instanceParts) {
 
   /**
    * The components, in waterfall order. {@code client_to_gateway} and {@code gateway_to_client} are
-   * non-zero only when the trace starts at a client layer (TTFT is then the client's).
+   * non-zero only when the trace starts at a client layer (TTFT is then the client's). {@code decode_wait} is
+   * non-zero only for disaggregated prefill/decode: the KV cache is ready on the prefill instance and the
+   * decode instance is not receiving it yet; {@code kv_transfer} is then the wire time alone.
    */
   public static final List<String> COMPONENTS = List.of("client_to_gateway", "gateway_in", "network_in", "engine_in", "queue",
-      "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out",
+      "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out",
       "gateway_to_client", "unattributed");
 
   /** The {@code llm_request_attribution} column of a component: {@code kv_transfer} is {@code KvTransferNs}. */
@@ -50,8 +53,21 @@ public record Attribution(
     return out.append("Ns").toString();
   }
 
-  /** A stretch of the critical path: which component, which span explains it, when. */
-  public record Segment(String component, String span, long startNs, long endNs) {}
+  /**
+   * A stretch of the critical path: which component, which span explains it, when, and on which engine
+   * instance ("" where the request had one; {@code a -> b} for a transfer between two).
+   */
+  public record Segment(String component, String span, long startNs, long endNs, String instance) {
+    public Segment(String component, String span, long startNs, long endNs) {
+      this(component, span, startNs, endNs, "");
+    }
+  }
+
+  /**
+   * A component's share on one instance of a request served by several (disaggregated prefill/decode):
+   * {@code role} is {@code prefill}, {@code decode} or {@code transfer}; empty for single-instance requests.
+   */
+  public record InstancePart(String component, String instance, String role, long ns) {}
 
   /** One inter-token gap: between tokens {@code index-1} and {@code index}; cause when it stands out. */
   public record Gap(int index, long startNs, long gapNs, String cause) {}
@@ -63,11 +79,21 @@ public record Attribution(
       throw new IllegalStateException("components of " + traceId + " sum to " + sum + " ns, TTFT is " + ttftNs + " ns");
     }
     queueBreakdown = queueBreakdown == null ? QueueBreakdown.NONE : queueBreakdown;
+    instanceParts = instanceParts == null ? List.of() : List.copyOf(instanceParts);
     long queue = components.getOrDefault("queue", 0L);
     if (!queueBreakdown.parts().isEmpty() && queueBreakdown.totalNs() != queue) {
       throw new IllegalStateException("queue breakdown of " + traceId + " sums to " + queueBreakdown.totalNs() + " ns, queue is "
           + queue + " ns");
     }
+  }
+
+  /** A request one instance served. */
+  public Attribution(String traceId, String requestId, String model, String service, String engineInstance, String engineAdapter,
+      long arrivalNs, String startLayer, long ttftNs, long serverTtftNs, Map<String, Long> components, List<Segment> criticalPath,
+      List<Gap> itl, List<ClockCorrection> corrections, long promptTokens, long outputTokens, int prefillChunks, int preemptions,
+      List<String> notes, QueueBreakdown queueBreakdown) {
+    this(traceId, requestId, model, service, engineInstance, engineAdapter, arrivalNs, startLayer, ttftNs, serverTtftNs, components,
+        criticalPath, itl, corrections, promptTokens, outputTokens, prefillChunks, preemptions, notes, queueBreakdown, List.of());
   }
 
   /** Without a queue breakdown (attributions built by hand). */
@@ -81,6 +107,16 @@ public record Attribution(
 
   public long component(String name) {
     return components.getOrDefault(name, 0L);
+  }
+
+  /** Whether several engine instances served it (prefill and decode). */
+  public boolean disaggregated() {
+    return !instanceParts.isEmpty();
+  }
+
+  /** The instances a component ran on, with their roles ({@code "decode pid 841"}), in waterfall order; empty for one instance. */
+  public List<InstancePart> instancesOf(String component) {
+    return instanceParts.stream().filter(p -> p.component().equals(component) && p.ns() != 0).toList();
   }
 
   public long[] gapsNs() {

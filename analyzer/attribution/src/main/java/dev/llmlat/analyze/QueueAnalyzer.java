@@ -32,7 +32,9 @@ final class QueueAnalyzer {
     Tally t = new Tally(traceId, steps);
     for (Attribution.Segment s : queue) {
       long cut = Math.max(s.startNs(), Math.min(s.endNs(), preempted));
-      t.waitedFor(instance, s.startNs(), cut);
+      // a disaggregated request queued on each of its instances
+      String on = !s.instance().isEmpty() && steps.has(s.instance()) ? s.instance() : instance;
+      t.waitedFor(on, s.startNs(), cut);
       t.preemptedNs += s.endNs() - cut;
     }
     return t.breakdown();

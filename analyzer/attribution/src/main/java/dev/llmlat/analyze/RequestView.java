@@ -24,7 +24,14 @@ record RequestView(
     SpanRecord gatewayClient,
     SpanRecord client,
     Map<String, SpanRecord> engineSteps,
-    Map<String, SpanRecord> gpuSteps) {
+    Map<String, SpanRecord> gpuSteps,
+    DisaggregatedView disaggregated) {
+
+  /**
+   * The two instances of a disaggregated request: the prefill instance's request (null when its spans
+   * are missing), the gateway's call to it, and how the instances were told apart.
+   */
+  record DisaggregatedView(Disaggregation pair, EngineRequest prefill, SpanRecord prefillClient) {}
 
   SpanRecord engine() {
     return request.span();
@@ -46,6 +53,8 @@ record RequestView(
     /** The engine request spans (or stand-ins for unknown engines), in start order, with their adapter. */
     private final List<SpanRecord> requests = new ArrayList<>();
     private final Map<SpanRecord, EngineAdapter> adapters = new java.util.IdentityHashMap<>();
+    /** Disaggregated requests by the request span that stands for them (the decode side's where present). */
+    private final Map<SpanRecord, Disaggregation> disaggregated = new java.util.IdentityHashMap<>();
     long longestEngineStepNs;
     long longestGpuStepNs;
     /** Every instance's steps by time, for the queue breakdown. */
@@ -87,6 +96,7 @@ record RequestView(
           }
         }
       }
+      joinInstances();
       requests.sort(Comparator.comparingLong(SpanRecord::startNs));
       engineSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
       gpuSteps.sort(Comparator.comparingLong(SpanRecord::startNs));
@@ -105,7 +115,34 @@ record RequestView(
           gpuStepsByTrace.computeIfAbsent(t, k -> new ArrayList<>()).add(g);
         }
       }
-      stepIndex = StepIndex.build(this, requests);
+      List<SpanRecord> sides = new ArrayList<>(requests);
+      disaggregated.values().stream().filter(Disaggregation::complete).forEach(d -> sides.add(d.prefill()));
+      stepIndex = StepIndex.build(this, sides);
+    }
+
+    /**
+     * One request, several instances: a trace's request spans of a prefill and a decode instance become
+     * one request, read from the decode side (the client's first token is its), the prefill side joined.
+     */
+    private void joinInstances() {
+      Map<String, List<SpanRecord>> byTraceRequests = new HashMap<>();
+      for (SpanRecord r : requests) {
+        if (adapters.containsKey(r)) {
+          byTraceRequests.computeIfAbsent(r.traceId(), k -> new ArrayList<>(2)).add(r);
+        }
+      }
+      java.util.Set<SpanRecord> joined = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      for (Map.Entry<String, List<SpanRecord>> t : byTraceRequests.entrySet()) {
+        Disaggregation d = Disaggregation.of(t.getValue(), byTrace.getOrDefault(t.getKey(), List.of()));
+        if (d == null) {
+          continue;
+        }
+        disaggregated.put(d.primary(), d);
+        if (d.complete()) {
+          joined.add(d.prefill());
+        }
+      }
+      requests.removeIf(joined::contains);
     }
 
     /** What an adapter sees of one trace. */
@@ -221,7 +258,21 @@ record RequestView(
       }
       Map<String, SpanRecord> steps = new HashMap<>();
       Map<String, SpanRecord> gpu = new HashMap<>();
-      for (EngineRequest.Prefill p : request.prefills()) {
+      Disaggregation pair = disaggregated.get(engineSpan);
+      DisaggregatedView pd = null;
+      List<EngineRequest.Prefill> passes = new ArrayList<>(request.prefills());
+      if (pair != null) {
+        EngineRequest prefill = null;
+        SpanRecord prefillClient = null;
+        if (pair.complete()) {
+          prefill = adapters.get(pair.prefill()).read(pair.prefill(), context);
+          passes.addAll(prefill.prefills());
+          SpanRecord up = pair.prefill().parentSpanId().isEmpty() ? null : find(trace, pair.prefill().parentSpanId());
+          prefillClient = up != null && "Client".equals(up.kind()) ? up : null;
+        }
+        pd = new DisaggregatedView(pair, prefill, prefillClient);
+      }
+      for (EngineRequest.Prefill p : passes) {
         String stepId = p.stepSpanId();
         if (stepId.isEmpty()) {
           continue;
@@ -236,7 +287,7 @@ record RequestView(
         }
       }
       return new RequestView(engine.traceId(), request, server, client, clientLayer(trace, server != null ? server : engine),
-          steps, gpu);
+          steps, gpu, pd);
     }
 
     /** The client layer's span that called {@code callee} (the gateway, or the engine directly), or null. */

@@ -77,9 +77,15 @@ final class StepIndex {
 
   static StepIndex build(RequestView.Index index, List<SpanRecord> requests) {
     Map<String, String> instanceOf = new HashMap<>();
+    // a disaggregated request's trace has a request span per instance: a step is the one's it ran inside
+    Map<String, List<SpanRecord>> sides = new HashMap<>();
     Map<String, Long> prompt = new HashMap<>();
     for (SpanRecord r : requests) {
-      instanceOf.putIfAbsent(r.traceId(), r.engineInstance());
+      if (!instanceOf.containsKey(r.traceId())) {
+        instanceOf.put(r.traceId(), r.engineInstance());
+      } else {
+        sides.computeIfAbsent(r.traceId(), k -> new ArrayList<>()).add(r);
+      }
       long tokens = r.longAttr("gen_ai.usage.input_tokens", r.longAttr("gen_ai.usage.prompt_tokens", 0));
       if (tokens > 0) {
         prompt.put(r.traceId(), tokens);
@@ -90,7 +96,8 @@ final class StepIndex {
     for (List<Step> source : sources) {
       Map<String, List<Step>> found = new HashMap<>();
       for (Step s : source) {
-        String instance = s.served().stream().map(instanceOf::get).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+        String instance = s.served().stream().map(t -> instanceAt(t, s.startNs(), instanceOf, sides)).filter(java.util.Objects::nonNull)
+            .findFirst().orElse(null);
         if (instance != null && !byInstance.containsKey(instance)) {
           found.computeIfAbsent(instance, k -> new ArrayList<>()).add(s);
         }
@@ -101,6 +108,16 @@ final class StepIndex {
       });
     }
     return new StepIndex(byInstance, prompt);
+  }
+
+  /** The instance of trace {@code t}'s request span that was open at {@code atNs}, else its first. */
+  private static String instanceAt(String t, long atNs, Map<String, String> instanceOf, Map<String, List<SpanRecord>> sides) {
+    for (SpanRecord r : sides.getOrDefault(t, List.of())) {
+      if (atNs >= r.startNs() && atNs <= r.endNs()) {
+        return r.engineInstance();
+      }
+    }
+    return instanceOf.get(t);
   }
 
   /** The scheduler SDK's step spans; its prefill chunks name their step and their tokens. */

@@ -23,16 +23,24 @@ final class TtftAttributor {
   private static final int P_UNATTRIBUTED = 0;
   private static final int P_EDGE = 1; // gateway_in, network_in, network_out
   private static final int P_PREFILL_GAP = 2;
+  private static final int P_DECODE_WAIT = 2; // KV ready, the decode side not receiving: what else explains it wins
   private static final int P_FIRST_SAMPLE = 3;
   private static final int P_ENGINE_IN = 4;
   private static final int P_QUEUE = 5;
   private static final int P_KV = 6;
   private static final int P_STEP = 7;
 
-  private record Labeled(String label, String span, long start, long end, int priority) {}
+  private record Labeled(String label, String span, long start, long end, int priority, String instance) {
+    Labeled(String label, String span, long start, long end, int priority) {
+      this(label, span, start, end, priority, "");
+    }
+  }
 
   /** What a step contributes: its interval, GPU busy time, and the request's share of its tokens. */
   private record Step(String id, String span, long start, long end, long busyNs, double ownShare, boolean gpuMeasured) {}
+
+  /** The role of a KV transfer between the instances of a disaggregated request. */
+  private static final String TRANSFER = "transfer";
 
   private TtftAttributor() {}
 
@@ -45,7 +53,14 @@ final class TtftAttributor {
     notes.addAll(r.notes());
     long firstToken = firstToken(v, index, notes);
     boolean gateway = v.gatewayServer() != null;
-    long t0 = gateway ? Math.min(v.gatewayServer().startNs(), r.arrivalNs()) : r.arrivalNs();
+    RequestView.DisaggregatedView pd = v.disaggregated();
+    EngineRequest prefill = pd == null ? null : pd.prefill();
+    if (pd != null) {
+      notes.addAll(disaggregationNotes(pd, gateway));
+    }
+    // a disaggregated request arrived at its prefill instance
+    long arrival = prefill != null ? Math.min(prefill.arrivalNs(), r.arrivalNs()) : r.arrivalNs();
+    long t0 = gateway ? Math.min(v.gatewayServer().startNs(), arrival) : arrival;
     long tEnd = firstToken;
     if (gateway) {
       long chunk = gatewayFirstChunk(v.gatewayServer());
@@ -91,37 +106,81 @@ final class TtftAttributor {
     }
     List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
     List<Labeled> labels = new ArrayList<>();
-    if (gateway && v.gatewayClient() != null) {
-      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, v.gatewayClient().startNs(), P_EDGE));
-      labels.add(new Labeled("network_in", v.gatewayClient().name(), v.gatewayClient().startNs(), r.arrivalNs(), P_EDGE));
+    SpanRecord inbound = prefill != null && pd.prefillClient() != null ? pd.prefillClient() : v.gatewayClient();
+    if (gateway && inbound != null) {
+      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, inbound.startNs(), P_EDGE));
+      labels.add(new Labeled("network_in", inbound.name(), inbound.startNs(), arrival, P_EDGE));
     }
     if (unknownEngine) {
       // the engine's time is known only as a whole: named in the path, counted as unattributed
       labels.add(new Labeled("unattributed", e.service() + ": " + e.name(), r.arrivalNs(), Math.min(r.endNs(), firstToken),
           P_UNATTRIBUTED));
     }
-    long firstScheduled = unknownEngine ? firstToken : firstScheduled(v, index, firstToken);
+    long firstScheduled = unknownEngine ? firstToken : firstScheduled(r, v, index, firstToken);
+    List<Step> steps = new ArrayList<>();
+    Map<String, String> stepInstance = new java.util.HashMap<>();
+    Map<String, String> roles = new LinkedHashMap<>();
+    String di = prefill != null ? r.instance() : "";
+    long decodeFrom = r.queuedNs();
+    if (prefill != null && !unknownEngine) {
+      // the prefill instance: its handling, queue and prefill, then the KV's way to the decode instance
+      String pi = prefill.instance();
+      roles.put(pi, Disaggregation.PREFILL);
+      roles.put(di, Disaggregation.DECODE);
+      long prefillDone = prefillDone(prefill, v.traceId(), index);
+      long pScheduled = firstScheduled(prefill, v, index, prefillDone);
+      for (EngineRequest.Interval h : prefill.handling()) {
+        labels.add(new Labeled("engine_in", h.source(), h.startNs(), Math.min(h.endNs(), prefillDone), P_ENGINE_IN, pi));
+      }
+      labels.add(new Labeled("queue", "queue", prefill.queuedNs(), pScheduled, P_QUEUE, pi));
+      for (EngineRequest.Interval q : prefill.waits()) {
+        labels.add(new Labeled("queue", q.source(), q.startNs(), Math.min(q.endNs(), prefillDone), P_QUEUE, pi));
+      }
+      long pLast = pScheduled;
+      for (Step s : steps(prefill, v, index, pScheduled, prefillDone, notes)) {
+        steps.add(s);
+        stepInstance.put(s.id(), pi);
+        labels.add(new Labeled("step:" + s.id(), s.span(), s.start(), Math.min(s.end(), prefillDone), P_STEP, pi));
+        pLast = Math.max(pLast, Math.min(s.end(), prefillDone));
+      }
+      labels.add(new Labeled("prefill_cpu", "prefill", pScheduled, pLast, P_PREFILL_GAP, pi));
+      KvHandoff kv = KvHandoff.of(pd.pair(), pLast, prefill, r, notes);
+      labels.add(new Labeled("first_sample", prefill.span().name() + " until the KV send", pLast, kv.readyNs(), P_FIRST_SAMPLE, pi));
+      long handedOver = Math.max(kv.readyNs(), Math.min(r.arrivalNs(), kv.wireStartNs()));
+      labels.add(new Labeled("decode_wait", "handoff to the decode instance", kv.readyNs(), handedOver, P_DECODE_WAIT, di));
+      labels.add(new Labeled("decode_wait", pd.pair().kvRecv() != null ? "decode instance not receiving (kv_recv not started)"
+          : "decode instance not receiving", handedOver, kv.wireStartNs(), P_DECODE_WAIT, di));
+      String wire = pi + " -> " + di;
+      roles.put(wire, TRANSFER);
+      labels.add(new Labeled("kv_transfer", kv.wireSource(), kv.wireStartNs(), kv.wireEndNs(), P_KV, wire));
+      decodeFrom = Math.min(kv.wireEndNs(), firstScheduled);
+    }
     if (!unknownEngine) {
-      labels.add(new Labeled("queue", "queue", r.queuedNs(), firstScheduled, P_QUEUE));
+      labels.add(new Labeled("queue", "queue", prefill != null ? decodeFrom : r.queuedNs(), firstScheduled, P_QUEUE, di));
     }
     for (EngineRequest.Interval h : r.handling()) {
-      labels.add(new Labeled("engine_in", h.source(), h.startNs(), Math.min(h.endNs(), firstToken), P_ENGINE_IN));
+      labels.add(new Labeled("engine_in", h.source(), h.startNs(), Math.min(h.endNs(), firstToken), P_ENGINE_IN, di));
     }
     for (EngineRequest.Interval q : r.waits()) {
-      labels.add(new Labeled("queue", q.source(), q.startNs(), Math.min(q.endNs(), firstToken), P_QUEUE));
+      // a decode instance's wait before the KV came is decode_wait, not its queue
+      long from = prefill != null ? Math.max(q.startNs(), decodeFrom) : q.startNs();
+      labels.add(new Labeled("queue", q.source(), from, Math.min(q.endNs(), firstToken), P_QUEUE, di));
     }
-    for (EngineRequest.Interval k : r.kvTransfers()) {
-      labels.add(new Labeled("kv_transfer", k.source(), k.startNs(), Math.min(k.endNs(), firstToken), P_KV));
+    if (prefill == null) {
+      for (EngineRequest.Interval k : r.kvTransfers()) {
+        labels.add(new Labeled("kv_transfer", k.source(), k.startNs(), Math.min(k.endNs(), firstToken), P_KV));
+      }
     }
-    List<Step> steps = unknownEngine ? List.of() : steps(v, index, firstScheduled, firstToken, notes);
     long lastStepEnd = firstScheduled;
-    for (Step s : steps) {
-      labels.add(new Labeled("step:" + s.id(), s.span(), s.start(), Math.min(s.end(), firstToken), P_STEP));
+    for (Step s : unknownEngine ? List.<Step>of() : steps(r, v, index, firstScheduled, firstToken, notes)) {
+      steps.add(s);
+      stepInstance.put(s.id(), di);
+      labels.add(new Labeled("step:" + s.id(), s.span(), s.start(), Math.min(s.end(), firstToken), P_STEP, di));
       lastStepEnd = Math.max(lastStepEnd, Math.min(s.end(), firstToken));
     }
     if (!unknownEngine) {
-      labels.add(new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP));
-      labels.add(new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE));
+      labels.add(new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP, di));
+      labels.add(new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE, di));
     }
     if (gateway) {
       long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayServer(), v.gatewayClient());
@@ -147,7 +206,7 @@ final class TtftAttributor {
         cuts.add(clamp(l.end(), t0, tEnd));
       }
     }
-    Map<String, Long> raw = new LinkedHashMap<>();
+    Map<String, Long> raw = new LinkedHashMap<>(); // by label and instance
     List<Attribution.Segment> path = new ArrayList<>();
     Long previous = null;
     for (long cut : cuts) {
@@ -159,14 +218,16 @@ final class TtftAttributor {
           }
         }
         String label = best == null ? "unattributed" : best.label();
-        raw.merge(label, cut - previous, Long::sum);
+        String instance = best == null ? "" : best.instance();
+        raw.merge(label + '\u0000' + instance, cut - previous, Long::sum);
         String span = best == null ? "" : best.span();
         Attribution.Segment last = path.isEmpty() ? null : path.get(path.size() - 1);
         String component = label.startsWith("step:") ? "step" : label;
-        if (last != null && last.component().equals(component) && last.span().equals(span) && last.endNs() == previous) {
-          path.set(path.size() - 1, new Attribution.Segment(component, span, last.startNs(), cut));
+        if (last != null && last.component().equals(component) && last.span().equals(span) && last.endNs() == previous
+            && last.instance().equals(instance)) {
+          path.set(path.size() - 1, new Attribution.Segment(component, span, last.startNs(), cut, instance));
         } else {
-          path.add(new Attribution.Segment(component, span, previous, cut));
+          path.add(new Attribution.Segment(component, span, previous, cut, instance));
         }
       }
       previous = cut;
@@ -176,9 +237,12 @@ final class TtftAttributor {
     for (String c : Attribution.COMPONENTS) {
       components.put(c, 0L);
     }
+    Map<String, Long> perInstance = new LinkedHashMap<>(); // component and instance, for disaggregated requests
     for (Map.Entry<String, Long> entry : raw.entrySet()) {
-      if (entry.getKey().startsWith("step:")) {
-        Step s = steps.stream().filter(x -> ("step:" + x.id()).equals(entry.getKey())).findFirst().orElseThrow();
+      String label = entry.getKey().substring(0, entry.getKey().indexOf('\u0000'));
+      String instance = entry.getKey().substring(label.length() + 1);
+      if (label.startsWith("step:")) {
+        Step s = steps.stream().filter(x -> ("step:" + x.id()).equals(label)).findFirst().orElseThrow();
         long covered = entry.getValue();
         long duration = Math.max(1, s.end() - s.start());
         // a GPU step can outlast its CPU step span (kernels run after the launches): busy never exceeds the piece
@@ -187,8 +251,23 @@ final class TtftAttributor {
         components.merge("prefill_cpu", covered - busy, Long::sum);
         components.merge("prefill_gpu", own, Long::sum);
         components.merge("batch_interference", busy - own, Long::sum);
+        perInstance.merge("prefill_cpu\u0000" + instance, covered - busy, Long::sum);
+        perInstance.merge("prefill_gpu\u0000" + instance, own, Long::sum);
+        perInstance.merge("batch_interference\u0000" + instance, busy - own, Long::sum);
       } else {
-        components.merge(entry.getKey(), entry.getValue(), Long::sum);
+        components.merge(label, entry.getValue(), Long::sum);
+        perInstance.merge(entry.getKey(), entry.getValue(), Long::sum);
+      }
+    }
+    List<Attribution.InstancePart> parts = new ArrayList<>();
+    if (prefill != null) {
+      for (String c : Attribution.COMPONENTS) {
+        for (Map.Entry<String, String> role : roles.entrySet()) {
+          long ns = perInstance.getOrDefault(c + '\u0000' + role.getKey(), 0L);
+          if (ns != 0) {
+            parts.add(new Attribution.InstancePart(c, role.getKey(), role.getValue(), ns));
+          }
+        }
       }
     }
     String model = r.model();
@@ -199,9 +278,11 @@ final class TtftAttributor {
       }
     }
     QueueBreakdown queue = QueueAnalyzer.breakdown(v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex);
-    return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), r.arrivalNs(),
+    long promptTokens = r.promptTokens() == 0 && prefill != null ? prefill.promptTokens() : r.promptTokens();
+    int chunks = r.prefills().size() + (prefill == null ? 0 : prefill.prefills().size());
+    return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), arrival,
         startLayer, tEnd - t0, serverTEnd - serverT0, components, path, itl, corrections,
-        r.promptTokens(), r.outputTokens(), r.prefills().size(), r.preemptionNs().size(), notes, queue);
+        promptTokens, r.outputTokens(), chunks, r.preemptionNs().size(), notes, queue, parts);
   }
 
   /**
@@ -237,8 +318,7 @@ final class TtftAttributor {
     return -1;
   }
 
-  static long firstScheduled(RequestView v, RequestView.Index index, long firstToken) {
-    EngineRequest r = v.request();
+  static long firstScheduled(EngineRequest r, RequestView v, RequestView.Index index, long firstToken) {
     if (r.scheduledNs() >= 0) {
       return r.scheduledNs();
     }
@@ -294,8 +374,8 @@ final class TtftAttributor {
   }
 
   /** The passes that did this request's prefill, with their GPU busy time and the request's token share. */
-  private static List<Step> steps(RequestView v, RequestView.Index index, long from, long firstToken, List<String> notes) {
-    EngineRequest r = v.request();
+  private static List<Step> steps(EngineRequest r, RequestView v, RequestView.Index index, long from, long firstToken,
+      List<String> notes) {
     List<Step> steps = new ArrayList<>();
     boolean anyGpu = false;
     boolean stepIds = r.prefills().stream().anyMatch(p -> !p.stepSpanId().isEmpty());
@@ -334,6 +414,48 @@ final class TtftAttributor {
       notes.add("no GPU layer for this request: engine step time is counted as GPU time");
     }
     return steps;
+  }
+
+  /**
+   * When the prefill instance's prefill was done: its first token, else the end of its last prefill
+   * step on the GPU, else of its last prefill pass, else its span's end.
+   */
+  static long prefillDone(EngineRequest p, String traceId, RequestView.Index index) {
+    if (p.firstTokenNs() >= 0) {
+      return p.firstTokenNs();
+    }
+    long done = -1;
+    for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(traceId, List.of())) {
+      String kind = g.attr(LlmlatAttributes.STEP_KIND);
+      if (g.startNs() >= p.arrivalNs() && g.startNs() <= p.endNs() && ("prefill".equals(kind) || "mixed".equals(kind))) {
+        done = Math.max(done, g.endNs());
+      }
+    }
+    if (done < 0 && !p.prefills().isEmpty()) {
+      done = p.prefills().get(p.prefills().size() - 1).endNs();
+    }
+    return done >= 0 ? done : p.endNs();
+  }
+
+  /** What the instances of a disaggregated request show, and what cannot be split where one side is missing. */
+  private static List<String> disaggregationNotes(RequestView.DisaggregatedView pd, boolean gateway) {
+    Disaggregation d = pd.pair();
+    List<String> out = new ArrayList<>();
+    if (d.complete()) {
+      out.add("disaggregated (" + d.evidence() + "): prefill on " + d.prefill().engineInstance() + ", decode on "
+          + d.decode().engineInstance());
+    } else if (d.decode() != null) {
+      out.add("disaggregated (" + d.evidence() + "): the prefill instance's spans are missing: its queue and prefill, the wait for"
+          + " this decode instance and the KV transfer cannot be split" + (gateway ? " (they lie in gateway_in)"
+          : " (TTFT starts at the decode instance's arrival)"));
+    } else {
+      out.add("disaggregated (" + d.evidence() + "): the decode instance's spans are missing: TTFT ends at the prefill instance's"
+          + " first token; the wait for the decode instance, the KV transfer and the first decode step cannot be shown");
+    }
+    if (d.complete() && d.kvSend() == null && d.kvRecv() != null) {
+      out.add("disaggregated: no kv_send span: the wait for the decode instance starts when the prefill was done");
+    }
+    return out;
   }
 
   private static long clamp(long v, long lo, long hi) {

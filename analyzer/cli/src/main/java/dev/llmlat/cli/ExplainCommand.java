@@ -67,6 +67,18 @@ final class ExplainCommand implements Callable<Integer> {
     for (Map.Entry<String, Long> c : a.components().entrySet()) {
       components.put(c.getKey(), c.getValue());
     }
+    // disaggregated prefill/decode: each component's share per instance (summing to the component), and what cannot be split
+    root.put("disaggregated", a.disaggregated());
+    ObjectNode byInstance = root.putObject("component_instances");
+    for (Attribution.InstancePart p : a.instanceParts()) {
+      ArrayNode list = byInstance.has(p.component()) ? (ArrayNode) byInstance.get(p.component()) : byInstance.putArray(p.component());
+      ObjectNode n = list.addObject();
+      n.put("instance", p.instance());
+      n.put("role", p.role());
+      n.put("ns", p.ns());
+    }
+    ArrayNode cannotSplit = root.putArray("disaggregation_cannot_split");
+    a.notes().stream().filter(n -> n.startsWith("disaggregated") && n.contains("cannot")).forEach(cannotSplit::add);
     // what the engine did while the request queued: parts summing exactly to components.queue
     root.set("queue_breakdown", dev.llmlat.report.QueueBreakdownText.json(a));
     root.put("queue_limit", dev.llmlat.report.QueueBreakdownText.limit(a));
@@ -99,6 +111,9 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("span", s.span());
       n.put("start_unix_nano", s.startNs());
       n.put("end_unix_nano", s.endNs());
+      if (!s.instance().isEmpty()) {
+        n.put("instance", s.instance());
+      }
     }
     ArrayNode notes = root.putArray("notes");
     a.notes().forEach(notes::add);

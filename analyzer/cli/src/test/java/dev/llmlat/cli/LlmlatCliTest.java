@@ -136,7 +136,7 @@ class LlmlatCliTest {
     }
     assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
     assertThat(json.get("components").fieldNames()).toIterable().containsExactly("client_to_gateway", "gateway_in", "network_in",
-        "engine_in", "queue", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out",
+        "engine_in", "queue", "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out",
         "gateway_out", "gateway_to_client", "unattributed");
     assertThat(json.get("itl").size()).isPositive();
     assertThat(json.get("critical_path").size()).isPositive();

@@ -4,6 +4,7 @@ import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.ClockCorrection;
 import dev.llmlat.analyze.engines.EngineAdapters;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Map;
 
 /** The terminal rendering of one attribution: components as bars on one time axis, then the gaps. */
@@ -22,12 +23,30 @@ public final class Waterfall {
     };
   }
 
+  /** Where a disaggregated request's component ran: {@code "  decode decode-0"}, or each instance's share when several. */
+  static String instances(Attribution a, String component) {
+    List<Attribution.InstancePart> parts = a.instancesOf(component);
+    if (parts.size() == 1) {
+      return "  " + parts.get(0).role() + " " + parts.get(0).instance();
+    }
+    StringBuilder out = new StringBuilder();
+    for (Attribution.InstancePart p : parts) {
+      out.append(out.isEmpty() ? "  " : ", ").append(String.format("%s %s %.3f", p.role(), p.instance(), p.ns() / 1e6));
+    }
+    return out.toString();
+  }
+
   public static void print(Attribution a, PrintWriter out) {
     out.printf("request %s  model %s  TTFT %.3f ms (%s)%n", a.traceId(), a.model().isEmpty() ? "?" : a.model(),
         a.ttftNs() / 1e6, span(a));
     String cannot = EngineAdapters.cannotShow(a.engineAdapter());
     out.printf("engine %s (%s), read as %s%s%n", a.service(), a.engineInstance(), a.engineAdapter(),
         cannot.isEmpty() ? "" : "; cannot show: " + cannot);
+    String instances = String.join(", ", a.instanceParts().stream().filter(p -> !p.role().equals("transfer"))
+        .map(p -> p.role() + " on " + p.instance()).distinct().toList());
+    if (!instances.isEmpty()) {
+      out.printf("disaggregated: %s%n", instances);
+    }
     out.println();
     long t0 = a.criticalPath().isEmpty() ? a.arrivalNs() : a.criticalPath().get(0).startNs();
     double scale = a.ttftNs() == 0 ? 0 : WIDTH / (double) a.ttftNs();
@@ -35,14 +54,15 @@ public final class Waterfall {
     for (Attribution.Segment s : a.criticalPath()) {
       int from = (int) Math.round((s.startNs() - t0) * scale);
       int len = Math.max(1, (int) Math.round((s.endNs() - s.startNs()) * scale));
-      out.printf("%-19s %10.3f  %s%s  %s%n", s.component(), (s.endNs() - s.startNs()) / 1e6, " ".repeat(Math.min(WIDTH, from)),
-          "#".repeat(Math.min(len, WIDTH + 1 - Math.min(WIDTH, from))), s.span());
+      out.printf("%-19s %10.3f  %s%s  %s%s%n", s.component(), (s.endNs() - s.startNs()) / 1e6, " ".repeat(Math.min(WIDTH, from)),
+          "#".repeat(Math.min(len, WIDTH + 1 - Math.min(WIDTH, from))), s.span(), s.instance().isEmpty() ? "" : "  [" + s.instance() + "]");
     }
     out.println();
     out.printf("%-19s %10s %6s%n", "component", "ms", "%");
     for (Map.Entry<String, Long> c : a.components().entrySet()) {
       if (c.getValue() != 0 || c.getKey().equals("unattributed")) {
-        out.printf("%-19s %10.3f %5.1f%%%n", c.getKey(), c.getValue() / 1e6, a.ttftNs() == 0 ? 0 : 100.0 * c.getValue() / a.ttftNs());
+        out.printf("%-19s %10.3f %5.1f%%%s%n", c.getKey(), c.getValue() / 1e6, a.ttftNs() == 0 ? 0 : 100.0 * c.getValue() / a.ttftNs(),
+            instances(a, c.getKey()));
       }
     }
     out.printf("%-19s %10.3f%n", "= TTFT", a.ttftNs() / 1e6);

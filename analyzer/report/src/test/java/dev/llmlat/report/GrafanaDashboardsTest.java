@@ -150,6 +150,18 @@ class GrafanaDashboardsTest {
   }
 
   @Test
+  void theStackedComponentsAreEveryComponentOfTtft() throws IOException {
+    // the stack sums to the mean TTFT only if it holds every component the attribution has
+    String ttft = Files.readString(grafana().resolve("dashboards/llmlat-ttft.json"));
+    String slowest = Files.readString(grafana().resolve("dashboards/llmlat-requests.json"));
+    for (String component : dev.llmlat.analyze.Attribution.COMPONENTS) {
+      String column = dev.llmlat.analyze.Attribution.column(component);
+      assertThat(ttft).as("TTFT dashboard stacks " + column).contains("avg(" + column + ")");
+      assertThat(slowest).as("slowest requests name " + column + " as the largest part").contains(column);
+    }
+  }
+
+  @Test
   void everyPanelQueryAnswersWithTheColumnsItsPanelNeeds() throws IOException {
     List<Path> files;
     try (Stream<Path> s = Files.list(grafana().resolve("dashboards"))) {
