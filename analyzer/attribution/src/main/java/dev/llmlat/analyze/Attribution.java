@@ -7,7 +7,8 @@ import java.util.Map;
 /**
  * One request's TTFT split into contiguous components that sum exactly to {@link #ttftNs}, its
  * inter-token gaps with causes, the clock corrections applied, and what the engine did while the request
- * queued ({@link QueueBreakdown}, its parts summing exactly to {@code queue}). {@code startLayer} is where TTFT
+ * queued ({@link QueueBreakdown}, its parts summing exactly to {@code queue}), and under tensor parallelism the
+ * late ranks its steps waited for ({@code rankWaits}, summing exactly to {@code rank_wait}). {@code startLayer} is where TTFT
  * starts ({@code client}, {@code gateway} or {@code engine}); {@code serverTtftNs} is the TTFT the
  * server side alone saw (equal to {@code ttftNs} unless a client layer started the trace).
  */
@@ -32,16 +33,20 @@ public record Attribution(
     int preemptions,
     List<String> notes,
     QueueBreakdown queueBreakdown,
-    List<InstancePart> instanceParts) {
+    List<InstancePart> instanceParts,
+    List<RankWait> rankWaits) {
 
   /**
    * The components, in waterfall order. {@code client_to_gateway} and {@code gateway_to_client} are
    * non-zero only when the trace starts at a client layer (TTFT is then the client's). {@code decode_wait} is
    * non-zero only for disaggregated prefill/decode: the KV cache is ready on the prefill instance and the
-   * decode instance is not receiving it yet; {@code kv_transfer} is then the wire time alone.
+   * decode instance is not receiving it yet; {@code kv_transfer} is then the wire time alone. {@code rank_wait} is
+   * non-zero only for steps several ranks ran (tensor parallelism): the time the step's collectives waited for a
+   * late rank, taken out of {@code prefill_gpu} (and {@code prefill_cpu} beyond the GPU's busy time).
    */
   public static final List<String> COMPONENTS = List.of("client_to_gateway", "gateway_in", "network_in", "engine_in", "queue",
-      "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out", "gateway_out",
+      "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "rank_wait",
+      "batch_interference", "first_sample", "network_out", "gateway_out",
       "gateway_to_client", "unattributed");
 
   /** The {@code llm_request_attribution} column of a component: {@code kv_transfer} is {@code KvTransferNs}. */
@@ -69,6 +74,12 @@ public record Attribution(
    */
   public record InstancePart(String component, String instance, String role, long ns) {}
 
+  /**
+   * A late rank the request's steps waited for: {@code rank} ({@code rank 1}, by device within the step), where it
+   * ran ({@code device 1, pid 4711}), the wait charged to it and over how many steps.
+   */
+  public record RankWait(String rank, String device, long waitNs, int steps) {}
+
   /** One inter-token gap: between tokens {@code index-1} and {@code index}; cause when it stands out. */
   public record Gap(int index, long startNs, long gapNs, String cause) {}
 
@@ -80,11 +91,27 @@ public record Attribution(
     }
     queueBreakdown = queueBreakdown == null ? QueueBreakdown.NONE : queueBreakdown;
     instanceParts = instanceParts == null ? List.of() : List.copyOf(instanceParts);
+    rankWaits = rankWaits == null ? List.of() : List.copyOf(rankWaits);
+    long waited = rankWaits.stream().mapToLong(RankWait::waitNs).sum();
+    if (!rankWaits.isEmpty() && waited != components.getOrDefault("rank_wait", 0L)) {
+      throw new IllegalStateException("rank waits of " + traceId + " sum to " + waited + " ns, rank_wait is "
+          + components.getOrDefault("rank_wait", 0L) + " ns");
+    }
     long queue = components.getOrDefault("queue", 0L);
     if (!queueBreakdown.parts().isEmpty() && queueBreakdown.totalNs() != queue) {
       throw new IllegalStateException("queue breakdown of " + traceId + " sums to " + queueBreakdown.totalNs() + " ns, queue is "
           + queue + " ns");
     }
+  }
+
+  /** Without late ranks (one rank per step). */
+  public Attribution(String traceId, String requestId, String model, String service, String engineInstance, String engineAdapter,
+      long arrivalNs, String startLayer, long ttftNs, long serverTtftNs, Map<String, Long> components, List<Segment> criticalPath,
+      List<Gap> itl, List<ClockCorrection> corrections, long promptTokens, long outputTokens, int prefillChunks, int preemptions,
+      List<String> notes, QueueBreakdown queueBreakdown, List<InstancePart> instanceParts) {
+    this(traceId, requestId, model, service, engineInstance, engineAdapter, arrivalNs, startLayer, ttftNs, serverTtftNs, components,
+        criticalPath, itl, corrections, promptTokens, outputTokens, prefillChunks, preemptions, notes, queueBreakdown, instanceParts,
+        List.of());
   }
 
   /** A request one instance served. */
@@ -93,7 +120,8 @@ public record Attribution(
       List<Gap> itl, List<ClockCorrection> corrections, long promptTokens, long outputTokens, int prefillChunks, int preemptions,
       List<String> notes, QueueBreakdown queueBreakdown) {
     this(traceId, requestId, model, service, engineInstance, engineAdapter, arrivalNs, startLayer, ttftNs, serverTtftNs, components,
-        criticalPath, itl, corrections, promptTokens, outputTokens, prefillChunks, preemptions, notes, queueBreakdown, List.of());
+        criticalPath, itl, corrections, promptTokens, outputTokens, prefillChunks, preemptions, notes, queueBreakdown, List.of(),
+        List.of());
   }
 
   /** Without a queue breakdown (attributions built by hand). */

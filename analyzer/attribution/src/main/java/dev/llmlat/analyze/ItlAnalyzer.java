@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * A request's inter-token latencies from its decode span's token times, and a named cause for
  * every gap that stands out from the request's own median (by 50% and at least 1 ms): a
- * preemption, another request's prefill running on the same engine, the batch growing, or a slow
- * step.
+ * preemption, a late rank its decode step waited for (tensor parallelism), another request's prefill
+ * running on the same engine, the batch growing, or a slow step.
  */
 final class ItlAnalyzer {
   static final double MARGIN = 1.5;
@@ -43,19 +43,23 @@ final class ItlAnalyzer {
       long gap = g[i - 1];
       String cause = "";
       if (gap > median * MARGIN && gap - median >= MIN_EXCESS_NS) {
-        cause = cause(v, index, times[i - 1], times[i]);
+        cause = cause(v, index, times[i - 1], times[i], gap - median);
       }
       gaps.add(new Attribution.Gap(i, times[i - 1], gap, cause));
     }
     return gaps;
   }
 
-  private static String cause(RequestView v, RequestView.Index index, long from, long to) {
+  private static String cause(RequestView v, RequestView.Index index, long from, long to, long excessNs) {
     SpanRecord e = v.engine();
     for (long preempted : v.request().preemptionNs()) {
       if (preempted > from && preempted <= to) {
         return "preempted";
       }
+    }
+    String rankWait = rankWait(v, index, from, to, excessNs);
+    if (rankWait != null) {
+      return rankWait;
     }
     SpanRecord stall = null;
     long stallTokens = -1;
@@ -103,5 +107,30 @@ final class ItlAnalyzer {
       }
     }
     return String.format("slow step (%.1f ms)", (to - from) / 1e6);
+  }
+
+  /**
+   * "waited N ms for rank R" where the request's steps in the gap (those mostly inside it) waited for a late
+   * rank at least half the gap's excess over the median, else null.
+   */
+  private static String rankWait(RequestView v, RequestView.Index index, long from, long to, long excessNs) {
+    if (index.rankWaits.isEmpty()) {
+      return null;
+    }
+    java.util.Map<String, Long> byRank = new java.util.LinkedHashMap<>();
+    java.util.Set<RankWaits.StepWait> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (SpanRecord g : RequestView.Index.overlapping(index.gpuSteps, index.longestGpuStepNs, from, to)) {
+      RankWaits.StepWait w = index.rankWaits.get(g);
+      if (w == null || !seen.add(w) || !index.served(g).contains(v.traceId())) {
+        continue;
+      }
+      long inside = Math.min(to, w.endNs()) - Math.max(from, w.startNs());
+      if (2 * inside >= w.endNs() - w.startNs() && w.waitNs() > 0) {
+        byRank.merge(w.late().name(), w.waitNs(), Long::sum);
+      }
+    }
+    return byRank.entrySet().stream().max(java.util.Map.Entry.comparingByValue())
+        .filter(r -> 2 * r.getValue() >= excessNs)
+        .map(r -> String.format("waited %.1f ms for %s", r.getValue() / 1e6, r.getKey())).orElse(null);
   }
 }

@@ -48,6 +48,10 @@ record RequestView(
     final List<SpanRecord> gpuSteps = new ArrayList<>();
     /** GPU steps by the request traces they served, in start order. */
     final Map<String, List<SpanRecord>> gpuStepsByTrace = new HashMap<>();
+    /** Collective kernels of GPU steps (tensor parallelism), by the step span that launched them. */
+    final Map<String, List<SpanRecord>> collectivesByStep = new HashMap<>();
+    /** GPU steps that several ranks ran, each rank's copy mapped to the step's wait for a late rank. */
+    final Map<SpanRecord, RankWaits.StepWait> rankWaits;
     /** The request traces each step served ({@code llmlat.trace_ids}, parsed once). */
     final Map<SpanRecord, List<String>> served = new java.util.IdentityHashMap<>();
     /** The engine request spans (or stand-ins for unknown engines), in start order, with their adapter. */
@@ -62,6 +66,11 @@ record RequestView(
 
     Index(List<SpanRecord> spans) {
       for (SpanRecord s : spans) {
+        if (isCollectiveKernel(s)) {
+          // a kernel, not a span of its request's trace: kept by step only
+          collectivesByStep.computeIfAbsent(s.parentSpanId(), k -> new ArrayList<>()).add(s);
+          continue;
+        }
         byTrace.computeIfAbsent(s.traceId(), k -> new ArrayList<>(8)).add(s);
         EngineAdapter adapter = EngineAdapters.forRequest(s);
         if (adapter != null) {
@@ -115,9 +124,16 @@ record RequestView(
           gpuStepsByTrace.computeIfAbsent(t, k -> new ArrayList<>()).add(g);
         }
       }
+      rankWaits = RankWaits.of(gpuSteps, collectivesByStep, served);
       List<SpanRecord> sides = new ArrayList<>(requests);
       disaggregated.values().stream().filter(Disaggregation::complete).forEach(d -> sides.add(d.prefill()));
       stepIndex = StepIndex.build(this, sides);
+    }
+
+    /** A collective kernel under a GPU step (the store reads those of {@code gpu_kernels} as spans). */
+    static boolean isCollectiveKernel(SpanRecord s) {
+      return LayerNames.GPU.equals(s.layer()) && !s.parentSpanId().isEmpty() && "kernel".equals(s.attr(LlmlatAttributes.GPU_KIND))
+          && RankWaits.isCollective(s.name());
     }
 
     /**

@@ -16,6 +16,16 @@ public final class TraceAttribution {
   /** Names of the steps some engines copy into each request's trace (vLLM, SGLang): the queue breakdown reads other requests' copies. */
   public static final java.util.Set<String> PER_REQUEST_STEP_NAMES = StepIndex.PER_REQUEST_STEPS;
 
+  /** Whether a span is a GPU step span (one per rank under tensor parallelism). */
+  public static boolean isGpuStep(SpanRecord s) {
+    return LayerNames.STEP.equals(s.name()) && LayerNames.GPU.equals(s.layer());
+  }
+
+  /** Whether a span is a collective kernel of a GPU step, read from {@code gpu_kernels} to match ranks. */
+  public static boolean isCollectiveKernel(SpanRecord s) {
+    return RequestView.Index.isCollectiveKernel(s);
+  }
+
   /** The request spans among {@code spans}, in the order they started (any engine convention). */
   public static List<SpanRecord> requests(Collection<SpanRecord> spans) {
     return new RequestView.Index(new ArrayList<>(spans)).requests();

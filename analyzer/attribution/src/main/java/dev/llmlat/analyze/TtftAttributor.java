@@ -17,7 +17,9 @@ import java.util.TreeSet;
  * the highest-priority explanation covering it (engine step > queue > first sample > prefill
  * gaps > gateway/network), and pieces nothing explains are {@code unattributed}. Step pieces are
  * then split by the step's GPU busy time into prefill CPU/launch, the request's own GPU share (by
- * tokens) and batch interference (the other requests' tokens).
+ * tokens) and batch interference (the other requests' tokens). A step several ranks ran (tensor parallelism,
+ * {@link RankWaits}) is one step over its ranks' copies; its wait for a late rank is {@code rank_wait}, out of
+ * the GPU share first (the wait is spent spinning in collective kernels), then of the CPU share.
  */
 final class TtftAttributor {
   private static final int P_UNATTRIBUTED = 0;
@@ -36,8 +38,16 @@ final class TtftAttributor {
     }
   }
 
-  /** What a step contributes: its interval, GPU busy time, and the request's share of its tokens. */
-  private record Step(String id, String span, long start, long end, long busyNs, double ownShare, boolean gpuMeasured) {}
+  /**
+   * What a step contributes: its interval, GPU busy time, the request's share of its tokens, and for a step
+   * several ranks ran (tensor parallelism) its wait for a late rank (null for one rank).
+   */
+  private record Step(String id, String span, long start, long end, long busyNs, double ownShare, boolean gpuMeasured,
+      RankWaits.StepWait ranks) {
+    long rankWaitNs() {
+      return ranks == null ? 0 : ranks.waitNs();
+    }
+  }
 
   /** The role of a KV transfer between the instances of a disaggregated request. */
   private static final String TRANSFER = "transfer";
@@ -238,6 +248,7 @@ final class TtftAttributor {
       components.put(c, 0L);
     }
     Map<String, Long> perInstance = new LinkedHashMap<>(); // component and instance, for disaggregated requests
+    Map<String, Attribution.RankWait> lateRanks = new LinkedHashMap<>();
     for (Map.Entry<String, Long> entry : raw.entrySet()) {
       String label = entry.getKey().substring(0, entry.getKey().indexOf('\u0000'));
       String instance = entry.getKey().substring(label.length() + 1);
@@ -247,13 +258,24 @@ final class TtftAttributor {
         long duration = Math.max(1, s.end() - s.start());
         // a GPU step can outlast its CPU step span (kernels run after the launches): busy never exceeds the piece
         long busy = Math.min(covered, Math.round(s.busyNs() * (covered / (double) duration)));
-        long own = Math.round(busy * s.ownShare());
-        components.merge("prefill_cpu", covered - busy, Long::sum);
+        // a wait for a late rank is spent in collective kernels (GPU time) or, beyond the busy time, launching
+        long wait = Math.min(covered, Math.round(s.rankWaitNs() * (covered / (double) duration)));
+        long waitGpu = Math.min(wait, busy);
+        long cpu = covered - busy - (wait - waitGpu);
+        long own = Math.round((busy - waitGpu) * s.ownShare());
+        components.merge("prefill_cpu", cpu, Long::sum);
         components.merge("prefill_gpu", own, Long::sum);
-        components.merge("batch_interference", busy - own, Long::sum);
-        perInstance.merge("prefill_cpu\u0000" + instance, covered - busy, Long::sum);
+        components.merge("rank_wait", wait, Long::sum);
+        components.merge("batch_interference", busy - waitGpu - own, Long::sum);
+        perInstance.merge("prefill_cpu\u0000" + instance, cpu, Long::sum);
         perInstance.merge("prefill_gpu\u0000" + instance, own, Long::sum);
-        perInstance.merge("batch_interference\u0000" + instance, busy - own, Long::sum);
+        perInstance.merge("rank_wait\u0000" + instance, wait, Long::sum);
+        perInstance.merge("batch_interference\u0000" + instance, busy - waitGpu - own, Long::sum);
+        if (wait > 0) {
+          RankWaits.Rank late = s.ranks().late();
+          lateRanks.merge(late.name(), new Attribution.RankWait(late.name(), late.where(), wait, 1),
+              (x, y) -> new Attribution.RankWait(x.rank(), x.device(), x.waitNs() + y.waitNs(), x.steps() + y.steps()));
+        }
       } else {
         components.merge(label, entry.getValue(), Long::sum);
         perInstance.merge(entry.getKey(), entry.getValue(), Long::sum);
@@ -282,7 +304,7 @@ final class TtftAttributor {
     int chunks = r.prefills().size() + (prefill == null ? 0 : prefill.prefills().size());
     return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), arrival,
         startLayer, tEnd - t0, serverTEnd - serverT0, components, path, itl, corrections,
-        promptTokens, r.outputTokens(), chunks, r.preemptionNs().size(), notes, queue, parts);
+        promptTokens, r.outputTokens(), chunks, r.preemptionNs().size(), notes, queue, parts, List.copyOf(lateRanks.values()));
   }
 
   /**
@@ -392,20 +414,31 @@ final class TtftAttributor {
         int batch = step != null ? (int) step.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 1) : p.batchSize();
         double share = total > 0 && p.tokens() > 0 ? Math.min(1.0, p.tokens() / (double) total)
             : batch > 0 ? 1.0 / batch : 1.0;
-        long busy = gpu != null ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs()) : end - start;
+        RankWaits.StepWait ranks = gpu == null ? null : index.rankWaits.get(gpu);
+        long busy = ranks != null ? ranks.busyNs()
+            : gpu != null ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs()) : end - start;
         anyGpu |= gpu != null;
         steps.add(new Step(stepId.isEmpty() ? p.source() + "@" + p.startNs() : stepId, step != null ? step.name() : p.source(),
-            start, end, busy, share, gpu != null));
+            start, end, busy, share, gpu != null, ranks));
       }
     } else {
       // GPU steps that name this trace measure the prefill better than an engine's coarse interval
+      java.util.Set<RankWaits.StepWait> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
         if (g.startNs() >= from && g.startNs() < firstToken) {
           List<String> served = index.served(g);
           String kind = g.attr(LlmlatAttributes.STEP_KIND);
           double share = "prefill".equals(kind) || served.size() <= 1 ? 1.0 : 1.0 / served.size();
-          steps.add(new Step(g.spanId(), "gpu step", g.startNs(), g.endNs(), g.longAttr(LlmlatAttributes.GPU_BUSY_NS, g.durationNs()),
-              share, true));
+          RankWaits.StepWait ranks = index.rankWaits.get(g);
+          if (ranks == null) {
+            steps.add(new Step(g.spanId(), "gpu step", g.startNs(), g.endNs(), g.longAttr(LlmlatAttributes.GPU_BUSY_NS, g.durationNs()),
+                share, true, null));
+          } else if (seen.add(ranks)) {
+            // every rank's copy is one step (an early rank may have started before the request came): from the
+            // earliest rank's start to the latest's end
+            steps.add(new Step(g.spanId(), "gpu step (" + ranks.ranks().size() + " ranks)", ranks.startNs(), ranks.endNs(),
+                ranks.busyNs(), share, true, ranks));
+          }
           anyGpu = true;
         }
       }

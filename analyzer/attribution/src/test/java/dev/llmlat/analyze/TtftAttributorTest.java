@@ -40,7 +40,7 @@ class TtftAttributorTest {
     assertThat(a.components()).containsExactly(entry("client_to_gateway", 0L),
         entry("gateway_in", 10 * MS), entry("network_in", 5 * MS), entry("engine_in", 0L), entry("queue", 35 * MS),
         entry("decode_wait", 0L), entry("kv_transfer", 0L), entry("prefill_cpu", 30 * MS),
-        entry("prefill_gpu", 100 * MS), entry("batch_interference", 100 * MS), entry("first_sample", 10 * MS),
+        entry("prefill_gpu", 100 * MS), entry("rank_wait", 0L), entry("batch_interference", 100 * MS), entry("first_sample", 10 * MS),
         entry("network_out", 10 * MS), entry("gateway_out", 0L), entry("gateway_to_client", 0L), entry("unattributed", 0L));
     assertThat(a.criticalPath()).extracting(Attribution.Segment::component)
         .containsExactly("gateway_in", "network_in", "queue", "step", "first_sample", "network_out");

@@ -77,6 +77,15 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("role", p.role());
       n.put("ns", p.ns());
     }
+    // tensor parallelism: the late ranks the request's steps waited for, summing exactly to components.rank_wait
+    ArrayNode lateRanks = root.putArray("rank_waits");
+    for (Attribution.RankWait w : a.rankWaits()) {
+      ObjectNode n = lateRanks.addObject();
+      n.put("rank", w.rank());
+      n.put("device", w.device());
+      n.put("wait_ns", w.waitNs());
+      n.put("steps", w.steps());
+    }
     ArrayNode cannotSplit = root.putArray("disaggregation_cannot_split");
     a.notes().stream().filter(n -> n.startsWith("disaggregated") && n.contains("cannot")).forEach(cannotSplit::add);
     // what the engine did while the request queued: parts summing exactly to components.queue

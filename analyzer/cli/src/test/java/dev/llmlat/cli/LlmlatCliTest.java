@@ -136,8 +136,8 @@ class LlmlatCliTest {
     }
     assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
     assertThat(json.get("components").fieldNames()).toIterable().containsExactly("client_to_gateway", "gateway_in", "network_in",
-        "engine_in", "queue", "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "batch_interference", "first_sample", "network_out",
-        "gateway_out", "gateway_to_client", "unattributed");
+        "engine_in", "queue", "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "rank_wait", "batch_interference", "first_sample",
+        "network_out", "gateway_out", "gateway_to_client", "unattributed");
     assertThat(json.get("itl").size()).isPositive();
     assertThat(json.get("critical_path").size()).isPositive();
     // the demo engine shows its steps: what it did while the request queued sums exactly to queue

@@ -66,6 +66,10 @@ public final class Waterfall {
       }
     }
     out.printf("%-19s %10.3f%n", "= TTFT", a.ttftNs() / 1e6);
+    for (Attribution.RankWait w : a.rankWaits()) {
+      out.printf("rank_wait: waited %.3f ms for %s (%s) in %d step%s%n", w.waitNs() / 1e6, w.rank(), w.device(), w.steps(),
+          w.steps() == 1 ? "" : "s");
+    }
     QueueBreakdownText.print(a, out);
     if (!a.itl().isEmpty()) {
       long[] g = a.gapsNs().clone();

@@ -78,6 +78,7 @@ public final class Analyzer {
       // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
       // each span name, so the engine reads just that range.
       List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
+      spans.addAll(reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
       List<Attribution> result = TraceAttribution.attribute(spans, ids::contains);
       AttributionWriter.write(store, result, VERSION);
       written += result.size();
@@ -131,6 +132,7 @@ public final class Analyzer {
         .findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
     List<SpanRecord> related = aligned.spans().stream()
+        .filter(s -> !TraceAttribution.isCollectiveKernel(s)) // read for the ranks' match, not the request's spans
         .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
             || (LlmlatSpanNames.STEP.equals(s.name()) && s.endNs() >= from && s.startNs() <= request.endNs() + (aligned.corrections()
                 .getOrDefault(request.clockDomain(), ClockCorrection.none("")).offsetAt(request.endNs()))))

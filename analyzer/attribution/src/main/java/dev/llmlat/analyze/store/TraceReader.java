@@ -83,7 +83,101 @@ public final class TraceReader {
     if (windowed) {
       select("SpanName IN " + SHARED + " AND " + IN_WINDOW, window(fromNs, toNs), spans);
     }
-    return new ArrayList<>(spans.values());
+    List<SpanRecord> out = new ArrayList<>(spans.values());
+    out.addAll(collectives(out));
+    return out;
+  }
+
+  /** The importer's collective kernels (NCCL, custom all-reduce); names may carry a namespace or a signature. */
+  private static final String COLLECTIVE = "match(Name, '(^|[ :])(ncclKernel_|ncclDevKernel_|cross_device_reduce_)')";
+
+  /**
+   * The collective kernels of the GPU steps among {@code spans}, from {@code gpu_kernels}, as kernel spans under
+   * their step (trace id the step's): a step several ranks ran (tensor parallelism) is matched across its copies
+   * by them. Other kernels stay in the table.
+   */
+  List<SpanRecord> collectives(List<SpanRecord> spans) {
+    Map<String, SpanRecord> steps = new HashMap<>();
+    for (SpanRecord s : spans) {
+      if (dev.llmlat.analyze.TraceAttribution.isGpuStep(s)) {
+        steps.put(s.spanId(), s);
+      }
+    }
+    List<SpanRecord> out = new ArrayList<>();
+    List<String> ids = copiesOnSeveralRanks(steps.values());
+    for (int i = 0; i < ids.size(); i += 5000) {
+      Map<String, Object> params = new HashMap<>();
+      // span ids are hex: anything else is dropped, so no text reaches SQL unchecked
+      params.put("steps", ids.subList(i, Math.min(ids.size(), i + 5000)).stream().map(id -> "'" + id.replaceAll("[^0-9a-f]", "") + "'")
+          .collect(java.util.stream.Collectors.joining(",", "[", "]")));
+      RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT StepSpanId, toString(Name),"
+          + " toUnixTimestamp64Nano(Start), toInt64(DurationNs), toInt64(Device), toInt64(Pid),"
+          + " toInt64(CorrelationId) FROM gpu_kernels WHERE StepSpanId IN {steps:Array(String)}"
+          + " AND Kind = 'kernel' AND " + COLLECTIVE, params));
+      while (in.hasMore()) {
+        String step = in.string();
+        String name = in.string();
+        long start = in.int64();
+        long duration = in.int64();
+        long device = in.int64();
+        long pid = in.int64();
+        long correlation = in.int64();
+        SpanRecord parent = steps.get(step);
+        Map<String, String> attributes = Map.of("llmlat.gpu.kind", "kernel", "gpu.device.id", Long.toString(device), "process.pid",
+            Long.toString(pid));
+        // no span id is stored per kernel: one made of its process and correlation id (unique within a process)
+        // the step's resource: the clock alignment moves both alike
+        out.add(new SpanRecord(parent.traceId(), "k" + pid + "." + correlation, step, name, "Internal", parent.service(),
+            parent.layer(), parent.host(), parent.scope(), parent.instance(), start, start + duration, attributes, List.of(),
+            List.of()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The ids of GPU steps that run on several ranks at once: copies of one step (same name
+   * and requests) that overlap in time. Only they can wait for each other, so a store of single-GPU
+   * steps is never asked for collectives (a query per chunk otherwise; a decode batch repeated on
+   * one GPU follows itself, it does not overlap).
+   */
+  private static List<String> copiesOnSeveralRanks(Collection<SpanRecord> steps) {
+    Map<String, List<SpanRecord>> byStep = new HashMap<>();
+    for (SpanRecord s : steps) {
+      List<String> served = s.arrayAttr(dev.llmlat.semconv.LlmlatAttributes.TRACE_IDS);
+      if (served.isEmpty()) {
+        served = s.links().stream().map(SpanRecord.Link::traceId).toList();
+      }
+      String key = s.name() + "\0" + String.join(",", served.stream().sorted().toList());
+      byStep.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+    }
+    List<String> ids = new ArrayList<>();
+    for (List<SpanRecord> copies : byStep.values()) {
+      if (copies.size() < 2) {
+        continue;
+      }
+      copies.sort(java.util.Comparator.comparingLong(SpanRecord::startNs));
+      boolean[] overlapping = new boolean[copies.size()];
+      long reach = Long.MIN_VALUE;
+      int reacher = -1;
+      for (int i = 0; i < copies.size(); i++) {
+        SpanRecord c = copies.get(i);
+        if (c.startNs() < reach) {
+          overlapping[i] = true;
+          overlapping[reacher] = true;
+        }
+        if (c.endNs() > reach) {
+          reach = c.endNs();
+          reacher = i;
+        }
+      }
+      for (int i = 0; i < copies.size(); i++) {
+        if (overlapping[i]) {
+          ids.add(copies.get(i).spanId());
+        }
+      }
+    }
+    return ids;
   }
 
   /** An {@code Array(String)} parameter's value ({@code ['id','id']}); each id checked first. */
