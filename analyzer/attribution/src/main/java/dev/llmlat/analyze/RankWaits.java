@@ -16,9 +16,6 @@ import java.util.Map;
  * spent so, and the late rank is the one whose late starts the others waited for.
  */
 final class RankWaits {
-  // the importer's rule (dev.llmlat.gpu.internal.CollectiveKernels), which attribution does not depend on
-  private static final String[] PREFIXES = {"ncclKernel_", "ncclDevKernel_", "cross_device_reduce_"};
-
   private RankWaits() {}
 
   /** One rank of a step: where it ran ({@code rank} by host, device and process among the step's), and how long it waited. */
@@ -49,24 +46,6 @@ final class RankWaits {
     long busyNs() {
       return copies.stream().mapToLong(c -> c.longAttr(LlmlatAttributes.GPU_BUSY_NS, c.durationNs())).max().orElse(0);
     }
-  }
-
-  /** Whether a kernel name is a collective's (names may carry a signature or a namespace). */
-  static boolean isCollective(String name) {
-    int stop = name.length();
-    for (char c : new char[] {'<', '('}) {
-      int i = name.indexOf(c);
-      if (i >= 0 && i < stop) {
-        stop = i;
-      }
-    }
-    int from = Math.max(name.lastIndexOf(' ', stop - 1), name.lastIndexOf(':', stop - 1)) + 1;
-    for (String p : PREFIXES) {
-      if (name.startsWith(p, from)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A step copy's rank identity and its collectives in start order. */

@@ -133,7 +133,7 @@ record RequestView(
     /** A collective kernel under a GPU step (the store reads those of {@code gpu_kernels} as spans). */
     static boolean isCollectiveKernel(SpanRecord s) {
       return LayerNames.GPU.equals(s.layer()) && !s.parentSpanId().isEmpty() && "kernel".equals(s.attr(LlmlatAttributes.GPU_KIND))
-          && RankWaits.isCollective(s.name());
+          && dev.llmlat.semconv.CollectiveKernels.matches(s.name());
     }
 
     /**

@@ -57,9 +57,9 @@ class RankWaitsTest {
 
   @Test
   void collectiveKernelNamesAreTheImportersOnes() {
-    assertThat(RankWaits.isCollective(ALL_REDUCE)).isTrue();
-    assertThat(RankWaits.isCollective("ncclKernel_AllReduce_RING_LL_Sum_half")).isTrue();
-    assertThat(RankWaits.isCollective("void vllm::cross_device_reduce_1stage<half, 2>(...)")).isTrue();
-    assertThat(RankWaits.isCollective("ampere_bf16_s16816gemm_bf16_128x128")).isFalse();
+    assertThat(dev.llmlat.semconv.CollectiveKernels.matches(ALL_REDUCE)).isTrue();
+    assertThat(dev.llmlat.semconv.CollectiveKernels.matches("ncclKernel_AllReduce_RING_LL_Sum_half")).isTrue();
+    assertThat(dev.llmlat.semconv.CollectiveKernels.matches("void vllm::cross_device_reduce_1stage<half, 2>(...)")).isTrue();
+    assertThat(dev.llmlat.semconv.CollectiveKernels.matches("ampere_bf16_s16816gemm_bf16_128x128")).isFalse();
   }
 }

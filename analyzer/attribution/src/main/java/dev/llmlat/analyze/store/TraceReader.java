@@ -2,6 +2,8 @@ package dev.llmlat.analyze.store;
 
 import dev.llmlat.analyze.ResourceRule;
 import dev.llmlat.analyze.SpanRecord;
+import dev.llmlat.semconv.CollectiveKernels;
+import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;
 import java.util.ArrayList;
@@ -89,7 +91,7 @@ public final class TraceReader {
   }
 
   /** The importer's collective kernels (NCCL, custom all-reduce); names may carry a namespace or a signature. */
-  private static final String COLLECTIVE = "match(Name, '(^|[ :])(ncclKernel_|ncclDevKernel_|cross_device_reduce_)')";
+  private static final String COLLECTIVE = CollectiveKernels.sqlSuperset("Name");
 
   /**
    * The collective kernels of the GPU steps among {@code spans}, from {@code gpu_kernels}, as kernel spans under
@@ -123,8 +125,8 @@ public final class TraceReader {
         long pid = in.int64();
         long correlation = in.int64();
         SpanRecord parent = steps.get(step);
-        Map<String, String> attributes = Map.of("llmlat.gpu.kind", "kernel", "gpu.device.id", Long.toString(device), "process.pid",
-            Long.toString(pid));
+        Map<String, String> attributes = Map.of(LlmlatAttributes.GPU_KIND, "kernel", LlmlatAttributes.GPU_DEVICE,
+            Long.toString(device), "process.pid", Long.toString(pid));
         // no span id is stored per kernel: one made of its process and correlation id (unique within a process)
         // the step's resource: the clock alignment moves both alike
         out.add(new SpanRecord(parent.traceId(), "k" + pid + "." + correlation, step, name, "Internal", parent.service(),
@@ -144,7 +146,7 @@ public final class TraceReader {
   private static List<String> copiesOnSeveralRanks(Collection<SpanRecord> steps) {
     Map<String, List<SpanRecord>> byStep = new HashMap<>();
     for (SpanRecord s : steps) {
-      List<String> served = s.arrayAttr(dev.llmlat.semconv.LlmlatAttributes.TRACE_IDS);
+      List<String> served = s.arrayAttr(LlmlatAttributes.TRACE_IDS);
       if (served.isEmpty()) {
         served = s.links().stream().map(SpanRecord.Link::traceId).toList();
       }

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import dev.llmlat.semconv.CollectiveKernels;
 import dev.llmlat.otlpkafka.OtlpAttributes;
 import com.google.protobuf.ByteString;
 import dev.llmlat.gpu.ExportFormat;

@@ -1,5 +1,6 @@
 package dev.llmlat.gpu.internal;
 
+import dev.llmlat.semconv.CollectiveKernels;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -18,21 +18,6 @@ class CollectivePiecesTest {
   }
 
   @Test
-  void recognisesNcclAndCustomAllReduceKernels() {
-    assertThat(CollectiveKernels.matches("ncclDevKernel_AllReduce_Sum_bf16_RING_LL")).isTrue();
-    assertThat(CollectiveKernels.matches("ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"))
-        .isTrue();
-    assertThat(CollectiveKernels.matches("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 2>(vllm::RankData*)"))
-        .isTrue();
-    assertThat(CollectiveKernels.matches("cross_device_reduce_2stage")).isTrue();
-    assertThat(CollectiveKernels.matches("void cross_device_reduce_2stage<float, 8>(RankData*, int)")).isTrue();
-    assertThat(CollectiveKernels.matches("void at::native::reduce_kernel<512, 1, ncclKernel_x>()")).isFalse();
-    assertThat(CollectiveKernels.matches("splitKreduce_kernel")).isFalse();
-    assertThat(CollectiveKernels.matches("my_nccl_helper")).isFalse();
-    assertThat(CollectiveKernels.matches(null)).isFalse();
-  }
-
-  @Test
   void matchesTheKthCollectiveOfEachStepAndLeavesExtrasOut() {
     RankTimeline r0 = new RankTimeline(0, null, 1, 0, List.of(c(A, 0, 10), c(A, 20, 30), c(B, 40, 50), c(null, 60, 70)), 0);
     RankTimeline r1 = new RankTimeline(0, null, 2, 1, List.of(c(A, 5, 10), c(B, 45, 50), c(A, 22, 30), c(B, 80, 90)), 0);

@@ -1,9 +1,11 @@
-package dev.llmlat.gpu.internal;
+package dev.llmlat.semconv;
 
 /**
  * Which kernels are collectives between ranks: NCCL's ({@code ncclKernel_*} before 2.19,
  * {@code ncclDevKernel_*} since) and custom all-reduce kernels that bypass NCCL (vLLM's
  * {@code cross_device_reduce_1stage/2stage}). Names may carry a signature ({@code (ncclDevComm*, …)}).
+ * One rule for the GPU importer, which summarises collectives, and for attribution, which reads
+ * them back from the store to find a late rank.
  */
 public final class CollectiveKernels {
   private static final String[] PREFIXES = {"ncclKernel_", "ncclDevKernel_", "cross_device_reduce_"};
@@ -30,5 +32,14 @@ public final class CollectiveKernels {
       }
     }
     return false;
+  }
+
+  /**
+   * A ClickHouse condition on {@code column} that holds for every name {@link #matches} accepts (a
+   * prefix after the start, a space or a colon), and for a few more (such a prefix inside template
+   * arguments): a filter for the store, whose rows {@link #matches} then decides on.
+   */
+  public static String sqlSuperset(String column) {
+    return "match(" + column + ", '(^|[ :])(" + String.join("|", PREFIXES) + ")')";
   }
 }
