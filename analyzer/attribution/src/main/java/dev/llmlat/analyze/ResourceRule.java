@@ -1,5 +1,6 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -17,11 +18,11 @@ public record ResourceRule(List<Key> keys) {
   public record Key(String attribute, String prefix) {}
 
   /** {@code host.name}, else {@code host.id}. */
-  public static final ResourceRule HOST = new ResourceRule(List.of(new Key("host.name", ""), new Key("host.id", "")));
+  public static final ResourceRule HOST = new ResourceRule(List.of(new Key(LlmlatAttributes.HOST_NAME, ""), new Key("host.id", "")));
 
   /** {@code service.instance.id}, else host, else pod, else {@code pid N} (OTel's process.pid, then vLLM's). */
   public static final ResourceRule INSTANCE = new ResourceRule(List.of(new Key("service.instance.id", ""),
-      new Key("host.name", ""), new Key("k8s.pod.name", ""), new Key("process.pid", "pid "),
+      new Key(LlmlatAttributes.HOST_NAME, ""), new Key("k8s.pod.name", ""), new Key("process.pid", "pid "),
       new Key("vllm.process_id", "pid ")));
 
   public ResourceRule {

@@ -168,7 +168,7 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
       channel.truncate(0);
       channel.write(ByteBuffer.wrap(Long.toString(ProcessHandle.current().pid()).getBytes(StandardCharsets.UTF_8)), 0);
       channel.force(false);
-      List<String> args = confinement == null ? List.of() : dev.llmlat.store.confine.EngineAccessConfig.write(dir, confinement);
+      List<String> args = confinement == null ? List.of() : accessConfig(dir, confinement);
       ChdbConnection connection = ChdbConnection.open(lib, dir, args);
       return new EmbeddedClickHouse(dir, channel, lock, lib, connection, args, confinement);
     } catch (IOException e) {
@@ -179,6 +179,15 @@ public final class EmbeddedClickHouse implements ClickHouseStore {
         closeQuietly(channel);
       }
       throw e;
+    }
+  }
+
+  private static List<String> accessConfig(Path dir, dev.llmlat.store.confine.Confinement confinement) {
+    try {
+      return dev.llmlat.store.confine.EngineAccessConfig.write(dir, confinement);
+    } catch (IOException e) {
+      // not the lock's failure: the catch below would say so
+      throw new StoreException("cannot write the engine's access configuration under " + dir.resolve("llmlat-serve") + ": " + e, e);
     }
   }
 

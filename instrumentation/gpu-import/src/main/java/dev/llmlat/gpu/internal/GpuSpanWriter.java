@@ -384,17 +384,22 @@ public final class GpuSpanWriter {
     if (st.device >= 0) {
       s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_DEVICE, st.device));
     }
-    s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
-        .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
-    if (any) {
-      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
-          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
-    }
+    busyAttributes(s, st);
     if (st.transferStart <= st.transferEnd) {
       s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_KERNEL_START, st.transferStart))
           .addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_KERNEL_END, st.transferEnd));
     }
     return s.addAttributes(sourceAttr).addAttributes(clockAttr).build();
+  }
+
+  /** The GPU's busy time in a step or transfer range, its kernel count, and its first and last kernel. */
+  private static void busyAttributes(Span.Builder s, Step st) {
+    s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
+        .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
+    if (st.busy.count() > 0) {
+      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
+          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
+    }
   }
 
   /** Emits the step spans, flushes, and reports. */
@@ -425,12 +430,7 @@ public final class GpuSpanWriter {
       if (st.text != null) {
         s.addAttributes(OtlpAttributes.string(LlmlatAttributes.NVTX_TEXT, st.text));
       }
-      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
-          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
-      if (any) {
-        s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
-            .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
-      }
+      busyAttributes(s, st);
       s.addAttributes(sourceAttr).addAttributes(clockAttr);
       out.add(s.build());
     }
