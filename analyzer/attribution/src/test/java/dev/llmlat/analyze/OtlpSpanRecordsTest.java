@@ -126,6 +126,11 @@ class OtlpSpanRecordsTest {
   }
 
   private List<ExportTraceServiceRequest> parse(List<String> jsonLines) throws Exception {
+    return parse(dir, jsonLines);
+  }
+
+  /** OTLP/JSON lines as the file importer reads them (through a file under {@code dir}). */
+  static List<ExportTraceServiceRequest> parse(Path dir, List<String> jsonLines) throws Exception {
     Path file = Files.createTempFile(dir, "otlp", ".jsonl");
     Files.writeString(file, String.join("\n", jsonLines) + "\n", StandardCharsets.UTF_8);
     List<ExportTraceServiceRequest> out = new ArrayList<>();

@@ -14,8 +14,6 @@ import dev.llmlat.analyze.enginetraces.SglangTraceWriter;
 import dev.llmlat.analyze.enginetraces.TensorRtLlmTraceWriter;
 import dev.llmlat.analyze.enginetraces.TgiTraceWriter;
 import dev.llmlat.analyze.enginetraces.VllmTraceWriter;
-import dev.llmlat.gpu.ImportProgress;
-import dev.llmlat.gpu.internal.OtlpJson;
 import dev.llmlat.home.EngineLibrary;
 import dev.llmlat.schema.SchemaMigrator;
 import dev.llmlat.semconv.LlmlatSpanNames;
@@ -29,7 +27,6 @@ import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -211,10 +208,6 @@ class RequestRulesTest {
   }
 
   private List<ExportTraceServiceRequest> parse(List<String> jsonLines) throws Exception {
-    Path file = Files.createTempFile(dir, "otlp", ".jsonl");
-    Files.writeString(file, String.join("\n", jsonLines) + "\n", StandardCharsets.UTF_8);
-    List<ExportTraceServiceRequest> out = new ArrayList<>();
-    OtlpJson.scan(file, ImportProgress.NONE, 0, Files.size(file), out::add);
-    return out;
+    return OtlpSpanRecordsTest.parse(dir, jsonLines);
   }
 }
