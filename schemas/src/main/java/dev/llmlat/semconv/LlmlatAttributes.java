@@ -93,6 +93,47 @@ public final class LlmlatAttributes {
   /** On that event: the upstream CLIENT span's id (the parent the engine received in traceparent). */
   public static final String UPSTREAM_SPAN_ID = "llmlat.upstream.span_id";
 
+  /**
+   * The tenant a request is served for (opt-in, never a secret): a header's value, the OpenAI request's {@code user}
+   * field, or a hash of the API key. On the gateway's SERVER span, the client layer's span or the engine's request span.
+   */
+  public static final String TENANT = "llmlat.tenant";
+
+  // The gateway's upstream connection: events on the upstream CLIENT span, or on the gateway's SERVER span
+  // (with UPSTREAM_SPAN_ID where known) when the client stack gets its connection before its CLIENT span starts
+  /** Event: the gateway's HTTP client asked its pool for a connection to the engine. */
+  public static final String EVENT_UPSTREAM_ACQUIRE_START = "llmlat.upstream.acquire_start";
+  /** Event: the HTTP client got its connection (a pooled one, or a new one connected for it). */
+  public static final String EVENT_UPSTREAM_ACQUIRED = "llmlat.upstream.acquired";
+  /** On the acquire events: the pool, as the client names its key (the route, or scheme://host:port). */
+  public static final String UPSTREAM_POOL = "llmlat.upstream.pool";
+  /** On the acquire events: the most connections the pool opens to that destination. */
+  public static final String UPSTREAM_POOL_MAX = "llmlat.upstream.pool.max";
+  /** On the acquire start: requests already waiting for a connection of that pool. */
+  public static final String UPSTREAM_POOL_PENDING = "llmlat.upstream.pool.pending";
+  /** On the acquire start: the pool's connections in use. */
+  public static final String UPSTREAM_POOL_LEASED = "llmlat.upstream.pool.leased";
+  /** On the acquired event: true for a pooled connection, false for one connected for this call. */
+  public static final String UPSTREAM_CONNECTION_REUSED = "llmlat.upstream.connection.reused";
+  /** Event: TCP connect to the engine began. */
+  public static final String EVENT_UPSTREAM_CONNECT_START = "llmlat.upstream.connect_start";
+  /** Event: TCP connect finished. */
+  public static final String EVENT_UPSTREAM_CONNECTED = "llmlat.upstream.connected";
+  /** Event: the TLS handshake began. */
+  public static final String EVENT_UPSTREAM_TLS_START = "llmlat.upstream.tls_start";
+  /** Event: the TLS handshake finished. */
+  public static final String EVENT_UPSTREAM_TLS_DONE = "llmlat.upstream.tls_done";
+  /** Event: the request's headers were written to the connection. */
+  public static final String EVENT_UPSTREAM_HEADERS_WRITTEN = "llmlat.upstream.headers_written";
+  /** Event: the request's body was written to the connection (the request is on the wire). */
+  public static final String EVENT_UPSTREAM_BODY_WRITTEN = "llmlat.upstream.body_written";
+  /**
+   * Where the acquire events are (the CLIENT span, else the SERVER span): the client stack whose
+   * connection hooks saw the call ({@code reactor-netty}, {@code apache-httpclient-5},
+   * {@code jetty-client-12}); absent, the connection's set-up is unknown.
+   */
+  public static final String UPSTREAM_CLIENT = "llmlat.upstream.client";
+
   // Engine requests (the scheduler SDK's request, queue, prefill and decode spans and their events)
   /** Monotonic step number within one scheduler tracer. */
   public static final String STEP_INDEX = "llmlat.step.index";

@@ -64,7 +64,16 @@ record RequestView(
     /** Every instance's steps by time, for the queue breakdown. */
     final StepIndex stepIndex;
 
+    /** The attribute that names a request's tenant ({@link LlmlatAttributes#TENANT} unless told otherwise). */
+    final String tenantKey;
+    private final Map<String, String> tenants = new java.util.concurrent.ConcurrentHashMap<>();
+
     Index(List<SpanRecord> spans) {
+      this(spans, LlmlatAttributes.TENANT);
+    }
+
+    Index(List<SpanRecord> spans, String tenantKey) {
+      this.tenantKey = tenantKey;
       for (SpanRecord s : spans) {
         if (isCollectiveKernel(s)) {
           // a kernel, not a span of its request's trace: kept by step only
@@ -128,6 +137,19 @@ record RequestView(
       List<SpanRecord> sides = new ArrayList<>(requests);
       disaggregated.values().stream().filter(Disaggregation::complete).forEach(d -> sides.add(d.prefill()));
       stepIndex = StepIndex.build(this, sides);
+    }
+
+    /** The tenant of a request's trace: the first of its spans that names one, "" when none does. */
+    String tenantOf(String traceId) {
+      return tenants.computeIfAbsent(traceId, t -> {
+        for (SpanRecord s : byTrace.getOrDefault(t, List.of())) {
+          String v = s.attr(tenantKey);
+          if (!v.isEmpty()) {
+            return v;
+          }
+        }
+        return "";
+      });
     }
 
     /** A collective kernel under a GPU step (the store reads those of {@code gpu_kernels} as spans). */

@@ -1,5 +1,6 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -61,9 +62,17 @@ public final class TraceAttribution {
 
   /** Attributes the requests {@code which} selects among spans already aligned. */
   public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which) {
+    return attribute(alignment, which, LlmlatAttributes.TENANT);
+  }
+
+  /**
+   * Attributes the requests {@code which} selects among spans already aligned, reading each request's tenant from the
+   * span attribute {@code tenantKey} of its spans (the client's, the gateway's or the engine's).
+   */
+  public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which, String tenantKey) {
     Map<String, ClockCorrection> corrections = alignment.corrections();
     List<SpanRecord> aligned = alignment.spans();
-    RequestView.Index index = new RequestView.Index(aligned);
+    RequestView.Index index = new RequestView.Index(aligned, tenantKey);
     List<ClockCorrection> used = corrections.values().stream().filter(c -> c.pairs() > 0).toList();
     // the index is read-only from here: requests are attributed in parallel
     return index.requests().parallelStream()

@@ -24,13 +24,14 @@ import java.util.TreeSet;
 final class TtftAttributor {
   private static final int P_UNATTRIBUTED = 0;
   private static final int P_EDGE = 1; // gateway_in, network_in, network_out
-  private static final int P_PREFILL_GAP = 2;
-  private static final int P_DECODE_WAIT = 2; // KV ready, the decode side not receiving: what else explains it wins
-  private static final int P_FIRST_SAMPLE = 3;
-  private static final int P_ENGINE_IN = 4;
-  private static final int P_QUEUE = 5;
-  private static final int P_KV = 6;
-  private static final int P_STEP = 7;
+  private static final int P_CONNECTION = 2; // the upstream connection's pool wait, connect, TLS: inside gateway_in/network_in
+  private static final int P_PREFILL_GAP = 3;
+  private static final int P_DECODE_WAIT = 3; // KV ready, the decode side not receiving: what else explains it wins
+  private static final int P_FIRST_SAMPLE = 4;
+  private static final int P_ENGINE_IN = 5;
+  private static final int P_QUEUE = 6;
+  private static final int P_KV = 7;
+  private static final int P_STEP = 8;
 
   private record Labeled(String label, String span, long start, long end, int priority, String instance) {
     Labeled(String label, String span, long start, long end, int priority) {
@@ -43,7 +44,7 @@ final class TtftAttributor {
    * several ranks ran (tensor parallelism) its wait for a late rank (null for one rank).
    */
   private record Step(String id, String span, long start, long end, long busyNs, double ownShare, boolean gpuMeasured,
-      RankWaits.StepWait ranks) {
+      RankWaits.StepWait ranks, List<String> served) {
     long rankWaitNs() {
       return ranks == null ? 0 : ranks.waitNs();
     }
@@ -117,9 +118,22 @@ final class TtftAttributor {
     List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
     List<Labeled> labels = new ArrayList<>();
     SpanRecord inbound = prefill != null && pd.prefillClient() != null ? pd.prefillClient() : v.gatewayClient();
+    UpstreamConnection upstream = UpstreamConnection.UNKNOWN;
     if (gateway && inbound != null) {
-      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, inbound.startNs(), P_EDGE));
-      labels.add(new Labeled("network_in", inbound.name(), inbound.startNs(), arrival, P_EDGE));
+      upstream = UpstreamConnection.of(v.gatewayServer(), inbound);
+      // the wire starts when the request's headers were written, where the hooks saw it
+      long wire = upstream.wireStartNs() >= serverT0 && upstream.wireStartNs() <= arrival ? upstream.wireStartNs()
+          : inbound.startNs();
+      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, wire, P_EDGE));
+      labels.add(new Labeled("network_in", inbound.name(), wire, arrival, P_EDGE));
+      // ties go to the label added first: a handshake inside an acquisition is TLS, not pool wait
+      String to = upstream.pool().isEmpty() ? "the engine" : upstream.pool();
+      labels.add(new Labeled("upstream_tls", "TLS handshake with " + to, upstream.tlsStartNs(), upstream.tlsDoneNs(), P_CONNECTION));
+      labels.add(new Labeled("upstream_connect", "TCP connect to " + to, upstream.connectStartNs(), upstream.connectedNs(),
+          P_CONNECTION));
+      labels.add(new Labeled("upstream_pool_wait", upstream.poolLabel(), upstream.acquireStartNs(), upstream.acquiredNs(),
+          P_CONNECTION));
+      notes.addAll(connectionNotes(upstream));
     }
     if (unknownEngine) {
       // the engine's time is known only as a whole: named in the path, counted as unattributed
@@ -249,6 +263,7 @@ final class TtftAttributor {
     }
     Map<String, Long> perInstance = new LinkedHashMap<>(); // component and instance, for disaggregated requests
     Map<String, Attribution.RankWait> lateRanks = new LinkedHashMap<>();
+    Map<String, Long> byTenant = new LinkedHashMap<>(); // the other tenants' part in this request's waiting
     for (Map.Entry<String, Long> entry : raw.entrySet()) {
       String label = entry.getKey().substring(0, entry.getKey().indexOf('\u0000'));
       String instance = entry.getKey().substring(label.length() + 1);
@@ -271,6 +286,7 @@ final class TtftAttributor {
         perInstance.merge("prefill_gpu\u0000" + instance, own, Long::sum);
         perInstance.merge("rank_wait\u0000" + instance, wait, Long::sum);
         perInstance.merge("batch_interference\u0000" + instance, busy - waitGpu - own, Long::sum);
+        shareAmongOthers(busy - waitGpu - own, s.served(), v.traceId(), index, byTenant);
         if (wait > 0) {
           RankWaits.Rank late = s.ranks().late();
           lateRanks.merge(late.name(), new Attribution.RankWait(late.name(), late.where(), wait, 1),
@@ -300,11 +316,57 @@ final class TtftAttributor {
       }
     }
     QueueBreakdown queue = QueueAnalyzer.breakdown(v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex);
+    for (QueueBreakdown.Part p : queue.parts()) {
+      if (QueueBreakdown.PREFILL.equals(p.kind()) && !p.traceId().isEmpty()) {
+        String blocker = index.tenantOf(p.traceId());
+        if (!blocker.isEmpty()) {
+          byTenant.merge(blocker, p.ns(), Long::sum);
+        }
+      }
+    }
+    List<Attribution.TenantShare> tenantCauses = byTenant.entrySet().stream().filter(t -> t.getValue() > 0)
+        .map(t -> new Attribution.TenantShare(t.getKey(), t.getValue())).toList();
     long promptTokens = r.promptTokens() == 0 && prefill != null ? prefill.promptTokens() : r.promptTokens();
     int chunks = r.prefills().size() + (prefill == null ? 0 : prefill.prefills().size());
     return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), arrival,
         startLayer, tEnd - t0, serverTEnd - serverT0, components, path, itl, corrections,
-        promptTokens, r.outputTokens(), chunks, r.preemptionNs().size(), notes, queue, parts, List.copyOf(lateRanks.values()));
+        promptTokens, r.outputTokens(), chunks, r.preemptionNs().size(), notes, queue, parts, List.copyOf(lateRanks.values()),
+        upstream, index.tenantOf(v.traceId()), tenantCauses);
+  }
+
+  /** A step's time spent on the other requests of its batch, shared equally among them and booked to their tenants. */
+  private static void shareAmongOthers(long ns, List<String> served, String self, RequestView.Index index, Map<String, Long> byTenant) {
+    if (ns <= 0 || served.size() < 2) {
+      return;
+    }
+    long others = served.stream().filter(t -> !t.equals(self)).count();
+    if (others == 0) {
+      return;
+    }
+    for (String t : served) {
+      String tenant = t.equals(self) ? "" : index.tenantOf(t);
+      if (!tenant.isEmpty()) {
+        byTenant.merge(tenant, ns / others, Long::sum);
+      }
+    }
+  }
+
+  /** What the gateway's connection hooks saw of the upstream call, or that they saw nothing. */
+  private static List<String> connectionNotes(UpstreamConnection c) {
+    if (!c.observed()) {
+      return List.of("connection set-up unknown: the gateway's HTTP client is not instrumented");
+    }
+    List<String> out = new ArrayList<>();
+    String how = c.reused() == null ? "" : c.reused() ? "a pooled connection" : "a new connection";
+    if (c.poolWaitNs() > 0 || !how.isEmpty()) {
+      out.add(String.format("upstream connection (%s): %s%s", c.client(), how.isEmpty() ? "acquired" : how,
+          c.acquireStartNs() < 0 ? "" : String.format(" after %.3f ms from %s", c.poolWaitNs() / 1e6, c.poolLabel())));
+    }
+    if (c.connectNs() > 0 || c.tlsNs() > 0) {
+      out.add(String.format("upstream connection set up: TCP connect %.3f ms%s", c.connectNs() / 1e6,
+          c.tlsStartNs() < 0 ? "" : String.format(", TLS handshake %.3f ms", c.tlsNs() / 1e6)));
+    }
+    return out;
   }
 
   /**
@@ -419,7 +481,7 @@ final class TtftAttributor {
             : gpu != null ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs()) : end - start;
         anyGpu |= gpu != null;
         steps.add(new Step(stepId.isEmpty() ? p.source() + "@" + p.startNs() : stepId, step != null ? step.name() : p.source(),
-            start, end, busy, share, gpu != null, ranks));
+            start, end, busy, share, gpu != null, ranks, step != null ? index.served(step) : gpu != null ? index.served(gpu) : List.of()));
       }
     } else {
       // GPU steps that name this trace measure the prefill better than an engine's coarse interval
@@ -432,12 +494,12 @@ final class TtftAttributor {
           RankWaits.StepWait ranks = index.rankWaits.get(g);
           if (ranks == null) {
             steps.add(new Step(g.spanId(), "gpu step", g.startNs(), g.endNs(), g.longAttr(LlmlatAttributes.GPU_BUSY_NS, g.durationNs()),
-                share, true, null));
+                share, true, null, served));
           } else if (seen.add(ranks)) {
             // every rank's copy is one step (an early rank may have started before the request came): from the
             // earliest rank's start to the latest's end
             steps.add(new Step(g.spanId(), "gpu step (" + ranks.ranks().size() + " ranks)", ranks.startNs(), ranks.endNs(),
-                ranks.busyNs(), share, true, ranks));
+                ranks.busyNs(), share, true, ranks, served));
           }
           anyGpu = true;
         }

@@ -85,6 +85,11 @@ final class Spans {
       return this;
     }
 
+    B event(String name, double atMs, Map<String, String> attributes) {
+      events.add(new SpanRecord.Event(BASE + Math.round(atMs * MS), name, Map.copyOf(attributes)));
+      return this;
+    }
+
     B link(String traceId) {
       links.add(new SpanRecord.Link(traceId, "0000000000000000"));
       return this;

@@ -38,7 +38,8 @@ class TtftAttributorTest {
     assertThat(a.ttftNs()).isEqualTo(300 * MS);
     assertThat(a.startLayer()).isEqualTo("gateway");
     assertThat(a.components()).containsExactly(entry("client_to_gateway", 0L),
-        entry("gateway_in", 10 * MS), entry("network_in", 5 * MS), entry("engine_in", 0L), entry("queue", 35 * MS),
+        entry("gateway_in", 10 * MS), entry("upstream_pool_wait", 0L), entry("upstream_connect", 0L), entry("upstream_tls", 0L),
+        entry("network_in", 5 * MS), entry("engine_in", 0L), entry("queue", 35 * MS),
         entry("decode_wait", 0L), entry("kv_transfer", 0L), entry("prefill_cpu", 30 * MS),
         entry("prefill_gpu", 100 * MS), entry("rank_wait", 0L), entry("batch_interference", 100 * MS), entry("first_sample", 10 * MS),
         entry("network_out", 10 * MS), entry("gateway_out", 0L), entry("gateway_to_client", 0L), entry("unattributed", 0L));

@@ -1,6 +1,7 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.analyze.store.Analyzer;
+import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -32,6 +33,11 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Option(names = "--interval", defaultValue = "5s", description = "Pause between rounds with --follow. Default: ${DEFAULT-VALUE}.")
   String interval;
 
+  @Option(names = "--tenant-attr", paramLabel = "KEY", defaultValue = LlmlatAttributes.TENANT,
+      description = "The span attribute (of the client's, the gateway's or the engine's span) that names a request's tenant."
+          + " Default: ${DEFAULT-VALUE}.")
+  String tenantAttr;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -40,7 +46,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     long pause = Durations.parse(interval).toMillis();
     PrintWriter out = spec.commandLine().getOut();
     try (ClickHouseStore s = store.open()) {
-      Analyzer analyzer = new Analyzer(s);
+      Analyzer analyzer = new Analyzer(s).withTenantAttribute(tenantAttr);
       do {
         long t0 = System.nanoTime();
         Analyzer.Summary summary = analyzer.analyze(from, Long.MAX_VALUE / 2, !all);

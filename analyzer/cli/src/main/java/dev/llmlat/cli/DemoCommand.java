@@ -67,6 +67,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "Engine step time as a fraction of the H200's measured step time. Default: ${DEFAULT-VALUE}.")
   double timeScale;
 
+  @Option(names = "--gateway-pool", defaultValue = "2", paramLabel = "N",
+      description = "Connections the demo gateway's HTTP client pools to the engine: streams beyond them wait for one, and the"
+          + " attribution shows that wait as upstream_pool_wait. Default: ${DEFAULT-VALUE}.")
+  int gatewayPool;
+
   @Option(names = "--synthetic", description = "Generated traces instead of the engine and gateway (fast, no agent).")
   boolean synthetic;
 
@@ -83,7 +88,7 @@ final class DemoCommand implements Callable<Integer> {
     if (requests < 1 || requests > 1000) {
       throw new IllegalArgumentException("--requests must be between 1 and 1000, got " + requests);
     }
-    new EndToEndDemo.Config(requests, rate, seed, timeScale); // bad options are refused before anything else
+    new EndToEndDemo.Config(requests, rate, seed, timeScale, gatewayPool); // bad options are refused before anything else
     LlmlatHome home = LlmlatHome.fromEnvironment();
     LocalServices services = Llmlat.services(home);
     List<Path> dirs = diskDirs(home, services);
@@ -127,7 +132,7 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private int demo(LlmlatHome home, LocalServices services) throws IOException, InterruptedException {
-    EndToEndDemo.Config endToEnd = new EndToEndDemo.Config(requests, rate, seed, timeScale);
+    EndToEndDemo.Config endToEnd = new EndToEndDemo.Config(requests, rate, seed, timeScale, gatewayPool);
     PrintWriter out = spec.commandLine().getOut();
     boolean servicesIngest = PidFile.read(services.pidFile(LocalServices.INGEST)).isPresent()
         && store.url == null && store.dataDir == null && kafka.bootstrap == null;

@@ -53,6 +53,12 @@ final class ExplainCommand implements Callable<Integer> {
     return 0;
   }
 
+  private static void putKnown(ObjectNode n, String key, long value) {
+    if (value >= 0) {
+      n.put(key, value);
+    }
+  }
+
   static ObjectNode json(Attribution a) {
     ObjectMapper m = new ObjectMapper();
     ObjectNode root = m.createObjectNode();
@@ -85,6 +91,23 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("device", w.device());
       n.put("wait_ns", w.waitNs());
       n.put("steps", w.steps());
+    }
+    // the gateway's upstream connection, where the extension's hooks saw it (components.upstream_* are its times in TTFT)
+    dev.llmlat.analyze.UpstreamConnection u = a.upstream();
+    ObjectNode upstream = root.putObject("upstream_connection");
+    upstream.put("observed", u.observed());
+    if (u.observed()) {
+      upstream.put("client", u.client());
+      upstream.put("pool", u.pool());
+      putKnown(upstream, "pool_max", u.poolMax());
+      putKnown(upstream, "pool_pending", u.pending());
+      putKnown(upstream, "pool_leased", u.leased());
+      upstream.put("connection", u.connection());
+      upstream.put("pool_wait_ns", u.poolWaitNs());
+      upstream.put("connect_ns", u.connectNs());
+      upstream.put("tls_ns", u.tlsNs());
+    } else {
+      a.notes().stream().filter(n -> n.startsWith("connection set-up unknown")).findFirst().ifPresent(n -> upstream.put("note", n));
     }
     ArrayNode cannotSplit = root.putArray("disaggregation_cannot_split");
     a.notes().stream().filter(n -> n.startsWith("disaggregated") && n.contains("cannot")).forEach(cannotSplit::add);

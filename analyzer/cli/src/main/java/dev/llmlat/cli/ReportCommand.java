@@ -1,6 +1,8 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.report.AttributionReport;
+import dev.llmlat.report.Report;
+import dev.llmlat.report.TenantReport;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -38,6 +40,13 @@ final class ReportCommand implements Callable<Integer> {
   @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page (no external assets).")
   Path html;
 
+  enum By { tenant }
+
+  @Option(names = "--by", paramLabel = "DIMENSION",
+      description = "tenant: per tenant (TTFT quantiles, SLO violations with their Wilson interval, the largest component) and"
+          + " the interference matrix: the share of each tenant's waiting that each tenant's requests caused.")
+  By by;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -48,13 +57,14 @@ final class ReportCommand implements Callable<Integer> {
     // Before the report is computed: a path that cannot be written fails at once (exit 2).
     OutputFile htmlFile = html == null ? null : OutputFile.check("--html", html);
     long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
-    AttributionReport report;
+    Report report;
     try (ClickHouseStore s = store.open()) {
-      report = AttributionReport.load(s, from, Math.round(sloMs * 1e6));
+      report = by == By.tenant ? TenantReport.load(s, from, Math.round(sloMs * 1e6))
+          : AttributionReport.load(s, from, Math.round(sloMs * 1e6));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (format == Format.json) {
-      out.println(report.json());
+      out.print(report.json());
     } else {
       report.printText(out);
     }

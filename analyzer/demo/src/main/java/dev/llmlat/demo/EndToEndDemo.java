@@ -37,10 +37,13 @@ public final class EndToEndDemo {
   private static final Duration LANDING_TIMEOUT = Duration.ofSeconds(120);
 
   /** How much load, how fast the modelled GPU runs (1 = the H200's measured step times). */
-  public record Config(int requests, double ratePerSecond, long seed, double timeScale) {
+  public record Config(int requests, double ratePerSecond, long seed, double timeScale, int gatewayPool) {
     public Config {
       if (requests < 1 || requests > 1000) {
         throw new IllegalArgumentException("--requests must be 1..1000, got " + requests);
+      }
+      if (gatewayPool < 1 || gatewayPool > 1000) {
+        throw new IllegalArgumentException("--gateway-pool must be 1..1000 connections, got " + gatewayPool);
       }
       if (ratePerSecond <= 0 || timeScale <= 0) {
         throw new IllegalArgumentException("--rate and --time-scale must be positive");
@@ -86,7 +89,7 @@ public final class EndToEndDemo {
     // for the peer's delayed ACK (tens of ms), which the attribution shows as network time.
     System.setProperty("sun.net.httpserver.nodelay", "true");
     EngineConfig engineConfig = EngineConfig.builder().host("127.0.0.1").port(0).model(MODEL).serviceName("llm-engine")
-        .maxBatch(8).timeScale(config.timeScale()).exporter(ExporterKind.KAFKA).kafkaBootstrap(bootstrap)
+        .maxNumSeqs(8).timeScale(config.timeScale()).exporter(ExporterKind.KAFKA).kafkaBootstrap(bootstrap)
         .kafkaProperties(kafkaClient.values()).build();
     try (DemoEngine engine = DemoEngine.start(engineConfig)) {
       out.printf("engine: %s (continuous batching, H200 step-time model x%.2f), spans to Kafka%n", engine.baseUri(), config.timeScale());
@@ -101,12 +104,13 @@ public final class EndToEndDemo {
       if (kafkaClient.source() != null) { // the file's path, not its secrets, on the gateway's command line
         gatewayFlags.add("-Dotel.exporter.kafka.config.file=" + kafkaClient.source().toAbsolutePath());
       }
-      Process gateway = ChildJvm.start(gatewayFlags, DemoGateway.class.getName(), List.of(engine.baseUri().toString().replaceAll("/$", "")),
+      Process gateway = ChildJvm.start(gatewayFlags, DemoGateway.class.getName(), List.of(engine.baseUri().toString().replaceAll("/$", ""),
+          Integer.toString(config.gatewayPool())),
           gatewayLog);
       try {
         int port = Integer.parseInt(ChildJvm.awaitLine(gateway, gatewayLog, "LISTENING ", Duration.ofSeconds(90)));
-        out.printf("gateway: http://127.0.0.1:%d (JDK HttpServer relay under the OpenTelemetry agent %s + llmlat extension)%n", port,
-            "2.31.1");
+        out.printf("gateway: http://127.0.0.1:%d (JDK HttpServer relay, Apache HttpClient 5 with %d pooled connection%s, under the"
+            + " OpenTelemetry agent %s + llmlat extension)%n", port, config.gatewayPool(), config.gatewayPool() == 1 ? "" : "s", "2.31.1");
         out.flush();
         List<ClientRequest> sent = sendLoad(port, bootstrap, kafkaClient, config);
         out.printf("client: llmlat load, %d streamed chat completions with trace context, Poisson arrivals at %.1f/s%n",

@@ -15,7 +15,7 @@ import java.util.Map;
  * SLO violation rate with its Wilson 95% interval, the dominant components and the named stalls,
  * the slowest requests. Renders as text or as one self-contained HTML page.
  */
-public final class AttributionReport {
+public final class AttributionReport implements Report {
   static final String[] COLUMNS = Attribution.COMPONENTS.stream().map(Attribution::column).toArray(String[]::new);
 
   /** p50/p90/p99 and mean of one quantity, in ns. */
@@ -37,11 +37,13 @@ public final class AttributionReport {
   private final Map<String, Long> engines;
   private final ClientServerGap clientServer;
   private final QueueCauses queueCauses;
+  private final GatewayCauses gatewayCauses;
 
   private AttributionReport(long requests, long sloNs, long violations, Quantiles ttft, List<Quantiles> components,
       Map<String, Long> dominant, Map<String, Long> stalls, List<Slow> slowest, long[] histogram, double bucketNs,
-      Map<String, Long> engines, ClientServerGap clientServer, QueueCauses queueCauses) {
+      Map<String, Long> engines, ClientServerGap clientServer, QueueCauses queueCauses, GatewayCauses gatewayCauses) {
     this.queueCauses = queueCauses;
+    this.gatewayCauses = gatewayCauses;
     this.engines = engines;
     this.clientServer = clientServer;
     this.requests = requests;
@@ -115,7 +117,7 @@ public final class AttributionReport {
     }
     return new AttributionReport(n, sloNs, Long.parseLong(row.get(1)), quantiles("ttft", row.get(2), row.get(3)),
         components, dominant, stalls, slowest, histogram, bucket, engines, ClientServerGap.load(store, fromNs),
-        QueueCauses.load(store, fromNs));
+        QueueCauses.load(store, fromNs), GatewayCauses.load(store, fromNs));
   }
 
   private static Quantiles quantiles(String name, String array, String mean) {
@@ -155,12 +157,18 @@ public final class AttributionReport {
     return slowest;
   }
 
+  /** Where requests through a gateway lost time on the way in and out, ranked. */
+  public GatewayCauses gatewayCauses() {
+    return gatewayCauses;
+  }
+
   /** What the requests queued behind, ranked. */
   public QueueCauses queueCauses() {
     return queueCauses;
   }
 
   /** The report's figures as JSON: TTFT and component quantiles, the largest components, the ranked queue causes. */
+  @Override
   public String json() {
     com.fasterxml.jackson.databind.ObjectMapper m = new com.fasterxml.jackson.databind.ObjectMapper();
     com.fasterxml.jackson.databind.node.ObjectNode root = m.createObjectNode();
@@ -173,6 +181,7 @@ public final class AttributionReport {
     com.fasterxml.jackson.databind.node.ObjectNode d = root.putObject("largest_component");
     dominant.forEach(d::put);
     root.set("queue_causes", queueCauses.json());
+    root.set("gateway_causes", gatewayCauses.json());
     return root.toPrettyString() + "\n";
   }
 
@@ -181,6 +190,7 @@ public final class AttributionReport {
     return engines;
   }
 
+  @Override
   public void printText(PrintWriter out) {
     out.printf("requests: %d%n", requests);
     if (requests == 0) {
@@ -204,6 +214,7 @@ public final class AttributionReport {
     out.println("largest component per request:");
     dominant.forEach((k, v) -> out.printf("  %-19s %6d requests%n", k, v));
     queueCauses.printText(out);
+    gatewayCauses.printText(out);
     if (!stalls.isEmpty()) {
       out.println("top inter-token stall causes:");
       stalls.forEach((k, v) -> out.printf("  %-50s %6d requests%n", k, v));
@@ -217,6 +228,7 @@ public final class AttributionReport {
   }
 
   /** One self-contained page: inline CSS and SVG, no scripts or external assets. */
+  @Override
   public String html() {
     StringBuilder h = new StringBuilder();
     h.append(HtmlPage.head("llmlat TTFT report")).append("<h1>Where the TTFT went</h1>");
@@ -233,7 +245,7 @@ public final class AttributionReport {
     engines.forEach((k, v) -> h.append("<tr><td>").append(HtmlPage.escape(k.isEmpty() ? "(not recorded)" : k)).append("</td><td>").append(v)
         .append("</td><td style=\"text-align:left\">").append(HtmlPage.escape(EngineAdapters.cannotShow(k))).append("</td></tr>"));
     h.append("</table>").append(queueCauses.html()).append("<h2>TTFT distribution</h2>").append(histogramSvg());
-    h.append("<h2>Slowest requests</h2>").append(waterfallSvg());
+    h.append("<h2>Slowest requests</h2>").append(waterfallSvg()).append(gatewayCauses.html());
     h.append("<div class=\"legend\">");
     for (String c : Attribution.COMPONENTS) {
       h.append("<span><span class=\"sw\" style=\"background:").append(HtmlPage.color(c)).append("\"></span>").append(c).append("</span>");

@@ -26,10 +26,15 @@ public final class HtmlPage {
     return switch (component) {
       case "client_to_gateway" -> "#79706E";
       case "gateway_in" -> "#9D755D";
+      case "upstream_pool_wait" -> "#8C564B";
+      case "upstream_connect" -> "#C49C94";
+      case "upstream_tls" -> "#E7BA52";
       case "network_in" -> "#BAB0AC";
       case "engine_in" -> "#D6A5C9";
       case "queue" -> "#E45756";
+      case "decode_wait" -> "#FF7F0E";
       case "kv_transfer" -> "#FF9DA6";
+      case "rank_wait" -> "#17BECF";
       case "prefill_cpu" -> "#F58518";
       case "prefill_gpu" -> "#54A24B";
       case "batch_interference" -> "#B279A2";

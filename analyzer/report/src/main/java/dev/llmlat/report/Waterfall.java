@@ -2,6 +2,7 @@ package dev.llmlat.report;
 
 import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.analyze.UpstreamConnection;
 import dev.llmlat.analyze.engines.EngineAdapters;
 import java.io.PrintWriter;
 import java.util.List;
@@ -34,6 +35,26 @@ public final class Waterfall {
       out.append(out.isEmpty() ? "  " : ", ").append(String.format("%s %s %.3f", p.role(), p.instance(), p.ns() / 1e6));
     }
     return out.toString();
+  }
+
+  /** How the gateway got its upstream connection, where its hooks saw it. */
+  private static void upstream(Attribution a, PrintWriter out) {
+    UpstreamConnection u = a.upstream();
+    if (!u.observed()) {
+      return;
+    }
+    StringBuilder line = new StringBuilder("upstream connection (").append(u.client()).append("): ");
+    line.append(u.connection().isEmpty() ? "acquired" : u.connection());
+    if (u.acquireStartNs() >= 0) {
+      line.append(String.format(", waited %.3f ms for it from %s", a.component("upstream_pool_wait") / 1e6, u.poolLabel()));
+    }
+    if (u.connectStartNs() >= 0) {
+      line.append(String.format(", TCP connect %.3f ms", u.connectNs() / 1e6));
+    }
+    if (u.tlsStartNs() >= 0) {
+      line.append(String.format(", TLS handshake %.3f ms", u.tlsNs() / 1e6));
+    }
+    out.println(line);
   }
 
   public static void print(Attribution a, PrintWriter out) {
@@ -70,6 +91,7 @@ public final class Waterfall {
       out.printf("rank_wait: waited %.3f ms for %s (%s) in %d step%s%n", w.waitNs() / 1e6, w.rank(), w.device(), w.steps(),
           w.steps() == 1 ? "" : "s");
     }
+    upstream(a, out);
     QueueBreakdownText.print(a, out);
     if (!a.itl().isEmpty()) {
       long[] g = a.gapsNs().clone();

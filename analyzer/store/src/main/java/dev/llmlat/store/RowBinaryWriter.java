@@ -45,6 +45,11 @@ public final class RowBinaryWriter {
     return this;
   }
 
+  /** Int32 (two's complement, little-endian as UInt32). */
+  public RowBinaryWriter int32(int v) {
+    return uint32(v);
+  }
+
   /** UInt64, Int64 and DateTime64(9) (nanoseconds since the epoch). */
   public RowBinaryWriter int64(long v) {
     ensure(8);

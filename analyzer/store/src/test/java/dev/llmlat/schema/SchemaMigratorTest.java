@@ -26,16 +26,19 @@ class SchemaMigratorTest {
       assertThat(first.applied()).extracting(Migration::name)
           .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution", "ingest_deduplication",
               "gpu_kernel_requests", "attribution_engine_adapter", "imports", "attribution_client_layer", "import_claims",
-              "queue_breakdown", "attribution_decode_wait", "attribution_rank_wait");
+              "queue_breakdown", "attribution_decode_wait", "attribution_rank_wait",
+              "attribution_upstream_connection", "attribution_tenant");
       SchemaMigrator.Outcome second = migrator.migrate(store);
       assertThat(second.applied()).isEmpty();
-      assertThat(second.alreadyApplied()).isEqualTo(12);
+      assertThat(second.alreadyApplied()).isEqualTo(14);
       assertThat(store.query("SELECT Version, Name FROM llmlat_migrations FINAL ORDER BY Version").rows())
           .containsExactly(List.of("1", "otel_traces"), List.of("2", "gpu_kernels"), List.of("3", "llm_request_attribution"),
               List.of("4", "ingest_deduplication"), List.of("5", "gpu_kernel_requests"),
               List.of("6", "attribution_engine_adapter"), List.of("7", "imports"), List.of("8", "attribution_client_layer"),
               List.of("9", "import_claims"), List.of("10", "queue_breakdown"),
-              List.of("11", "attribution_decode_wait"), List.of("12", "attribution_rank_wait"));
+              List.of("11", "attribution_decode_wait"), List.of("12", "attribution_rank_wait"),
+              List.of("13", "attribution_upstream_connection"),
+              List.of("14", "attribution_tenant"));
       assertThat(store.query("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name").column("name"))
           .containsExactly("gpu_kernel_requests", "gpu_kernels", "llm_request_attribution", "llmlat_claims", "llmlat_imports", "llmlat_migrations",
               "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv");
@@ -51,10 +54,12 @@ class SchemaMigratorTest {
       store.execute("INSERT INTO llm_request_attribution (TraceId, TtftNs, QueueNs, AnalyzedAt) VALUES ('t1', 30, 30, 1)");
       assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
           .containsExactly("attribution_engine_adapter", "imports", "attribution_client_layer", "import_claims", "queue_breakdown",
-              "attribution_decode_wait", "attribution_rank_wait");
+              "attribution_decode_wait", "attribution_rank_wait",
+              "attribution_upstream_connection", "attribution_tenant");
       assertThat(store.query("SELECT TraceId, TtftNs, QueueNs, EngineAdapter, EngineInNs, KvTransferNs, ClientToGatewayNs,"
-          + " GatewayToClientNs, ServerTtftNs, length(QueueCauseKind), QueueLimit, DecodeWaitNs, RankWaitNs FROM llm_request_attribution")
-          .rows()).containsExactly(List.of("t1", "30", "30", "", "0", "0", "0", "0", "0", "0", "", "0", "0"));
+          + " GatewayToClientNs, ServerTtftNs, length(QueueCauseKind), QueueLimit, DecodeWaitNs, RankWaitNs,"
+          + " UpstreamPoolWaitNs, UpstreamPoolMax, UpstreamConnection FROM llm_request_attribution")
+          .rows()).containsExactly(List.of("t1", "30", "30", "", "0", "0", "0", "0", "0", "0", "", "0", "0", "0", "-1", ""));
     }
   }
 
@@ -72,7 +77,8 @@ class SchemaMigratorTest {
           + " ['', ''], ['', ''], [map(), map()])");
       assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
           .containsExactly("gpu_kernel_requests", "attribution_engine_adapter", "imports", "attribution_client_layer", "import_claims",
-              "queue_breakdown", "attribution_decode_wait", "attribution_rank_wait");
+              "queue_breakdown", "attribution_decode_wait", "attribution_rank_wait",
+              "attribution_upstream_connection", "attribution_tenant");
       assertThat(store.query("SELECT count() FROM system.columns WHERE table = 'gpu_kernels' AND name = 'TraceIds'"
           + " AND database = currentDatabase()").single()).isEqualTo("0");
       assertThat(store.query("SELECT Name, RequestTraceId FROM gpu_kernel_requests ORDER BY RequestTraceId").rows())

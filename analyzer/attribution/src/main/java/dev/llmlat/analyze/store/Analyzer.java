@@ -6,6 +6,7 @@ import dev.llmlat.analyze.SpanRecord;
 import dev.llmlat.analyze.TraceAttribution;
 import dev.llmlat.analyze.engines.EngineAdapters;
 import dev.llmlat.analyze.engines.UnknownEngine;
+import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.store.ClickHouseStore;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ public final class Analyzer {
   private final ClickHouseStore store;
   private final TraceReader reader;
   private final int chunk;
+  private final String tenantKey;
 
   public Analyzer(ClickHouseStore store) {
     this(store, CHUNK);
@@ -36,12 +38,25 @@ public final class Analyzer {
 
   /** With {@code chunk} requests per read (tests cut small chunks to cross their boundaries). */
   public Analyzer(ClickHouseStore store, int chunk) {
+    this(store, chunk, LlmlatAttributes.TENANT);
+  }
+
+  private Analyzer(ClickHouseStore store, int chunk, String tenantKey) {
     if (chunk < 1) {
       throw new IllegalArgumentException("chunk must be at least 1");
+    }
+    if (tenantKey == null || tenantKey.isBlank()) {
+      throw new IllegalArgumentException("the tenant attribute must be a non-empty attribute name");
     }
     this.store = store;
     this.reader = new TraceReader(store);
     this.chunk = chunk;
+    this.tenantKey = tenantKey;
+  }
+
+  /** The same analyzer reading each request's tenant from the span attribute {@code key} instead of {@code llmlat.tenant}. */
+  public Analyzer withTenantAttribute(String key) {
+    return new Analyzer(store, chunk, key);
   }
 
   /** What one run did. */
@@ -79,7 +94,7 @@ public final class Analyzer {
       // each span name, so the engine reads just that range.
       List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
       spans.addAll(reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
-      List<Attribution> result = TraceAttribution.attribute(spans, ids::contains);
+      List<Attribution> result = TraceAttribution.attribute(TraceAttribution.alignClocks(spans), ids::contains, tenantKey);
       AttributionWriter.write(store, result, VERSION);
       written += result.size();
     }
@@ -128,7 +143,7 @@ public final class Analyzer {
         + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
         + " AND (SpanKind IN ('Client', 'Server') OR " + REQUESTS + ")", around));
     TraceAttribution.Aligned aligned = TraceAttribution.alignClocks(spans);
-    Attribution attribution = TraceAttribution.attribute(withOtherRequestsSteps(aligned, merged.keySet(), t), id::equals).stream()
+    Attribution attribution = TraceAttribution.attribute(withOtherRequestsSteps(aligned, merged.keySet(), t), id::equals, tenantKey).stream()
         .findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
     List<SpanRecord> related = aligned.spans().stream()

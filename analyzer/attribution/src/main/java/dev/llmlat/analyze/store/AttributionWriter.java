@@ -4,6 +4,7 @@ import dev.llmlat.stats.Quantiles;
 import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.ClockCorrection;
 import dev.llmlat.analyze.QueueBreakdown;
+import dev.llmlat.analyze.UpstreamConnection;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryWriter;
 import java.util.Arrays;
@@ -18,7 +19,9 @@ public final class AttributionWriter {
       Attribution.COMPONENTS.stream().map(Attribution::column).toList(),
       List.of("PromptTokens", "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs",
           "ItlStalls", "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt"),
-      List.of("QueueCauseKind", "QueueCause", "QueueCauseNs", "QueueCauseTraceId", "QueueCauseTokens", "QueueCauseBatch", "QueueLimit"))
+      List.of("QueueCauseKind", "QueueCause", "QueueCauseNs", "QueueCauseTraceId", "QueueCauseTokens", "QueueCauseBatch", "QueueLimit"),
+      List.of("UpstreamClient", "UpstreamPool", "UpstreamPoolMax", "UpstreamPoolPending", "UpstreamConnection"),
+      List.of("Tenant", "TenantCause", "TenantCauseNs"))
       .flatMap(List::stream).toList();
 
   private AttributionWriter() {}
@@ -64,6 +67,13 @@ public final class AttributionWriter {
       out.int64(a.corrections().stream().mapToLong(ClockCorrection::uncertaintyNs).max().orElse(0))
           .string(version).int64(now);
       queue(out, a.queueBreakdown());
+      UpstreamConnection u = a.upstream();
+      out.string(u.client()).string(u.pool()).int32((int) Math.max(-1, Math.min(Integer.MAX_VALUE, u.poolMax())))
+          .int32((int) Math.max(-1, Math.min(Integer.MAX_VALUE, u.pending()))).string(u.connection());
+      out.string(a.tenant()).arrayLength(a.tenantCauses().size());
+      a.tenantCauses().forEach(t -> out.string(t.tenant()));
+      out.arrayLength(a.tenantCauses().size());
+      a.tenantCauses().forEach(t -> out.int64(t.ns()));
     }
     return out;
   }
