@@ -79,7 +79,7 @@ class H200DisaggregatedTest {
   }
 
   static Path traces() {
-    return Path.of(System.getProperty("llmlat.sharedTraces", "../../../shared/traces")).resolve("h200x2-pd");
+    return dev.llmlat.testing.SharedTraces.resolve("h200x2-pd");
   }
 
   static Map<String, Truth> truths() throws Exception {

@@ -213,6 +213,6 @@ class H200EnginesTest {
   }
 
   private static Path traces() {
-    return Path.of(System.getProperty("llmlat.sharedTraces", "../../../shared/traces")).resolve("h200-e2e");
+    return dev.llmlat.testing.SharedTraces.resolve("h200-e2e");
   }
 }

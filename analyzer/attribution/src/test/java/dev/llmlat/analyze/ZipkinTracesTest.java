@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Zipkin's published traces: the skewed one corrected as Zipkin's own adjuster does, the others left alone. */
 class ZipkinTracesTest {
   static Path publicTrace(String name) {
-    return Path.of(System.getProperty("llmlat.sharedTraces", "../../../shared/traces")).resolve("public").resolve(name);
+    return dev.llmlat.testing.SharedTraces.resolve("public").resolve(name);
   }
 
   @Test

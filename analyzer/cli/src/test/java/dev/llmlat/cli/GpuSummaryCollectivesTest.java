@@ -14,18 +14,8 @@ import org.junit.jupiter.api.Test;
 class GpuSummaryCollectivesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** ../shared/traces, found as gpu-import's tests find it: the property, else walking up. */
   private static Path traces(String relative) {
-    String p = System.getProperty("llmlat.sharedTraces");
-    if (p != null) {
-      return Paths.get(p).resolve(relative);
-    }
-    for (Path d = Paths.get(System.getProperty("user.dir")).toAbsolutePath(); d != null; d = d.getParent()) {
-      if (Files.isDirectory(d.resolve("shared/traces"))) {
-        return d.resolve("shared/traces").resolve(relative);
-      }
-    }
-    throw new IllegalStateException("shared traces not found; set -Dllmlat.sharedTraces");
+    return dev.llmlat.testing.SharedTraces.resolve(relative);
   }
 
   @Test
