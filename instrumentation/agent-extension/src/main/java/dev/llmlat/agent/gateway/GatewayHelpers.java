@@ -17,6 +17,7 @@ final class GatewayHelpers {
           PACKAGE + "OpenAiRequestScanner$Listener",
           PACKAGE + "SseEventCounter",
           PACKAGE + "ContentCapture",
+          PACKAGE + "TenantConfig", PACKAGE + "TenantConfig$Source",
           PACKAGE + "CompletionText",
           PACKAGE + "GatewayExchange",
           PACKAGE + "GatewayExchange$ResponseMode");

@@ -8,12 +8,14 @@ import dev.llmlat.semconv.LlmlatAttributes;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * One OpenAI-style request through the gateway, as the server stack's hooks see it: request body
  * bytes as the application reads them, response bytes as it writes them, and the moments they are
  * handed to the network. Writes {@code gen_ai.*} attributes, the first-chunk event and the chunk
- * count on the gateway's SERVER span (the local root span). Server-stack neutral; synchronized
+ * count on the gateway's SERVER span (the local root span), and the tenant when the user opted in
+ * ({@link TenantConfig}). Server-stack neutral; synchronized
  * because some stacks read and write on different threads (never concurrently for one request).
  */
 public final class GatewayExchange implements OpenAiRequestScanner.Listener {
@@ -27,6 +29,7 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   // GenAI semantic conventions; written only when the user opted in (ContentCapture)
   static final AttributeKey<String> INPUT_MESSAGES = AttributeKey.stringKey("gen_ai.input.messages");
   static final AttributeKey<String> OUTPUT_MESSAGES = AttributeKey.stringKey("gen_ai.output.messages");
+  static final AttributeKey<String> TENANT = AttributeKey.stringKey(LlmlatAttributes.TENANT);
 
   private enum ResponseMode {
     UNKNOWN,
@@ -36,8 +39,7 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   private final OpenAiEndpoint endpoint;
-  private final OpenAiRequestScanner scanner =
-      new OpenAiRequestScanner(this, ContentCapture.enabled() ? ContentCapture.maxLength() : 0);
+  private final OpenAiRequestScanner scanner;
   private final SseEventCounter events = new SseEventCounter();
   /** Null unless content capture is on: by default no response byte is kept. */
   private final CompletionText completion =
@@ -49,15 +51,29 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   private String model;
   private Boolean stream;
   private Long maxTokens;
+  private String tenant;
   private ResponseMode mode = ResponseMode.UNKNOWN;
   private int pendingEvents;
   private boolean pendingBytes;
   private long chunks;
   private volatile boolean firstChunkRecorded;
 
-  public GatewayExchange(OpenAiEndpoint endpoint) {
+  /**
+   * {@code requestHeaders} gives a request header's first value by name (any case), or null: the
+   * tenant may come from one; it is not kept.
+   */
+  public GatewayExchange(OpenAiEndpoint endpoint, Function<String, String> requestHeaders) {
+    this(endpoint, requestHeaders, TenantConfig.current(), true);
+  }
+
+  GatewayExchange(
+      OpenAiEndpoint endpoint, Function<String, String> requestHeaders, TenantConfig tenants, boolean spanLookup) {
     this.endpoint = endpoint;
+    this.scanner = new OpenAiRequestScanner(
+        this, ContentCapture.enabled() ? ContentCapture.maxLength() : 0, tenants.fromUserField());
+    this.tenant = tenants.fromHeaders(requestHeaders);
     span();
+    this.spanLookup = spanLookup;
   }
 
   /**
@@ -65,10 +81,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
    * servlet's async writer), where the current span may be another request's: the SERVER span is
    * taken from the current context now or never ({@link #hasSpan()} tells).
    */
-  public static GatewayExchange inCurrentSpan(OpenAiEndpoint endpoint) {
-    GatewayExchange exchange = new GatewayExchange(endpoint);
-    exchange.spanLookup = false;
-    return exchange;
+  public static GatewayExchange inCurrentSpan(OpenAiEndpoint endpoint, Function<String, String> requestHeaders) {
+    return new GatewayExchange(endpoint, requestHeaders, TenantConfig.current(), false);
   }
 
   /** True once the SERVER span is known: only then is anything recorded. */
@@ -105,6 +119,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     }
     if (inputMessages != null) {
       span.setAttribute(INPUT_MESSAGES, inputMessages);
+    }
+    if (tenant != null) {
+      span.setAttribute(TENANT, tenant);
     }
   }
 
@@ -143,6 +160,18 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     this.stream = stream;
     if (span != null) {
       span.setAttribute(STREAM, stream);
+    }
+  }
+
+  @Override
+  public void onUser(String user) {
+    String bounded = TenantConfig.bounded(user);
+    if (bounded == null) {
+      return;
+    }
+    this.tenant = bounded;
+    if (span != null) {
+      span.setAttribute(TENANT, bounded);
     }
   }
 

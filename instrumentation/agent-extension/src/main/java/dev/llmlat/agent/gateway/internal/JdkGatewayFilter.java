@@ -29,7 +29,7 @@ public final class JdkGatewayFilter extends Filter {
       chain.doFilter(exchange);
       return;
     }
-    GatewayExchange observed = new GatewayExchange(endpoint);
+    GatewayExchange observed = new GatewayExchange(endpoint, exchange.getRequestHeaders()::getFirst);
     exchange.setStreams(
         new JdkObservedRequestBody(exchange.getRequestBody(), observed),
         new JdkObservedResponseBody(exchange.getResponseBody(), exchange, observed));

@@ -30,7 +30,7 @@ public final class JettyGatewayStream extends HttpStream.Wrapper {
     if (endpoint == null) {
       return;
     }
-    GatewayExchange exchange = new GatewayExchange(endpoint);
+    GatewayExchange exchange = new GatewayExchange(endpoint, request.getHeaders()::get);
     request.addHttpStreamWrapper(stream -> new JettyGatewayStream(stream, exchange));
   }
 

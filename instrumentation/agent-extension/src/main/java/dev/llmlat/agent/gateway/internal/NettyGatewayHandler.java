@@ -99,7 +99,7 @@ public final class NettyGatewayHandler extends ChannelDuplexHandler {
     if (endpoint == null) {
       return null;
     }
-    GatewayExchange started = GatewayExchange.inCurrentSpan(endpoint);
+    GatewayExchange started = GatewayExchange.inCurrentSpan(endpoint, request.headers()::get);
     return started.hasSpan() ? started : null;
   }
 

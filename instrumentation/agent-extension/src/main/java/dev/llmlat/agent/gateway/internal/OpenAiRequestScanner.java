@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * Reads the few top-level fields of an OpenAI-style JSON request body ({@code model},
- * {@code stream}, {@code max_tokens}/{@code max_completion_tokens}) from the bytes as the
- * application reads them. Incremental and constant-memory: it sees each byte once, keeps no body
+ * {@code stream}, {@code max_tokens}/{@code max_completion_tokens}, and {@code user} when it names
+ * the tenant ({@link TenantConfig})) from the bytes as the application reads them. Incremental and constant-memory: it sees each byte once, keeps no body
  * text, and never captures the value of any other field: prompts and messages pass through
  * unseen unless the user opted in to content capture ({@link ContentCapture}), in which case the
  * raw JSON of {@code messages} (chat) or {@code prompt} (completions) is kept up to a bound. Not
@@ -23,6 +23,9 @@ public final class OpenAiRequestScanner {
 
     void onMaxTokens(long maxTokens);
 
+    /** The top-level {@code user} string; only when the scanner was asked for it. */
+    default void onUser(String user) {}
+
     /**
      * The raw JSON value of {@code messages} or {@code prompt}, cut at the capture bound
      * ({@code totalChars} tells how long it was); only with content capture on.
@@ -34,6 +37,11 @@ public final class OpenAiRequestScanner {
   private static final byte[][] WANTED_BYTES = {
     ascii(WANTED[0]), ascii(WANTED[1]), ascii(WANTED[2]), ascii(WANTED[3])
   };
+  private static final String USER = "user";
+  private static final byte[] USER_BYTES = ascii(USER);
+  /** {@link #found} bits: model, stream, a token limit, user. */
+  private static final int FIELDS = 7;
+  private static final int USER_FOUND = 8;
   private static final byte[] MESSAGES = ascii("messages");
   private static final byte[] PROMPT = ascii("prompt");
 
@@ -59,6 +67,8 @@ public final class OpenAiRequestScanner {
   private long scanned;
   private boolean done;
   private int found;
+  /** The {@link #found} bits that end the scan (with the input, when captured). */
+  private final int allFound;
 
   /** Content capture: the most characters of the input kept, 0 when off. */
   private final int captureChars;
@@ -71,13 +81,17 @@ public final class OpenAiRequestScanner {
   private boolean inputSeen;
 
   public OpenAiRequestScanner(Listener listener) {
-    this(listener, 0);
+    this(listener, 0, false);
   }
 
-  /** With {@code captureChars > 0}, also hands the request's messages to the listener (opt-in only). */
-  public OpenAiRequestScanner(Listener listener, int captureChars) {
+  /**
+   * With {@code captureChars > 0}, also hands the request's messages to the listener (opt-in only);
+   * with {@code user}, the {@code user} field (the tenant, opt-in only).
+   */
+  public OpenAiRequestScanner(Listener listener, int captureChars, boolean user) {
     this.listener = listener;
     this.captureChars = captureChars;
+    this.allFound = user ? FIELDS | USER_FOUND : FIELDS;
   }
 
   /** True once scanning stopped (all fields seen, malformed input, or too large). */
@@ -154,7 +168,7 @@ public final class OpenAiRequestScanner {
     String json = new String(captured.toByteArray(), StandardCharsets.UTF_8);
     listener.onInputMessages(json, capturedTotal);
     captured = null;
-    if (found == 7) {
+    if (found == allFound) {
       done = true;
     }
   }
@@ -233,13 +247,17 @@ public final class OpenAiRequestScanner {
     } else if (wantedKey != null && !tokenOverflow && wantedKey.equals("model")) {
       listener.onModel(new String(token, 0, tokenLength, StandardCharsets.UTF_8));
       found(wantedKey);
+    } else if (wantedKey != null && !tokenOverflow && wantedKey.equals(USER)) {
+      listener.onUser(new String(token, 0, tokenLength, StandardCharsets.UTF_8));
+      found(wantedKey);
     }
   }
 
   private void endScalar() {
     capturingScalar = false;
-    if (wantedKey == null || tokenOverflow) {
-      return;
+    if (wantedKey == null || tokenOverflow || wantedKey.equals(USER)) {
+      wantedKey = null;
+      return; // a user that is not a string (null, a number) names no tenant
     }
     String value = new String(token, 0, tokenLength, StandardCharsets.US_ASCII);
     if (wantedKey.equals("stream")) {
@@ -259,21 +277,21 @@ public final class OpenAiRequestScanner {
   }
 
   private void found(String key) {
-    int bit = key.equals("model") ? 1 : key.equals("stream") ? 2 : 4;
+    int bit = key.equals("model") ? 1 : key.equals("stream") ? 2 : key.equals(USER) ? USER_FOUND : 4;
     found |= bit;
-    if (found == 7 && (captureChars == 0 || inputSeen)) {
+    if (found == allFound && (captureChars == 0 || inputSeen)) {
       done = true;
     }
   }
 
-  /** The key just read when it is one of {@link #WANTED} (that constant), else null. */
+  /** The key just read when it is one of {@link #WANTED} or the asked-for user (that constant), else null. */
   private String wanted() {
     for (int i = 0; i < WANTED.length; i++) {
       if (tokenIs(WANTED_BYTES[i])) {
         return WANTED[i];
       }
     }
-    return null;
+    return allFound != FIELDS && tokenIs(USER_BYTES) ? USER : null;
   }
 
   /** Compared as bytes: every top-level key passes here, and most are not wanted. */

@@ -34,7 +34,7 @@ public final class ServletGateway {
     if (request.getClass().getName().startsWith("org.eclipse.jetty.ee")) {
       return null; // Jetty 12: observed below the servlet layer (JettyGatewayStream)
     }
-    GatewayExchange exchange = GatewayExchange.inCurrentSpan(endpoint);
+    GatewayExchange exchange = GatewayExchange.inCurrentSpan(endpoint, http::getHeader);
     if (!exchange.hasSpan()) {
       return null;
     }

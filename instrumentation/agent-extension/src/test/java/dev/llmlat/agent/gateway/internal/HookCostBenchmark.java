@@ -113,7 +113,8 @@ class HookCostBenchmark {
       InputStream in = new ByteArrayInputStream(REQUEST);
       OutputStream out = new ByteArrayOutputStream(RESPONSE.length);
       if (hooks) {
-        GatewayExchange exchange = new GatewayExchange(OpenAiEndpoint.CHAT_COMPLETIONS);
+        GatewayExchange exchange =
+            new GatewayExchange(OpenAiEndpoint.CHAT_COMPLETIONS, SseExchange.INSTANCE.getRequestHeaders()::getFirst);
         in = new JdkObservedRequestBody(in, exchange);
         out = new JdkObservedResponseBody(out, SseExchange.INSTANCE, exchange);
       }

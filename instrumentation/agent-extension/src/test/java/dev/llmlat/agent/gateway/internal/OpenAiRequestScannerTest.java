@@ -33,6 +33,11 @@ class OpenAiRequestScannerTest {
     public void onInputMessages(String json, long totalChars) {
       events.add("input(" + totalChars + ")=" + json);
     }
+
+    @Override
+    public void onUser(String user) {
+      events.add("user=" + user);
+    }
   }
 
   @Test
@@ -41,7 +46,7 @@ class OpenAiRequestScannerTest {
     String body = "{\"model\":\"m\",\"messages\":" + messages + ",\"stream\":true,\"max_tokens\":5}";
     for (int piece : new int[] {1, 3, 1000}) {
       Seen seen = new Seen();
-      OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen, 1000);
+      OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen, 1000, false);
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
       for (int i = 0; i < bytes.length; i += piece) {
         scanner.accept(bytes, i, Math.min(piece, bytes.length - i));
@@ -57,14 +62,18 @@ class OpenAiRequestScannerTest {
   void capturesACompletionPromptCutAtTheBound() {
     Seen seen = new Seen();
     String prompt = "\"" + "p".repeat(50) + "\"";
-    new OpenAiRequestScanner(seen, 10).accept(ByteBuffer.wrap(("{\"prompt\": " + prompt + " ,\"model\":\"m\"}")
+    new OpenAiRequestScanner(seen, 10, false).accept(ByteBuffer.wrap(("{\"prompt\": " + prompt + " ,\"model\":\"m\"}")
         .getBytes(StandardCharsets.UTF_8)));
     assertThat(seen.events).containsExactly("input(52)=" + prompt.substring(0, 40), "model=m");
   }
 
   private static List<String> scanInPieces(String json, int piece) {
+    return scanInPieces(json, piece, false);
+  }
+
+  private static List<String> scanInPieces(String json, int piece, boolean user) {
     Seen seen = new Seen();
-    OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen);
+    OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen, 0, user);
     byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
     for (int i = 0; i < bytes.length; i += piece) {
       scanner.accept(bytes, i, Math.min(piece, bytes.length - i));
@@ -109,5 +118,26 @@ class OpenAiRequestScannerTest {
     scanner.accept(bytes, 0, bytes.length);
     assertThat(seen.events).isEmpty();
     assertThat(scanner.isDone()).isTrue();
+  }
+
+  @Test
+  void readsTheTopLevelUserOnlyWhenAskedEvenAfterTheOtherFields() {
+    String body = "{\"messages\":[{\"role\":\"user\",\"user\":\"nested-not-this\"}],\"model\":\"m\","
+        + "\"stream\":true,\"max_tokens\":5, \"user\" : \"team-\\\"a\\\"\"}";
+    for (int piece : new int[] {1, 3, 1000}) {
+      assertThat(scanInPieces(body, piece, true)).as("split every %d bytes", piece)
+          .containsExactly("model=m", "stream=true", "max_tokens=5", "user=team-\"a\"");
+    }
+    assertThat(scanInPieces(body, 1, false)).containsExactly("model=m", "stream=true", "max_tokens=5");
+  }
+
+  @Test
+  void aUserThatIsNotAShortStringIsNotReported() {
+    assertThat(scanInPieces("{\"user\":42,\"model\":\"m\"}", 1, true)).containsExactly("model=m");
+    assertThat(scanInPieces("{\"user\":null,\"max_tokens\":3}", 2, true)).containsExactly("max_tokens=3");
+    assertThat(scanInPieces("{\"user\":{\"id\":\"u\"},\"model\":\"m\"}", 1, true)).containsExactly("model=m");
+    // longer than the scanner's 256-byte token bound
+    assertThat(scanInPieces("{\"user\":\"" + "u".repeat(300) + "\",\"model\":\"m\"}", 7, true))
+        .containsExactly("model=m");
   }
 }
