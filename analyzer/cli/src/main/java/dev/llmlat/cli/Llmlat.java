@@ -26,7 +26,7 @@ public final class Llmlat {
    */
   static final List<Class<?>> COMMANDS = List.of(DemoCommand.class, LoadCommand.class, SqlCommand.class, MigrateCommand.class,
       ServicesCommand.class, IngestCommand.class, AnalyzeCommand.class, AttributeCommand.class, ExplainCommand.class,
-      ReportCommand.class, DiffCommand.class, ImportCommand.class, GpuSummaryCommand.class, EbpfCommand.class,
+      ReportCommand.class, DiffCommand.class, RetainCommand.class, ImportCommand.class, GpuSummaryCommand.class, EbpfCommand.class,
       ExportCommand.class, StoreCommand.class, HelpCommand.class);
 
   /** Exit code for bad input: wrong flags, unreadable or malformed files. */
