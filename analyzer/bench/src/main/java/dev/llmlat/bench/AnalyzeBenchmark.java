@@ -77,7 +77,7 @@ public final class AnalyzeBenchmark {
   }
 
   /** Inserts {@code n} generated requests starting at {@code startNs}; returns the spans written. */
-  private static long load(EmbeddedClickHouse store, int n, long startNs, long seed) {
+  static long load(EmbeddedClickHouse store, int n, long startNs, long seed) {
     long spans = 0;
     DemoTraces traces = new DemoTraces(seed, startNs);
     OtelTracesRowEncoder encoder = new OtelTracesRowEncoder();

@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     description = "Benchmarks that print their figures next to a baseline measured in the same run.",
-    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.AgentPool.class, BenchCommand.Import.class, BenchCommand.Analyze.class,
+    subcommands = {BenchCommand.Ingest.class, BenchCommand.Agent.class, BenchCommand.AgentPool.class, BenchCommand.Import.class, BenchCommand.Analyze.class, BenchCommand.Retain.class,
         BenchCommand.Live.class, BenchCommand.Soak.class, BenchCommand.Faults.class, BenchCommand.Cli.class})
 public final class BenchCommand implements PluggedCommand {
   public BenchCommand() {}
@@ -277,6 +277,34 @@ public final class BenchCommand implements PluggedCommand {
     public Integer call() throws IOException {
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-analyze-" + ProcessHandle.current().pid());
       new dev.llmlat.bench.AnalyzeBenchmark(requests, explainSpans, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
+      return 0;
+    }
+  }
+
+  @Command(name = "retain", mixinStandardHelpOptions = true, description = {
+      "Stored bytes per request before and after `llmlat retain` (synthetic three-layer requests, attributed in the",
+      "same run, parts merged before each measure), and how fast retention decides."})
+  static final class Retain implements Callable<Integer> {
+    @Option(names = "--requests", defaultValue = "50000", description = "Requests in the store. Default: ${DEFAULT-VALUE}.")
+    int requests;
+
+    @Option(names = "--slo-ttft", defaultValue = "500", paramLabel = "MS", description = "Keep requests over it. Default: ${DEFAULT-VALUE}.")
+    double sloMs;
+
+    @Option(names = "--keep-slowest", defaultValue = "1", paramLabel = "PCT", description = "Default: ${DEFAULT-VALUE}.")
+    double keepSlowestPct;
+
+    @Option(names = "--keep-rate", defaultValue = "0.01", description = "Default: ${DEFAULT-VALUE}.")
+    double keepRate;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException {
+      Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-retain-" + ProcessHandle.current().pid());
+      dev.llmlat.retention.RetentionPolicy policy = new dev.llmlat.retention.RetentionPolicy(java.time.Duration.ofHours(1),
+          Math.round(sloMs * 1e6), keepSlowestPct / 100, keepRate);
+      new RetentionBenchmark(requests, policy, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
       return 0;
     }
   }
