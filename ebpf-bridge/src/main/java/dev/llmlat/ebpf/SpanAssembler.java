@@ -358,7 +358,7 @@ final class SpanAssembler {
           .addAttributes(string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_EBPF))
           .addAttributes(integer("process.pid", e.getKey()));
       if (hostName != null) {
-        resource.addAttributes(string("host.name", hostName));
+        resource.addAttributes(string(LlmlatAttributes.HOST_NAME, hostName));
       }
       request.addResourceSpans(ResourceSpans.newBuilder().setResource(resource)
           .addScopeSpans(ScopeSpans.newBuilder().setScope(SCOPE).addAllSpans(e.getValue())));

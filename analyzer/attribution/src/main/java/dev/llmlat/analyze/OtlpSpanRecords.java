@@ -1,5 +1,6 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.spans.AttributeValues;
 import dev.llmlat.spans.GpuKernelRowEncoder;
 import dev.llmlat.spans.OtelTracesRowEncoder;
@@ -37,7 +38,7 @@ public final class OtlpSpanRecords {
     Resource resource = resourceSpans.getResource();
     Map<String, String> attributes = AttributeValues.toMap(resource.getAttributesList());
     String service = attributes.getOrDefault("service.name", "");
-    String layer = attributes.getOrDefault("llmlat.layer", "");
+    String layer = attributes.getOrDefault(LlmlatAttributes.LAYER, "");
     String host = ResourceRule.HOST.of(attributes);
     String instance = ResourceRule.INSTANCE.of(attributes);
     for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {

@@ -1,5 +1,6 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.semconv.LlmlatTopics;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.llmlat.imports.StoreImportTarget;
 import dev.llmlat.load.ByteSize;
@@ -145,7 +146,7 @@ final class LoadCommand implements Callable<Integer> {
   @Option(names = "--to", paramLabel = "kafka|store", description = "Where the spans go: kafka (the span topic) or store. Default: kafka.")
   ImportCommand.Destination to;
 
-  @Option(names = "--topic", paramLabel = "TOPIC", defaultValue = "otlp_spans", description = "The span topic. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--topic", paramLabel = "TOPIC", defaultValue = LlmlatTopics.SPANS, description = "The span topic. Default: ${DEFAULT-VALUE}.")
   String topic;
 
   @Option(names = "--no-spans", description = "Record no spans (a plain benchmark).")

@@ -1,5 +1,7 @@
 package dev.llmlat.demo;
 
+import dev.llmlat.semconv.LlmlatAttributes;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
@@ -59,12 +61,12 @@ public final class DemoTraces {
           .addAttributes(str("gen_ai.request.model", "tinylm-1b"))
           .addAttributes(integer("gen_ai.request.max_tokens", 64))
           .addAttributes(KeyValue.newBuilder().setKey("gen_ai.request.stream").setValue(AnyValue.newBuilder().setBoolValue(true)))
-          .addEvents(Span.Event.newBuilder().setTimeUnixNano(firstToken + MS).setName("gen_ai.first_chunk")));
+          .addEvents(Span.Event.newBuilder().setTimeUnixNano(firstToken + MS).setName(LlmlatAttributes.EVENT_FIRST_CHUNK)));
       ByteString clientSpan = bytes(8);
       gateway.addSpans(span(traceId, clientSpan, serverSpan, "POST", Span.SpanKind.SPAN_KIND_CLIENT, arrive + MS, end + MS / 2));
 
       ByteString engineSpan = bytes(8);
-      engine.addSpans(span(traceId, engineSpan, clientSpan, "llm_request", Span.SpanKind.SPAN_KIND_SERVER, engineStart, end)
+      engine.addSpans(span(traceId, engineSpan, clientSpan, LlmlatSpanNames.REQUEST, Span.SpanKind.SPAN_KIND_SERVER, engineStart, end)
           .addAttributes(str("gen_ai.request.model", "tinylm-1b"))
           .addAttributes(integer("gen_ai.usage.input_tokens", promptTokens))
           .addAttributes(integer("gen_ai.usage.output_tokens", 64))
@@ -73,30 +75,30 @@ public final class DemoTraces {
       engine.addSpans(span(traceId, bytes(8), engineSpan, "queue", Span.SpanKind.SPAN_KIND_INTERNAL, engineStart, engineStart + queue));
       ByteString prefillSpan = bytes(8);
       engine.addSpans(span(traceId, prefillSpan, engineSpan, "prefill", Span.SpanKind.SPAN_KIND_INTERNAL, engineStart + queue, firstToken)
-          .addAttributes(integer("llmlat.prefill.tokens", promptTokens)));
+          .addAttributes(integer(LlmlatAttributes.PREFILL_TOKENS, promptTokens)));
       engine.addSpans(span(traceId, bytes(8), engineSpan, "decode", Span.SpanKind.SPAN_KIND_INTERNAL, firstToken, end)
-          .addAttributes(integer("llmlat.decode.tokens", 64)));
+          .addAttributes(integer(LlmlatAttributes.DECODE_TOKENS, 64)));
 
       // GPU: one step per prefill; consecutive pairs of requests share a decode step.
       // A GPU step lives in the trace of the first request it served, linked to all of them.
       gpu.addSpans(span(traceId, bytes(8), ByteString.EMPTY, "step", Span.SpanKind.SPAN_KIND_INTERNAL, engineStart + queue + MS, firstToken - MS)
-          .addAttributes(integer("llmlat.step.batch_size", 1))
-          .addAttributes(integer("llmlat.step.prefill_tokens", promptTokens))
-          .addAttributes(integer("llmlat.gpu.kernels", 96 + promptTokens / 32))
+          .addAttributes(integer(LlmlatAttributes.STEP_BATCH_SIZE, 1))
+          .addAttributes(integer(LlmlatAttributes.STEP_PREFILL_TOKENS, promptTokens))
+          .addAttributes(integer(LlmlatAttributes.GPU_KERNELS, 96 + promptTokens / 32))
           .addLinks(Span.Link.newBuilder().setTraceId(traceId).setSpanId(prefillSpan)));
       if (openStep == null) {
         openStep = span(traceId, bytes(8), ByteString.EMPTY, "step", Span.SpanKind.SPAN_KIND_INTERNAL, firstToken, firstToken + 6 * MS)
-            .addAttributes(integer("llmlat.step.decode_tokens", 1));
+            .addAttributes(integer(LlmlatAttributes.STEP_DECODE_TOKENS, 1));
         openStep.addLinks(Span.Link.newBuilder().setTraceId(traceId).setSpanId(engineSpan));
       } else {
         openStep.addLinks(Span.Link.newBuilder().setTraceId(traceId).setSpanId(engineSpan));
-        openStep.addAttributes(integer("llmlat.step.batch_size", openStep.getLinksCount()));
+        openStep.addAttributes(integer(LlmlatAttributes.STEP_BATCH_SIZE, openStep.getLinksCount()));
         gpu.addSpans(openStep);
         openStep = null;
       }
     }
     if (openStep != null) {
-      openStep.addAttributes(integer("llmlat.step.batch_size", openStep.getLinksCount()));
+      openStep.addAttributes(integer(LlmlatAttributes.STEP_BATCH_SIZE, openStep.getLinksCount()));
       gpu.addSpans(openStep);
     }
     return ExportTraceServiceRequest.newBuilder()
@@ -110,8 +112,8 @@ public final class DemoTraces {
     return ResourceSpans.newBuilder()
         .setResource(Resource.newBuilder()
             .addAttributes(str("service.name", service))
-            .addAttributes(str("llmlat.layer", layer))
-            .addAttributes(str("host.name", "demo-host")))
+            .addAttributes(str(LlmlatAttributes.LAYER, layer))
+            .addAttributes(str(LlmlatAttributes.HOST_NAME, "demo-host")))
         .addScopeSpans(spans)
         .build();
   }

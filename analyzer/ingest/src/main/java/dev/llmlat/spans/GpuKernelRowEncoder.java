@@ -1,5 +1,6 @@
 package dev.llmlat.spans;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
@@ -14,7 +15,7 @@ import java.util.Map;
  */
 public final class GpuKernelRowEncoder extends RowBinaryBatch {
   public static final String TABLE = "gpu_kernels";
-  public static final String KIND = "llmlat.gpu.kind";
+  public static final String KIND = LlmlatAttributes.GPU_KIND;
 
   public static final List<String> COLUMNS =
       List.of("Start", "DurationNs", "Kind", "Name", "Device", "Stream", "CorrelationId", "Bytes", "HostName",
@@ -63,16 +64,16 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
       AnyValue v = kv.getValue();
       switch (kv.getKey()) {
         case KIND -> kind = v.getStringValue();
-        case "gpu.device.id" -> device = v.getIntValue();
-        case "gpu.stream.id" -> stream = v.getIntValue();
-        case "cuda.correlation_id" -> correlation = v.getIntValue();
-        case "llmlat.gpu.bytes" -> bytes = v.getIntValue();
+        case LlmlatAttributes.GPU_DEVICE -> device = v.getIntValue();
+        case LlmlatAttributes.GPU_STREAM -> stream = v.getIntValue();
+        case LlmlatAttributes.CUDA_CORRELATION_ID -> correlation = v.getIntValue();
+        case LlmlatAttributes.GPU_BYTES -> bytes = v.getIntValue();
         case "process.pid" -> pid = v.getIntValue();
-        case "thread.id" -> tid = v.getIntValue();
-        case "llmlat.step.span_id" -> stepSpanId = v.getStringValue();
-        case "llmlat.step.name" -> stepName = v.getStringValue();
-        case "llmlat.gpu.source" -> source = v.getStringValue();
-        case "llmlat.clock.rule" -> clockRule = v.getStringValue();
+        case LlmlatAttributes.THREAD_ID -> tid = v.getIntValue();
+        case LlmlatAttributes.STEP_SPAN_ID -> stepSpanId = v.getStringValue();
+        case LlmlatAttributes.STEP_NAME -> stepName = v.getStringValue();
+        case LlmlatAttributes.GPU_SOURCE -> source = v.getStringValue();
+        case LlmlatAttributes.CLOCK_RULE -> clockRule = v.getStringValue();
         default -> { }
       }
     }
@@ -86,7 +87,7 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         .uint32(stream)
         .int64(correlation)
         .int64(bytes)
-        .string(resourceAttributes.getOrDefault("host.name", ""))
+        .string(resourceAttributes.getOrDefault(LlmlatAttributes.HOST_NAME, ""))
         .uint32(pid)
         .uint32(tid)
         .string(stepSpanId)

@@ -1,5 +1,6 @@
 package dev.llmlat.spans;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -81,8 +82,8 @@ public final class OtlpRecordDecoder {
     }
     for (io.opentelemetry.proto.common.v1.KeyValue kv : span.getAttributesList()) {
       long max = switch (kv.getKey()) {
-        case "gpu.device.id" -> 0xFFFFL; // gpu_kernels.Device UInt16
-        case "gpu.stream.id" -> 0xFFFF_FFFFL; // gpu_kernels.Stream UInt32
+        case LlmlatAttributes.GPU_DEVICE -> 0xFFFFL; // gpu_kernels.Device UInt16
+        case LlmlatAttributes.GPU_STREAM -> 0xFFFF_FFFFL; // gpu_kernels.Stream UInt32
         default -> -1;
       };
       if (max >= 0 && kv.getValue().hasIntValue() && (kv.getValue().getIntValue() < 0 || kv.getValue().getIntValue() > max)) {

@@ -1,5 +1,6 @@
 package dev.llmlat.spans;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.store.ClickHouseStore;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -35,7 +36,7 @@ public final class SpanRouter {
         resource.put(IMPORT_ID_ATTRIBUTE, importId);
       }
       String service = resource.getOrDefault("service.name", "");
-      String layer = resource.getOrDefault("llmlat.layer", "");
+      String layer = resource.getOrDefault(LlmlatAttributes.LAYER, "");
       for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {
         for (Span span : scopeSpans.getSpansList()) {
           if (GpuKernelRowEncoder.isKernelSpan(layer, span)) {

@@ -32,7 +32,7 @@ final class ClientSpans {
     this.resource = Resource.newBuilder()
         .addAttributes(OtlpAttributes.string("service.name", config.serviceName()))
         .addAttributes(OtlpAttributes.string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_CLIENT))
-        .addAttributes(OtlpAttributes.string("host.name", hostName()))
+        .addAttributes(OtlpAttributes.string(LlmlatAttributes.HOST_NAME, hostName()))
         .addAttributes(OtlpAttributes.integer("process.pid", ProcessHandle.current().pid()))
         .build();
   }

@@ -1,5 +1,6 @@
 package dev.llmlat.report;
 
+import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.analyze.Attribution;
 import dev.llmlat.analyze.SpanRecord;
 import com.fasterxml.jackson.core.JsonEncoding;
@@ -104,7 +105,7 @@ public final class PerfettoExport {
   /** Spans of one kind share a thread; steps get their own so they never overlap request spans. */
   private static String lane(SpanRecord s) {
     return switch (s.name()) {
-      case "llm_request", "queue", "prefill", "decode" -> s.name();
+      case LlmlatSpanNames.REQUEST, "queue", "prefill", "decode" -> s.name();
       case "step" -> "steps";
       default -> s.kind().isEmpty() ? s.name() : s.kind();
     };

@@ -1,5 +1,7 @@
 package dev.llmlat.testing;
 
+import dev.llmlat.semconv.LlmlatAttributes;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -127,7 +129,7 @@ public final class ServedRequests {
       str(sa, "http.request.method", "POST");
       str(sa, "url.path", "/v1/chat/completions");
       str(sa, "gen_ai.request.model", r.model());
-      serverSpan.putArray("events").addObject().put("timeUnixNano", Long.toString(firstChunk)).put("name", "gen_ai.first_chunk");
+      serverSpan.putArray("events").addObject().put("timeUnixNano", Long.toString(firstChunk)).put("name", LlmlatAttributes.EVENT_FIRST_CHUNK);
       ObjectNode clientScope = gatewayScopes.addObject();
       clientScope.putObject("scope").put("name", "io.opentelemetry.java-http-client").put("version", "2.31.1-alpha");
       long upstream = r.startNs() + r.gatewayInNs();
@@ -141,21 +143,21 @@ public final class ServedRequests {
       ObjectNode engineScope = resource(resourceSpans, "engine", "engine", r.engineResource()).addObject();
       engineScope.putObject("scope").put("name", "dev.llmlat.scheduler");
       ArrayNode spans = engineScope.putArray("spans");
-      ObjectNode request = span(spans.addObject(), r.traceId(), engine, client, "llm_request", 2, arrival, finish);
+      ObjectNode request = span(spans.addObject(), r.traceId(), engine, client, LlmlatSpanNames.REQUEST, 2, arrival, finish);
       ArrayNode ra = request.putArray("attributes");
       str(ra, "gen_ai.request.model", r.model());
       str(ra, "gen_ai.request.id", "chatcmpl-" + r.traceId().substring(0, 12));
-      request.putArray("events").addObject().put("timeUnixNano", Long.toString(firstToken)).put("name", "llmlat.first_token");
+      request.putArray("events").addObject().put("timeUnixNano", Long.toString(firstToken)).put("name", LlmlatAttributes.EVENT_FIRST_TOKEN);
       span(spans.addObject(), r.traceId(), "4" + r.traceId().substring(1, 16), engine, "queue", 1, arrival, scheduled);
       ObjectNode prefill = span(spans.addObject(), r.traceId(), "5" + r.traceId().substring(1, 16), engine, "prefill", 1, scheduled,
           prefilled);
       ObjectNode tokens = prefill.putArray("attributes").addObject();
-      tokens.put("key", "llmlat.prefill.tokens");
+      tokens.put("key", LlmlatAttributes.PREFILL_TOKENS);
       tokens.putObject("value").put("intValue", "512");
       ObjectNode decode = span(spans.addObject(), r.traceId(), "6" + r.traceId().substring(1, 16), engine, "decode", 1, firstToken,
           finish);
       ObjectNode deltas = decode.putArray("attributes").addObject();
-      deltas.put("key", "llmlat.decode.token_deltas_ns");
+      deltas.put("key", LlmlatAttributes.DECODE_TOKEN_DELTAS_NS);
       ArrayNode values = deltas.putObject("value").putObject("arrayValue").putArray("values");
       for (long g : r.gapsNs()) {
         values.addObject().put("intValue", Long.toString(g));
@@ -170,8 +172,8 @@ public final class ServedRequests {
     ObjectNode rs = resourceSpans.addObject();
     ArrayNode attributes = rs.putObject("resource").putArray("attributes");
     str(attributes, "service.name", service);
-    str(attributes, "host.name", "node-1");
-    str(attributes, "llmlat.layer", layer);
+    str(attributes, LlmlatAttributes.HOST_NAME, "node-1");
+    str(attributes, LlmlatAttributes.LAYER, layer);
     extra.forEach((k, v) -> str(attributes, k, v));
     return rs.putArray("scopeSpans");
   }

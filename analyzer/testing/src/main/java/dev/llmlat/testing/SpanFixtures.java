@@ -1,5 +1,6 @@
 package dev.llmlat.testing;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
@@ -59,7 +60,7 @@ public final class SpanFixtures {
         .addResourceSpans(ResourceSpans.newBuilder()
             .setResource(Resource.newBuilder()
                 .addAttributes(kv("service.name", AnyValue.newBuilder().setStringValue("engine")))
-                .addAttributes(kv("llmlat.layer", AnyValue.newBuilder().setStringValue("engine"))))
+                .addAttributes(kv(LlmlatAttributes.LAYER, AnyValue.newBuilder().setStringValue("engine"))))
             .addScopeSpans(ScopeSpans.newBuilder()
                 .setScope(InstrumentationScope.newBuilder().setName("dev.llmlat.scheduler").setVersion("1.2"))
                 .addSpans(span)))

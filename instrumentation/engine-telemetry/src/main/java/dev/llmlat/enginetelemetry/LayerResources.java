@@ -7,7 +7,7 @@ import io.opentelemetry.sdk.resources.Resource;
 /** Resources that tell llmlat's layers apart ({@code llmlat.layer}), for the engine's tracer providers. */
 public final class LayerResources {
   private static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
-  private static final AttributeKey<String> HOST_NAME = AttributeKey.stringKey("host.name");
+  private static final AttributeKey<String> HOST_NAME = AttributeKey.stringKey(LlmlatAttributes.HOST_NAME);
   private static final AttributeKey<Long> PROCESS_PID = AttributeKey.longKey("process.pid");
   private static final AttributeKey<String> LAYER = AttributeKey.stringKey(LlmlatAttributes.LAYER);
 

@@ -12,16 +12,11 @@ import java.util.Set;
  * {@code decode} (token times as deltas), the first token and preemptions as events.
  */
 public final class SchedulerSdkAdapter implements EngineAdapter {
-  static final String REQUEST = "llm_request";
   static final String QUEUE = "queue";
   static final String PREFILL = "prefill";
   static final String DECODE = "decode";
-  static final String EVENT_FIRST_TOKEN = "llmlat.first_token";
-  static final String EVENT_PREEMPTED = "llmlat.preempted";
-  static final String DECODE_DELTAS = "llmlat.decode.token_deltas_ns";
-  static final String PREFILL_TOKENS = "llmlat.prefill.tokens";
   // the layer alone says ours: the SDK names no engine, so a span that names one (vLLM's scope) is that engine's
-  private static final RequestRule RULE = new RequestRule(SpanCondition.name(REQUEST),
+  private static final RequestRule RULE = new RequestRule(SpanCondition.name(LlmlatSpanNames.REQUEST),
       SpanCondition.layer(LlmlatAttributes.LAYER_ENGINE), SpanCondition.NEVER, Set.of(LlmlatSpanNames.STEP));
 
   @Override
@@ -49,7 +44,7 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
         }
         case PREFILL -> {
           b.prefill(new EngineRequest.Prefill(s.startNs(), s.endNs(), PREFILL, s.attr(LlmlatAttributes.STEP_SPAN_ID),
-              s.longAttr(PREFILL_TOKENS, 0), 0, 0, List.of()));
+              s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0), 0, 0, List.of()));
           firstPrefill = firstPrefill < 0 ? s.startNs() : Math.min(firstPrefill, s.startNs());
           lastPrefillEnd = Math.max(lastPrefillEnd, s.endNs());
         }
@@ -58,7 +53,7 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
       }
     }
     b.scheduled(firstPrefill >= 0 ? firstPrefill : firstQueueEnd);
-    SpanRecord.Event first = e.event(EVENT_FIRST_TOKEN);
+    SpanRecord.Event first = e.event(LlmlatAttributes.EVENT_FIRST_TOKEN);
     if (first != null) {
       b.firstToken(first.timeNs());
     } else if (decode != null) {
@@ -67,7 +62,7 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
       b.firstToken(lastPrefillEnd);
     }
     if (decode != null) {
-      List<String> deltas = decode.arrayAttr(DECODE_DELTAS);
+      List<String> deltas = decode.arrayAttr(LlmlatAttributes.DECODE_TOKEN_DELTAS_NS);
       long[] times = new long[deltas.size()];
       long t = decode.startNs();
       for (int i = 0; i < deltas.size(); i++) {
@@ -77,7 +72,7 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
       b.decodeTokens(times);
     }
     for (SpanRecord.Event ev : e.events()) {
-      if (EVENT_PREEMPTED.equals(ev.name())) {
+      if (LlmlatAttributes.EVENT_PREEMPTED.equals(ev.name())) {
         b.preempted(ev.timeNs());
       }
     }

@@ -1,5 +1,6 @@
 package dev.llmlat.analyze.engines;
 
+import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.analyze.SpanRecord;
 import java.util.Set;
 
@@ -13,7 +14,7 @@ import java.util.Set;
  */
 public final class TensorRtLlmAdapter implements EngineAdapter {
   static final String SCOPE = "trt.llm";
-  static final String REQUEST = "llm_request";
+  static final String REQUEST = LlmlatSpanNames.REQUEST;
   static final String KV_TRANSFER = "gen_ai.latency.kv_cache_transfer_time";
   // the KV-transfer time is TensorRT-LLM's alone: it identifies the span under another scope name
   private static final RequestRule RULE = new RequestRule(SpanCondition.name(REQUEST),

@@ -1,5 +1,6 @@
 package dev.llmlat.analyze.engines;
 
+import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.analyze.SpanRecord;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -22,7 +23,7 @@ import java.util.Set;
  * prefill chunks, the batch's other requests and every token's time are read too.
  */
 public final class VllmAdapter implements EngineAdapter {
-  static final String REQUEST = "llm_request";
+  static final String REQUEST = LlmlatSpanNames.REQUEST;
   /** Both scopes vLLM has written its spans with: {@code vllm.llm_engine}, {@code vllm.tracing.otel}. */
   static final String SCOPE_PREFIX = "vllm";
   // Without vLLM's scope, an unlabelled llm_request with vLLM's first-token latency is read the same

@@ -74,7 +74,7 @@ final class SpanRecords {
         .addAttributes(OtlpAttributes.string("service.name", serviceName))
         .addAttributes(OtlpAttributes.string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_GPU));
     if (hostName != null) {
-      r.addAttributes(OtlpAttributes.string("host.name", hostName));
+      r.addAttributes(OtlpAttributes.string(LlmlatAttributes.HOST_NAME, hostName));
     }
     this.resource = r.build().toByteArray();
     this.scope = SCOPE.toByteArray();

@@ -1,5 +1,7 @@
 package dev.llmlat.agent.gateway.internal;
 
+import dev.llmlat.semconv.LlmlatAttributes;
+
 /**
  * Attribute names this extension writes beyond the shared contract ({@code
  * dev.llmlat.semconv.LlmlatAttributes} in the schemas module, where they belong once the analyzer
@@ -21,7 +23,7 @@ public final class GatewayAttributes {
    * With {@link #FIRST_CHUNK}: the server stack, as the agent's instrumentation scope names it
    * (e.g. {@code io.opentelemetry.undertow-1.4}).
    */
-  public static final String SERVER = "llmlat.gateway.server";
+  public static final String SERVER = LlmlatAttributes.GATEWAY_SERVER;
 
   /**
    * On the {@code llmlat.upstream.first_chunk} event that the gateway's local root span (its
@@ -29,5 +31,5 @@ public final class GatewayAttributes {
    * as in the {@code traceparent} the engine received. Absent when that span is unknown: the client
    * made none (not instrumented), or, on Netty, the request carried no W3C {@code traceparent}.
    */
-  public static final String UPSTREAM_SPAN_ID = "llmlat.upstream.span_id";
+  public static final String UPSTREAM_SPAN_ID = LlmlatAttributes.UPSTREAM_SPAN_ID;
 }
