@@ -7,7 +7,7 @@ import java.util.stream.Collectors;
 
 /**
  * Which resource attribute names a span's host, or its process instance: the first non-empty one of
- * a list, as data, so that {@code TraceReader}'s SQL and {@link OtlpSpanRecords} (live attribution)
+ * a list, as data, so that {@code TraceReader}'s SQL and {@link dev.llmlat.analyze.otlp.OtlpSpanRecords} (live attribution)
  * pick the same one.
  *
  * @param keys in order of preference

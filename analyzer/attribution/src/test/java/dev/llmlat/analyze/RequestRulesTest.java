@@ -1,5 +1,6 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.analyze.otlp.OtlpSpanRecords;
 import static dev.llmlat.testing.SpanFixtures.id;
 import static dev.llmlat.testing.SpanFixtures.kv;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -6,7 +6,6 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
-import dev.llmlat.gpu.internal.NsysExport;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -31,7 +30,7 @@ import org.sqlite.SQLiteConfig;
  * Kafka sink sends as they are), in the same JVM.
  *
  * <p>Two raw baselines: sqlite-jdbc's defaults (what a plain {@code SELECT} gets), and the
- * connection settings the importer itself uses ({@link NsysExport#connectionConfig}: read-only,
+ * connection settings the importer itself uses ({@link dev.llmlat.gpu.NsysConnections#config}: read-only,
  * sqlite's multi-thread mode), which read faster. Each import is bracketed by raw scans: its
  * baseline is the mean time of the scans just before and just after it (raw, import, raw, import,
  * ...), since this VM's speed drifts over seconds (the same scan takes 0.18 s in some stretches
@@ -128,7 +127,7 @@ public final class ImportBenchmark {
    */
   private record RawScans(double seconds, double tunedSeconds, double cpu) {
     static RawScans measure(Path db, long kernels, boolean tunedFirst) throws Exception {
-      SQLiteConfig tuned = NsysExport.connectionConfig();
+      SQLiteConfig tuned = dev.llmlat.gpu.NsysConnections.config();
       double tunedSeconds = 0;
       if (tunedFirst) {
         tunedSeconds = timed(db, tuned, kernels);

@@ -88,7 +88,7 @@ final class StoreCommand {
       ServerConfig serverConfig = ServerConfig.loopbackWithoutPassword(port).withBind(address).withPassword(password)
           .withLimits(maxConcurrent, maxQueued, Duration.ofSeconds(30));
       // the engine would take data waiting on our stdin as part of clients' INSERTs
-      dev.llmlat.store.internal.ProcessStdin.detach();
+      dev.llmlat.process.ProcessStdin.detach();
       Confinement confinement = Confinement.allowing(String.join(",", allowSources));
       EmbeddedClickHouse embedded = EmbeddedClickHouse.openConfined(config.dataDir(), config.engineLibrary(), confinement);
       CountDownLatch stopped = new CountDownLatch(1);

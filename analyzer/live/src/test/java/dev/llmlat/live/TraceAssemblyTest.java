@@ -2,7 +2,7 @@ package dev.llmlat.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.analyze.OtlpSpanRecords;
+import dev.llmlat.analyze.otlp.OtlpSpanRecords;
 import dev.llmlat.analyze.TraceAttribution;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.demo.DemoTraces;

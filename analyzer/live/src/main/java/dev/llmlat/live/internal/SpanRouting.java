@@ -1,6 +1,6 @@
 package dev.llmlat.live.internal;
 
-import dev.llmlat.analyze.OtlpSpanRecords;
+import dev.llmlat.analyze.otlp.OtlpSpanRecords;
 import dev.llmlat.analyze.SpanRecord;
 import dev.llmlat.analyze.engines.EngineAdapters;
 import dev.llmlat.semconv.LlmlatAttributes;

@@ -18,8 +18,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteOpenMode;
 
 /**
  * An Nsight Systems sqlite export, opened read-only, with its schema checked up front: which
@@ -105,7 +103,7 @@ public final class NsysExport implements AutoCloseable {
     }
     Connection c;
     try {
-      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), connectionConfig().toProperties());
+      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), dev.llmlat.gpu.NsysConnections.config().toProperties());
     } catch (SQLException e) {
       throw new InvalidExportException(file, "cannot open as sqlite", e);
     }
@@ -115,23 +113,6 @@ public final class NsysExport implements AutoCloseable {
       closeQuietly(c);
       throw e;
     }
-  }
-
-  /**
-   * How every connection to an export is opened (also the baseline `llmlat bench import` compares
-   * the importer with, so the two cannot drift apart).
-   */
-  public static SQLiteConfig connectionConfig() {
-    SQLiteConfig config = new SQLiteConfig();
-    config.setReadOnly(true); // never touch the user's export
-    // Multi-thread mode: no sqlite mutex around every step and column read. Safe because each
-    // connection serves one thread and sqlite-jdbc serializes calls on a connection in Java.
-    config.setOpenMode(SQLiteOpenMode.NOMUTEX);
-    // Sorts (NVTX ranges, the rare sorted rescan) stay in memory: temp files make the import
-    // I/O-bound. The page cache stays at sqlite's default 2 MiB: the scans read each page once, so a
-    // larger cache only costs fresh memory (page faults) on every import.
-    config.setTempStore(SQLiteConfig.TempStore.MEMORY);
-    return config;
   }
 
   private static void closeQuietly(Connection c) {

@@ -1,5 +1,7 @@
-package dev.llmlat.analyze;
+package dev.llmlat.analyze.otlp;
 
+import dev.llmlat.analyze.ResourceRule;
+import dev.llmlat.analyze.SpanRecord;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.spans.AttributeValues;
 import dev.llmlat.spans.GpuKernelRowEncoder;

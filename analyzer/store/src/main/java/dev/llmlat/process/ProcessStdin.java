@@ -1,4 +1,4 @@
-package dev.llmlat.store.internal;
+package dev.llmlat.process;
 
 import dev.llmlat.store.StoreException;
 import java.lang.foreign.Arena;
