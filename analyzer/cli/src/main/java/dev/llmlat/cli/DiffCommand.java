@@ -66,8 +66,8 @@ final class DiffCommand implements Callable<Integer> {
   @Option(names = "--to", paramLabel = "TIME", description = "Both sides, unless a side gives its own: requests that arrived before TIME.")
   String to;
 
-  @Option(names = "--by", paramLabel = "KEY", description = "Compare by this resource or span attribute of the requests' spans (service.version, llmlat.engine.config, a deployment label;"
-      + " tenant: llmlat.tenant).")
+  @Option(names = "--by", paramLabel = "KEY", description = "Compare by this resource or span attribute of the requests' spans (service.version, llmlat.engine.config, a deployment label),"
+      + " or by what attribution decided: instance (the engine instance), tenant, rank (a late tensor-parallel rank waited for).")
   String by;
 
   @Option(names = "--a", paramLabel = "VALUE", description = "With --by: side A's value.")
@@ -111,9 +111,6 @@ final class DiffCommand implements Callable<Integer> {
     DiffOptions options = new DiffOptions(percentiles, Math.round(noiseFloorMs * 1e6), noiseFloorPct / 100);
     if ((by == null) != (aValue == null) || (by == null) != (bValue == null)) {
       throw new IllegalArgumentException("--by KEY, --a VALUE and --b VALUE go together (e.g. --by service.version --a 1.4.0 --b 1.5.0)");
-    }
-    if ("tenant".equals(by)) {
-      by = dev.llmlat.semconv.LlmlatAttributes.TENANT; // the tenant the gateway, the client or the engine recorded
     }
     Selection.AttributeMatch aMatch = by == null ? null : new Selection.AttributeMatch(by, aValue, bValue);
     Selection.AttributeMatch bMatch = by == null ? null : new Selection.AttributeMatch(by, bValue, aValue);

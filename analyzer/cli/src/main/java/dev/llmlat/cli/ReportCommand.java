@@ -2,7 +2,8 @@ package dev.llmlat.cli;
 
 import dev.llmlat.report.AttributionReport;
 import dev.llmlat.report.Report;
-import dev.llmlat.report.TenantReport;
+import dev.llmlat.report.GroupReport;
+import dev.llmlat.report.LateRanks;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -40,11 +41,13 @@ final class ReportCommand implements Callable<Integer> {
   @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page (no external assets).")
   Path html;
 
-  enum By { tenant }
+  enum By { tenant, instance, model, service, rank }
 
   @Option(names = "--by", paramLabel = "DIMENSION",
-      description = "tenant: per tenant (TTFT quantiles, SLO violations with their Wilson interval, the largest component) and"
-          + " the interference matrix: the share of each tenant's waiting that each tenant's requests caused.")
+      description = "tenant, instance, model or service: per group, TTFT quantiles, SLO violations with their Wilson interval and the"
+          + " largest component; tenant adds the interference matrix (the share of each tenant's waiting that each tenant's"
+          + " requests caused), instance the components of disaggregated requests per instance; rank: the late"
+          + " tensor-parallel ranks requests waited for.")
   By by;
 
   @Spec CommandSpec spec;
@@ -59,8 +62,14 @@ final class ReportCommand implements Callable<Integer> {
     long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
     Report report;
     try (ClickHouseStore s = store.open()) {
-      report = by == By.tenant ? TenantReport.load(s, from, Math.round(sloMs * 1e6))
-          : AttributionReport.load(s, from, Math.round(sloMs * 1e6));
+      long slo = Math.round(sloMs * 1e6);
+      report = by == null ? AttributionReport.load(s, from, slo) : switch (by) {
+        case rank -> LateRanks.load(s, from);
+        case tenant -> GroupReport.load(s, GroupReport.Dimension.TENANT, from, slo);
+        case instance -> GroupReport.load(s, GroupReport.Dimension.INSTANCE, from, slo);
+        case model -> GroupReport.load(s, GroupReport.Dimension.MODEL, from, slo);
+        case service -> GroupReport.load(s, GroupReport.Dimension.SERVICE, from, slo);
+      };
     }
     PrintWriter out = spec.commandLine().getOut();
     if (format == Format.json) {

@@ -21,7 +21,8 @@ public final class AttributionWriter {
           "ItlStalls", "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt"),
       List.of("QueueCauseKind", "QueueCause", "QueueCauseNs", "QueueCauseTraceId", "QueueCauseTokens", "QueueCauseBatch", "QueueLimit"),
       List.of("UpstreamClient", "UpstreamPool", "UpstreamPoolMax", "UpstreamPoolPending", "UpstreamConnection"),
-      List.of("Tenant", "TenantCause", "TenantCauseNs"))
+      List.of("Tenant", "TenantCause", "TenantCauseNs"),
+      List.of("PartComponent", "PartInstance", "PartRole", "PartNs", "LateRank", "LateRankDevice", "LateRankNs", "LateRankSteps"))
       .flatMap(List::stream).toList();
 
   private AttributionWriter() {}
@@ -74,6 +75,7 @@ public final class AttributionWriter {
       a.tenantCauses().forEach(t -> out.string(t.tenant()));
       out.arrayLength(a.tenantCauses().size());
       a.tenantCauses().forEach(t -> out.int64(t.ns()));
+      parts(out, a);
     }
     return out;
   }
@@ -94,6 +96,28 @@ public final class AttributionWriter {
     out.arrayLength(parts.size());
     parts.forEach(p -> out.uint32(p.batch()));
     out.string(q.limit());
+  }
+
+  /** A disaggregated request's components per instance, and the late ranks, as parallel arrays. */
+  private static void parts(RowBinaryWriter out, Attribution a) {
+    List<Attribution.InstancePart> parts = a.instanceParts();
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.string(p.component()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.string(p.instance()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.string(p.role()));
+    out.arrayLength(parts.size());
+    parts.forEach(p -> out.int64(p.ns()));
+    List<Attribution.RankWait> ranks = a.rankWaits();
+    out.arrayLength(ranks.size());
+    ranks.forEach(r -> out.string(r.rank()));
+    out.arrayLength(ranks.size());
+    ranks.forEach(r -> out.string(r.device()));
+    out.arrayLength(ranks.size());
+    ranks.forEach(r -> out.int64(r.waitNs()));
+    out.arrayLength(ranks.size());
+    ranks.forEach(r -> out.uint32(r.steps()));
   }
 
   /** The cause of the longest named gap. */

@@ -29,7 +29,10 @@ public final class SampleLoader {
     }
     sql
         .append(" FROM llm_request_attribution FINAL WHERE ").append(where(selection));
-    if (selection.attribute() != null) {
+    Selection.AttributeMatch by = selection.attribute();
+    if (by != null && by.rowCondition("value") != null) {
+      sql.append(" AND ").append(by.rowCondition("value")).append(" AND NOT ").append(by.rowCondition("other"));
+    } else if (by != null) {
       sql.append(" AND TraceId IN (").append(matching(selection, "NOT")).append(')');
     }
     // RowBinary, not text: a side may be a day of traffic, and text would be a string per value
@@ -57,8 +60,13 @@ public final class SampleLoader {
    * side's (on different spans): {@link #load} leaves them out of either side.
    */
   public static long ambiguous(ClickHouseStore store, Selection selection) {
-    if (selection.attribute() == null) {
+    Selection.AttributeMatch by = selection.attribute();
+    if (by == null) {
       return 0;
+    }
+    if (by.rowCondition("value") != null) {
+      return Long.parseLong(store.query("SELECT count() FROM llm_request_attribution FINAL WHERE " + where(selection) + " AND "
+          + by.rowCondition("value") + " AND " + by.rowCondition("other"), params(selection)).single());
     }
     return Long.parseLong(store.query("SELECT count() FROM (" + matching(selection, "") + ")", params(selection)).single());
   }

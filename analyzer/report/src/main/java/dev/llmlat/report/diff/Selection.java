@@ -24,6 +24,20 @@ public record Selection(String label, long fromNs, long toNs, String model, Attr
         throw new IllegalArgumentException("the two sides' values of " + key + " are the same: '" + value + "'");
       }
     }
+
+    /**
+     * For the dimensions attribution itself decided ({@code instance}: the engine instance, {@code tenant}: the
+     * tenant, {@code rank}: a late rank the request waited for), the condition on the request's row with the
+     * value as the parameter {@code param}; null for a span attribute.
+     */
+    public String rowCondition(String param) {
+      return switch (key) {
+        case "instance" -> "EngineInstance = {" + param + ":String}";
+        case "tenant" -> "Tenant = {" + param + ":String}";
+        case "rank" -> "has(LateRank, {" + param + ":String})";
+        default -> null;
+      };
+    }
   }
 
   public Selection {
