@@ -20,10 +20,12 @@ import dev.llmlat.load.SpanShipper;
 import dev.llmlat.load.SummaryText;
 import dev.llmlat.load.SyntheticPrompts;
 import dev.llmlat.load.Target;
+import dev.llmlat.load.sweep.SweepConfig;
 import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.process.ExitSequence;
 import dev.llmlat.process.Interrupts;
 import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.StoreConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -53,6 +55,9 @@ import picocli.CommandLine.Spec;
       "so the client's TTFT joins the gateway's and the engine's traces.",
       "Arrivals: --rate R, --rate R --poisson, or --concurrency N (closed loop).",
       "How much: --requests N and/or --duration 60s. Prompts: --dataset or synthetic.",
+      "A sweep: --sweep-rate 1,2,4,8 (or --sweep-concurrency) runs each level for --duration,",
+      "finds the knee (the highest level meeting --slo-ttft/--slo-tpot), and, where the",
+      "spans reach a store, each TTFT component's share per level (--html draws it).",
       "Ctrl-C stops sending, gives requests in flight 5 s, sums up what finished."
     })
 final class LoadCommand implements Callable<Integer> {
@@ -137,8 +142,30 @@ final class LoadCommand implements Callable<Integer> {
   @Option(names = "--slo-tpot", paramLabel = "MS", description = "Goodput: time-per-output-token objective in ms.")
   Double sloTpot;
 
-  @Option(names = "--save-result", paramLabel = "FILE", description = "Write the result as JSON with the keys of vLLM's benchmark result file.")
+  @Option(names = "--save-result", paramLabel = "FILE", description = {"Write the result as JSON with the keys of vLLM's benchmark result file.",
+      "A sweep's: {\"results\": [one such result per point], \"llmlat_sweep\": the summary}, rewritten after each point."})
   Path saveResult;
+
+  @Option(names = "--sweep-rate", paramLabel = "R1,R2,...",
+      description = "A sweep of open-loop rates (req/s), rising, each for --duration (constant gaps unless --poisson).")
+  String sweepRate;
+
+  @Option(names = "--sweep-concurrency", paramLabel = "N1,N2,...",
+      description = "A sweep of closed loops of N clients, rising, each for --duration.")
+  String sweepConcurrency;
+
+  @Option(names = "--slo-target", paramLabel = "PERCENT",
+      description = "A sweep: the share of requests that must meet every SLO for a level to meet it (the knee). Default: 90.")
+  Double sloTarget;
+
+  @Option(names = "--html", paramLabel = "FILE",
+      description = "A sweep: write a self-contained HTML page (throughput-latency curve, goodput, TTFT components against load), rewritten after each point.")
+  Path html;
+
+  @Option(names = "--components-wait", paramLabel = "DURATION", defaultValue = "30s",
+      description = {"A sweep: after each point, wait this long at most for its requests' engine spans to reach the store, attribute",
+          "them and read their TTFT components (with --to store, or Kafka while `llmlat services up` ingests). 0s: do not. Default: ${DEFAULT-VALUE}."})
+  String componentsWait;
 
   @Option(names = "--service", paramLabel = "NAME", defaultValue = "llmlat-load", description = "service.name of the client spans. Default: ${DEFAULT-VALUE}.")
   String service;
@@ -159,12 +186,19 @@ final class LoadCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException, InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
-    LoadShape shape = shape();
+    SweepConfig.Axis axis = sweepAxis();
+    // a sweep gives each point its shape; the base's is never run
+    LoadShape shape = axis == null ? shape() : new LoadShape.Constant(1);
     PromptSource prompts = prompts();
     Duration requestTimeout = Durations.parse(timeout);
+    Duration wait = Durations.parse(componentsWait);
     OutputFile resultFile = saveResult == null ? null : OutputFile.check("--save-result", saveResult);
     if (resultFile != null) {
       ResultFile.probe("--save-result", resultFile.path()); // a file really created there, not just permission bits read
+    }
+    OutputFile htmlFile = html == null ? null : OutputFile.check("--html", html);
+    if (htmlFile != null) {
+      ResultFile.probe("--html", htmlFile.path());
     }
     long maxLineBytes = ByteSize.parse("--max-line", maxLine);
     if (noSpans && to != null) {
@@ -185,12 +219,19 @@ final class LoadCommand implements Callable<Integer> {
         .serviceName(service)
         .maxLineBytes(maxLineBytes)
         .build();
+    if (axis != null) {
+      SweepConfig sweep = new SweepConfig(config, axis, SweepConfig.parseLevels(axis.option(), axis == SweepConfig.Axis.RATE ? sweepRate
+          : sweepConcurrency), poisson, seed, (sloTarget == null ? 90 : sloTarget) / 100);
+      return sweep(sweep, prompts, target, servedModel, resultFile, htmlFile, wait, out);
+    }
 
     CountDownLatch reported = new CountDownLatch(1);
+    SpanRoute route = null;
     SpanDestination spans = null;
     ExitSequence.Step atExit = null;
     try {
-      spans = noSpans ? null : open(to == null ? ImportCommand.Destination.kafka : to);
+      route = noSpans ? null : open(to == null ? ImportCommand.Destination.kafka : to);
+      spans = route == null ? null : route.next().get();
       out.printf("load: %s, %s%s -> %s (model %s)%n", amount(config), shape, shape instanceof LoadShape.Closed ? ""
           : ", at most " + config.maxConcurrency() + " in flight", target.url(), servedModel);
       out.printf("prompts: %s; spans: %s%n", prompts.description(), spans == null ? "none (--no-spans)" : spans.description());
@@ -211,6 +252,9 @@ final class LoadCommand implements Callable<Integer> {
     } finally {
       if (spans != null) {
         spans.close();
+      }
+      if (route != null) {
+        route.close();
       }
       reported.countDown();
       if (atExit != null) {
@@ -284,6 +328,77 @@ final class LoadCommand implements Callable<Integer> {
     return shipping != null || notSaved != null || (shipper != null && shipper.dropped() > 0) ? Llmlat.EXIT_FAILURE : 0;
   }
 
+  /** Runs a sweep: spans per point over one route, TTFT components from the store they reach. */
+  private int sweep(SweepConfig sweep, PromptSource prompts, Target target, String servedModel, OutputFile resultFile, OutputFile htmlFile,
+      Duration wait, PrintWriter out) throws InterruptedException {
+    PrintWriter err = spec.commandLine().getErr();
+    SpanRoute route = null;
+    ClickHouseStore componentStore = null;
+    boolean ownStore = false;
+    try {
+      route = noSpans ? null : open(to == null ? ImportCommand.Destination.kafka : to);
+      String components;
+      if (route == null || wait.isZero()) {
+        components = "none (" + (route == null ? "--no-spans" : "--components-wait 0s") + ")";
+      } else if (route.store() != null) {
+        componentStore = route.store();
+        components = "from " + componentStore.description();
+      } else if (store.config().kind() == StoreConfig.Kind.SERVER) {
+        // spans go to Kafka: a store server (or `services up`'s store process) is where an ingester lands them
+        try {
+          componentStore = store.open();
+          ownStore = true;
+          components = "from " + componentStore.description() + " (the ingester lands the spans there)";
+        } catch (RuntimeException e) {
+          components = "none (the store could not be opened: " + e.getMessage() + ")";
+        }
+      } else {
+        components = "none (spans go to Kafka and no store process runs to land them: `llmlat services up`, --clickhouse-url, or --to store)";
+      }
+      out.printf("load sweep: %s %s, %s each%s -> %s (model %s)%n", sweep.axis().option(),
+          String.join(",", sweep.levels().stream().map(SweepConfig::format).toList()), sweep.base().duration().toString().substring(2).toLowerCase(Locale.ROOT),
+          sweep.axis() == SweepConfig.Axis.RATE ? ", at most " + sweep.base().maxConcurrency() + " in flight" : "", target.url(), servedModel);
+      out.printf("prompts: %s; spans: %s; TTFT components: %s%n", prompts.description(),
+          route == null ? "none (--no-spans)" : route.description(), components);
+      out.flush();
+      return new LoadSweep(sweep, route, componentStore, wait, resultFile, htmlFile, out, err).run(prompts);
+    } finally {
+      if (ownStore) {
+        componentStore.close();
+      }
+      if (route != null) {
+        route.close();
+      }
+    }
+  }
+
+  /** The sweep's axis, or null for a single run; the flags that cannot go with it refused. */
+  private SweepConfig.Axis sweepAxis() {
+    if (sweepRate != null && sweepConcurrency != null) {
+      throw new IllegalArgumentException("--sweep-rate and --sweep-concurrency exclude each other: a sweep raises one of them");
+    }
+    SweepConfig.Axis axis = sweepRate != null ? SweepConfig.Axis.RATE : sweepConcurrency != null ? SweepConfig.Axis.CONCURRENCY : null;
+    if (axis == null) {
+      for (Object[] sweepOnly : new Object[][] {{"--html", html}, {"--slo-target", sloTarget}}) {
+        if (sweepOnly[1] != null) {
+          throw new IllegalArgumentException(sweepOnly[0] + " is for a sweep: add --sweep-rate R1,R2,... or --sweep-concurrency N1,N2,...");
+        }
+      }
+      return null;
+    }
+    if (rate != null || concurrency != null) {
+      throw new IllegalArgumentException(axis.option() + " gives each point's " + (axis == SweepConfig.Axis.RATE ? "rate" : "clients")
+          + ": drop " + (rate != null ? "--rate" : "--concurrency"));
+    }
+    if (axis == SweepConfig.Axis.CONCURRENCY && maxConcurrency != null) {
+      throw new IllegalArgumentException("--max-concurrency bounds rates; each --sweep-concurrency point's clients are its bound");
+    }
+    if (sloTarget != null && !(sloTarget > 0 && sloTarget <= 100)) {
+      throw new IllegalArgumentException("--slo-target must be above 0 and at most 100 (percent), not " + sloTarget);
+    }
+    return axis;
+  }
+
   private LoadShape shape() {
     if (rate != null && concurrency != null) {
       throw new IllegalArgumentException("--rate (open loop) and --concurrency (closed loop) exclude each other; --max-concurrency bounds a rate");
@@ -339,8 +454,8 @@ final class LoadCommand implements Callable<Integer> {
     return n.isEmpty() ? d : d.isEmpty() ? n : n + " (at most, " + d + ")";
   }
 
-  /** Where the spans go: a sink the shipper feeds, what makes them durable, and what to close. */
-  private record SpanDestination(dev.llmlat.otlpkafka.SpanSink sink, Runnable finish, AutoCloseable resource, String description) {
+  /** Where one run's spans go: a sink the shipper feeds, what makes them durable, and what to close after. */
+  record SpanDestination(dev.llmlat.otlpkafka.SpanSink sink, Runnable finish, AutoCloseable resource, String description) {
     void close() {
       try {
         resource.close();
@@ -350,14 +465,28 @@ final class LoadCommand implements Callable<Integer> {
     }
   }
 
-  private SpanDestination open(ImportCommand.Destination destination) {
+  /**
+   * Where the command's spans go: a destination per run (a sweep's point) over one connection.
+   *
+   * @param store the store the spans go to; null for Kafka
+   */
+  record SpanRoute(java.util.function.Supplier<SpanDestination> next, AutoCloseable resource, String description, ClickHouseStore store) {
+    void close() {
+      try {
+        resource.close();
+      } catch (Exception e) {
+        // closing after the report: what went wrong was reported by finish
+      }
+    }
+  }
+
+  private SpanRoute open(ImportCommand.Destination destination) {
     if (destination == ImportCommand.Destination.store) {
       ClickHouseStore s = store.openForWriting();
-      StoreImportTarget target = new StoreImportTarget(s); // staged, moved into otel_traces at the end: all or nothing
-      return new SpanDestination(target, target::commit, () -> {
-        target.close();
-        s.close();
-      }, s.description());
+      return new SpanRoute(() -> {
+        StoreImportTarget target = new StoreImportTarget(s); // staged, moved into otel_traces at the end of the run: all or nothing
+        return new SpanDestination(target, target::commit, target::close, s.description());
+      }, s::close, s.description(), s);
     }
     String bootstrap;
     try {
@@ -367,7 +496,9 @@ final class LoadCommand implements Callable<Integer> {
     }
     requireTopic(bootstrap);
     SpanPublisher publisher = new SpanPublisher(bootstrap, topic, null, kafka.clientProperties());
-    return new SpanDestination(publisher::publish, publisher::flush, publisher::close, "Kafka " + bootstrap + " topic " + topic);
+    String description = "Kafka " + bootstrap + " topic " + topic;
+    return new SpanRoute(() -> new SpanDestination(publisher::publish, publisher::flush, () -> { }, description), publisher::close,
+        description, null);
   }
 
   /** Before any load: a topic that is not there would stall every batch (brokers usually do not create topics). */

@@ -20,23 +20,30 @@ final class LoadProgress implements LoadRun.Listener, AutoCloseable {
 
   private final ProgressBar bar; // null: not a terminal
   private final PrintWriter err;
+  private final String name;
   private long lastLine = System.nanoTime();
   private boolean closed;
 
-  private LoadProgress(ProgressBar bar, PrintWriter err) {
+  private LoadProgress(ProgressBar bar, PrintWriter err, String name) {
     this.bar = bar;
     this.err = err;
+    this.name = name;
   }
 
   static LoadProgress start(LoadConfig config, PrintWriter err) {
+    return start(config, err, "load");
+  }
+
+  /** Progress of a run called {@code name} (a sweep's point: {@code load 8 req/s}). */
+  static LoadProgress start(LoadConfig config, PrintWriter err, String name) {
     java.io.Console console = System.console();
     if (console == null || !console.isTerminal()) {
-      return new LoadProgress(null, err);
+      return new LoadProgress(null, err, name);
     }
-    ProgressBar bar = new ProgressBarBuilder().setTaskName("load").setStyle(ProgressBarStyle.ASCII)
+    ProgressBar bar = new ProgressBarBuilder().setTaskName(name).setStyle(ProgressBarStyle.ASCII)
         .setInitialMax(config.duration() == null ? config.requests() : -1) // -1: open-ended
         .setConsumer(new ConsoleProgressBarConsumer(System.err)).setUpdateIntervalMillis(500).build();
-    return new LoadProgress(bar, err);
+    return new LoadProgress(bar, err, name);
   }
 
   @Override
@@ -46,7 +53,7 @@ final class LoadProgress implements LoadRun.Listener, AutoCloseable {
       bar.setExtraMessage(line);
     } else {
       synchronized (this) {
-        err.println("load " + line);
+        err.println(name + " " + line);
         err.flush();
       }
     }
@@ -66,7 +73,7 @@ final class LoadProgress implements LoadRun.Listener, AutoCloseable {
     long now = System.nanoTime();
     if (now - lastLine >= LINE_EVERY_S * 1_000_000_000L) {
       lastLine = now;
-      err.printf(Locale.ROOT, "load: %d done%s, %s, %.0f s%n", p.done(), p.planned() > 0 ? " of " + p.planned() : "", extra, p.elapsedNanos() / 1e9);
+      err.printf(Locale.ROOT, "%s: %d done%s, %s, %.0f s%n", name, p.done(), p.planned() > 0 ? " of " + p.planned() : "", extra, p.elapsedNanos() / 1e9);
       err.flush();
     }
   }

@@ -50,6 +50,15 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     }
   }
 
+  /**
+   * This configuration with another arrival shape and warm-up (one point of a sweep); a closed loop's
+   * clients bound it, an open loop keeps this one's bound.
+   */
+  public LoadConfig with(LoadShape shape, int warmup) {
+    return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName,
+        maxLineBytes);
+  }
+
   public static Builder builder(Target target, String model) {
     return new Builder(target, model);
   }

@@ -38,7 +38,7 @@ class LoadRunTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static EngineConfig.Builder engine() {
-    return EngineConfig.builder().port(0).model("tinylm").maxBatch(8).timeScale(0.05);
+    return EngineConfig.builder().port(0).model("tinylm").maxNumSeqs(8).timeScale(0.05);
   }
 
   @Test

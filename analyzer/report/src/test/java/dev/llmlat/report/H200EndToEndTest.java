@@ -167,41 +167,19 @@ class H200EndToEndTest {
   /** The HTML report, rendered by a real headless Chromium: its DOM and its pixels. */
   @Test
   void theHtmlReportRendersInARealBrowser() throws Exception {
-    String chromium = java.util.stream.Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-        .filter(p -> Files.isExecutable(Path.of(p))).findFirst().orElse(null);
-    org.junit.jupiter.api.Assumptions.assumeTrue(chromium != null, "no Chromium here (scripts/test installs Debian's chromium)");
+    dev.llmlat.testing.HeadlessChromium chromium = dev.llmlat.testing.HeadlessChromium.require(dir.resolve("chromium-profile"));
     AttributionReport report = AttributionReport.load(store, 0, 500_000_000L);
     String html = report.html();
     assertThat(html).doesNotContain("http://", "https://", "<script"); // self-contained: no external assets
     Path page = dir.resolve("report.html");
     Files.writeString(page, html);
-    List<String> flags = List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        "--user-data-dir=" + dir.resolve("chromium-profile"));
-    List<String> dump = new ArrayList<>(List.of(chromium));
-    dump.addAll(flags);
-    dump.addAll(List.of("--dump-dom", page.toUri().toString()));
-    Process p = new ProcessBuilder(dump).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    String dom = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    String dom = chromium.dom(page);
     assertThat(dom).contains("<svg id=\"waterfall\"").contains("<svg id=\"histogram\"").contains("16 requests");
     String components = dom.substring(dom.indexOf("<table id=\"components\""));
     components = components.substring(0, components.indexOf("</table>"));
     assertThat(components.split("<tr>", -1).length - 2).isEqualTo(Attribution.COMPONENTS.size()); // one row per component
     assertThat(dom).contains("<table id=\"engines\"");
-    Path png = dir.resolve("report.png");
-    List<String> shot = new ArrayList<>(List.of(chromium));
-    shot.addAll(flags);
-    shot.addAll(List.of("--window-size=1100,1400", "--screenshot=" + png, page.toUri().toString()));
-    Process q = new ProcessBuilder(shot).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-    assertThat(q.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-    java.awt.image.BufferedImage image = javax.imageio.ImageIO.read(png.toFile());
-    java.util.Map<Integer, Integer> colors = new HashMap<>();
-    for (int y = 0; y < image.getHeight(); y += 2) {
-      for (int x = 0; x < image.getWidth(); x += 2) {
-        colors.merge(image.getRGB(x, y) & 0xFFFFFF, 1, Integer::sum);
-      }
-    }
+    java.util.Map<Integer, Integer> colors = chromium.colours(page, dir.resolve("report.png"), 1100, 1400);
     // the waterfall's queue bars (the largest part for most requests) and the histogram's bars are drawn
     assertThat(colors.getOrDefault(0xE45756, 0)).as("queue-coloured pixels").isGreaterThan(200);
     assertThat(colors.getOrDefault(0x4C78A8, 0)).as("histogram-coloured pixels").isGreaterThan(200);

@@ -19,12 +19,13 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The engine loop on one thread: takes new requests, plans a step ({@link StepPlanner}), traces it
- * with the scheduler SDK, sleeps for the cost model's step time (scaled), then hands the tokens the
- * step produced to the requests' streams and retires finished requests.
+ * with the scheduler SDK (with the scheduler's state, so the analyzer can name the limit that kept
+ * requests waiting), sleeps for the cost model's step time (scaled), then hands the tokens the step
+ * produced to the requests' streams and retires finished requests.
  */
 final class ContinuousBatchingScheduler implements AutoCloseable {
-  /** Counters for tests and logs. */
-  record Stats(long steps, long maxBatchSize, long preemptions, long finished) {}
+  /** Counters for tests and logs: the largest step batch, running set, KV blocks in use and step tokens seen. */
+  record Stats(long steps, long maxBatchSize, long maxRunning, long maxKvBlocksUsed, long maxStepTokens, long preemptions, long finished) {}
 
   private static final String[] WORDS = {"the", "GPU", "kept", "every", "token", "on", "one", "trace", "and", "time"};
 
@@ -39,6 +40,9 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
   private final Thread thread;
   private final AtomicLong steps = new AtomicLong();
   private final AtomicLong maxBatchSize = new AtomicLong();
+  private final AtomicLong maxRunning = new AtomicLong();
+  private final AtomicLong maxKvBlocksUsed = new AtomicLong();
+  private final AtomicLong maxStepTokens = new AtomicLong();
   private final AtomicLong preemptions = new AtomicLong();
   private final AtomicLong finished = new AtomicLong();
   private volatile boolean stopping;
@@ -60,15 +64,23 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
   /**
    * Admits a request: starts its trace under the caller's {@code traceparent} and queues it.
    *
-   * @throws IllegalArgumentException if prompt and output can never fit the KV cache
+   * @throws IllegalArgumentException if prompt and output can never fit the KV cache, or (without
+   *     chunked prefill) a step's token budget: the request could never finish
    */
   EngineRequest submit(RequestInfo info, Map<String, String> headers, long arrivalNanos) {
     if (stopping) {
       throw new IllegalStateException("the engine is shutting down");
     }
-    if ((long) info.promptTokens() + info.maxTokens() > config.kvCacheTokens()) {
-      throw new IllegalArgumentException("prompt (" + info.promptTokens() + " tokens) plus max_tokens ("
-          + info.maxTokens() + ") exceed the KV cache (" + config.kvCacheTokens() + " tokens)");
+    SchedulerLimits limits = config.limits();
+    long tokens = (long) info.promptTokens() + info.maxTokens();
+    if (limits.blocksFor(tokens) > limits.kvBlocks()) {
+      throw new IllegalArgumentException("prompt (" + info.promptTokens() + " tokens) plus max_tokens (" + info.maxTokens()
+          + ") exceed the KV cache (" + limits.kvBlocks() + " blocks of " + limits.kvBlockSize() + " tokens)");
+    }
+    // a preempted request re-prefills its prompt and its output so far in one step
+    if (!config.chunkedPrefill() && tokens > limits.maxNumBatchedTokens()) {
+      throw new IllegalArgumentException("prompt (" + info.promptTokens() + " tokens) plus max_tokens (" + info.maxTokens()
+          + ") exceed max_num_batched_tokens (" + limits.maxNumBatchedTokens() + "), the most one prefill may take without chunked prefill");
     }
     RequestTrace trace = tracer.admit(info, headers, arrivalNanos);
     trace.queued(clock.now());
@@ -83,7 +95,8 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
   }
 
   Stats stats() {
-    return new Stats(steps.get(), maxBatchSize.get(), preemptions.get(), finished.get());
+    return new Stats(steps.get(), maxBatchSize.get(), maxRunning.get(), maxKvBlocksUsed.get(), maxStepTokens.get(),
+        preemptions.get(), finished.get());
   }
 
   private void loop() {
@@ -135,6 +148,9 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
     long start = clock.epochNanosAt(t0);
     long deadline = t0 + Math.round(modelled * config.timeScale());
     StepTrace step = builder.start(start);
+    SchedulerLimits limits = config.limits();
+    step.schedulerState(plan.running(), plan.waiting(), plan.kvBlocksUsed(), limits.kvBlocks(), limits.maxNumBatchedTokens(),
+        limits.maxNumSeqs());
     parkUntil(deadline);
     long end = clock.now();
     step.span().setAttribute(EngineAttributes.MODELLED_STEP_NS, modelled);
@@ -143,6 +159,9 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
     gpu.record(step, start, end, modelled);
     steps.incrementAndGet();
     maxBatchSize.accumulateAndGet(step.batchSize(), Math::max);
+    maxRunning.accumulateAndGet(plan.running(), Math::max);
+    maxKvBlocksUsed.accumulateAndGet(plan.kvBlocksUsed(), Math::max);
+    maxStepTokens.accumulateAndGet(plan.scheduledTokens(), Math::max);
 
     for (StepPlan.Chunk c : plan.prefills()) {
       c.request().kvTokens += c.tokens();

@@ -114,10 +114,11 @@ public final class DemoEngine implements AutoCloseable {
     return config;
   }
 
-  /** Steps run, largest batch, preemptions and finished requests so far. */
+  /** Steps run, the largest batch, running set, KV blocks in use and step tokens, preemptions and finished requests so far. */
   public String statsLine() {
     ContinuousBatchingScheduler.Stats s = scheduler.stats();
-    return "steps=" + s.steps() + " max_batch=" + s.maxBatchSize() + " preemptions=" + s.preemptions() + " finished=" + s.finished();
+    return "steps=" + s.steps() + " max_batch=" + s.maxBatchSize() + " max_running=" + s.maxRunning() + " max_kv_blocks="
+        + s.maxKvBlocksUsed() + " max_step_tokens=" + s.maxStepTokens() + " preemptions=" + s.preemptions() + " finished=" + s.finished();
   }
 
   ContinuousBatchingScheduler.Stats stats() {

@@ -15,9 +15,11 @@ public final class Main {
       "  --port N                       HTTP port, 0 = any free (8000)",
       "  --model NAME                   model name served (tinylm)",
       "  --service-name NAME            service.name of the spans (llm-engine)",
-      "  --max-batch N                  most running requests (8)",
-      "  --chunked-prefill-budget N     tokens per step with chunked prefill; 0 = prefill-first (0)",
-      "  --kv-cache-tokens N            KV-cache capacity; beyond it requests are preempted (32768)",
+      "  --max-num-seqs N               most requests running at once (8)",
+      "  --max-num-batched-tokens N     most tokens one step computes: prefill tokens + one per decode (8192)",
+      "  --block-size N                 tokens per KV block (16)",
+      "  --num-gpu-blocks N             KV blocks; when decodes need more, requests are preempted (2048)",
+      "  --enable-chunked-prefill       chunk prompts within the token budget, decodes first (off: prefill-first)",
       "  --time-scale X                 wall time per modelled time; 0.1 = 10x faster (1.0)",
       "  --default-max-tokens N         output tokens when a request names none (16)",
       "  --exporter kafka|logging|none  span destination (kafka when --kafka-bootstrap is given, else logging)",
@@ -44,8 +46,9 @@ public final class Main {
       stopped.countDown();
     }, "llmlat-shutdown"));
     System.out.println("demo-engine listening on " + engine.baseUri() + " model=" + config.model()
-        + " max_batch=" + config.maxBatch() + " chunked_prefill_budget=" + config.chunkedPrefillBudget()
-        + " kv_cache_tokens=" + config.kvCacheTokens() + " time_scale=" + config.timeScale()
+        + " max_num_seqs=" + config.limits().maxNumSeqs() + " max_num_batched_tokens=" + config.limits().maxNumBatchedTokens()
+        + " block_size=" + config.limits().kvBlockSize() + " num_gpu_blocks=" + config.limits().kvBlocks()
+        + " chunked_prefill=" + config.chunkedPrefill() + " time_scale=" + config.timeScale()
         + " exporter=" + config.exporter().name().toLowerCase(java.util.Locale.ROOT));
     stopped.await();
   }
@@ -67,6 +70,10 @@ public final class Main {
         if (flag.equals("--help") || flag.equals("-h")) {
           throw new IllegalArgumentException("help requested");
         }
+        if (flag.equals("--enable-chunked-prefill")) {
+          b.chunkedPrefill(true);
+          continue;
+        }
         value = rest.poll();
         if (value == null) {
           throw new IllegalArgumentException(flag + " needs a value");
@@ -77,9 +84,10 @@ public final class Main {
         case "--port": b.port(integer(flag, value)); break;
         case "--model": b.model(value); break;
         case "--service-name": b.serviceName(value); break;
-        case "--max-batch": b.maxBatch(integer(flag, value)); break;
-        case "--chunked-prefill-budget": b.chunkedPrefillBudget(integer(flag, value)); break;
-        case "--kv-cache-tokens": b.kvCacheTokens(integer(flag, value)); break;
+        case "--max-num-seqs": b.maxNumSeqs(integer(flag, value)); break;
+        case "--max-num-batched-tokens": b.maxNumBatchedTokens(integer(flag, value)); break;
+        case "--block-size": b.kvBlockSize(integer(flag, value)); break;
+        case "--num-gpu-blocks": b.kvBlocks(integer(flag, value)); break;
         case "--time-scale": b.timeScale(decimal(flag, value)); break;
         case "--default-max-tokens": b.defaultMaxTokens(integer(flag, value)); break;
         case "--exporter": exporter = value; break;

@@ -30,7 +30,7 @@ class DemoEngineTest {
   @Test
   void concurrentStreamsAreBatchedAndEveryLayerSharesTheCallersTrace() throws Exception {
     InMemorySpanExporter spans = InMemorySpanExporter.create();
-    EngineConfig config = EngineConfig.builder().port(0).maxBatch(8).timeScale(SCALE).build();
+    EngineConfig config = EngineConfig.builder().port(0).maxNumSeqs(8).timeScale(SCALE).build();
     int requests = 6;
     int maxTokens = 12;
     List<String[]> callers = new ArrayList<>(); // {trace id, parent span id}
@@ -139,10 +139,11 @@ class DemoEngineTest {
   @Test
   void chunkedPrefillAndPreemptionUnderASmallKvCache() throws Exception {
     InMemorySpanExporter spans = InMemorySpanExporter.create();
-    // Prompts of 44 tokens (40 words + template), 30 output tokens: three fit at admission (132 of
-    // 160 KV tokens) but not while all three decode, so the youngest is preempted and recomputed.
-    EngineConfig config = EngineConfig.builder().port(0).maxBatch(4).chunkedPrefillBudget(32)
-        .kvCacheTokens(160).timeScale(0.1).build(); // slow enough that all four overlap
+    // Prompts of 44 tokens (40 words + template: 3 blocks of 16), 30 output tokens: three fit at
+    // admission (9 of 10 blocks, one kept free) but not while all three decode (5 blocks each), so
+    // the youngest is preempted and recomputed.
+    EngineConfig config = EngineConfig.builder().port(0).maxNumSeqs(4).maxNumBatchedTokens(32).chunkedPrefill(true)
+        .kvBlockSize(16).kvBlocks(10).timeScale(0.1).build(); // slow enough that all four overlap
     int maxTokens = 30;
     List<String> traces = new ArrayList<>();
     List<SpanData> all;
