@@ -6,6 +6,7 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
+import dev.llmlat.agent.gateway.internal.JettyConnection;
 import dev.llmlat.agent.gateway.internal.JettyUpstream;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
@@ -14,14 +15,21 @@ import java.util.List;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
+import org.eclipse.jetty.client.Connection;
+import org.eclipse.jetty.client.Destination;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.transport.HttpDestination;
+import org.eclipse.jetty.client.transport.HttpExchange;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.Promise;
 
 /**
  * The upstream side of gateways that call the engine with Jetty 12's {@code HttpClient} (Spring
  * Cloud Gateway Server MVC on Jetty, whose request factory Spring picks when jetty-client is
- * present): when the engine's first content chunk reaches the client.
+ * present): when the engine's first content chunk reaches the client, and how the call got its
+ * connection ({@code JettyConnection}): the destination's queue, the connection handed to the
+ * exchange, a new plain connection's connect, the request committed and sent.
  */
 public final class JettyClientUpstreamInstrumentationModule extends InstrumentationModule {
 
@@ -47,12 +55,14 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withUpstream("JettyUpstream", "JettyUpstreamContentSource");
+    return GatewayHelpers.withUpstream("JettyUpstream", "JettyUpstreamContentSource",
+        "UpstreamConnection", "JettyConnection", "JettyConnection$TimedPromise");
   }
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new SendInstrumentation(), new ContentSourceInstrumentation());
+    return List.of(new SendInstrumentation(), new ContentSourceInstrumentation(), new DestinationInstrumentation(),
+        new NewConnectionInstrumentation());
   }
 
   static final class SendInstrumentation implements TypeInstrumentation {
@@ -84,6 +94,75 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
               .and(takesArgument(0, named("org.eclipse.jetty.client.Response")))
               .and(takesArgument(1, named("org.eclipse.jetty.io.Content$Source"))),
           JettyClientUpstreamInstrumentationModule.class.getName() + "$ContentSourceAdvice");
+    }
+  }
+
+  static final class DestinationInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("org.eclipse.jetty.client.transport.HttpDestination");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // send(exchange): the exchange joins the queue; send(connection, exchange): it leaves it on a connection
+      transformer.applyAdviceToMethod(
+          named("send").and(isPublic()).and(takesArguments(1))
+              .and(takesArgument(0, named("org.eclipse.jetty.client.transport.HttpExchange"))),
+          JettyClientUpstreamInstrumentationModule.class.getName() + "$QueueAdvice");
+      transformer.applyAdviceToMethod(
+          named("send").and(takesArguments(2))
+              .and(takesArgument(0, named("org.eclipse.jetty.client.transport.IConnection")))
+              .and(takesArgument(1, named("org.eclipse.jetty.client.transport.HttpExchange"))),
+          JettyClientUpstreamInstrumentationModule.class.getName() + "$ConnectionSendAdvice");
+    }
+  }
+
+  static final class NewConnectionInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("org.eclipse.jetty.client.HttpClient");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      transformer.applyAdviceToMethod(
+          named("newConnection").and(isPublic()).and(takesArguments(2))
+              .and(takesArgument(0, named("org.eclipse.jetty.client.Destination")))
+              .and(takesArgument(1, named("org.eclipse.jetty.util.Promise"))),
+          JettyClientUpstreamInstrumentationModule.class.getName() + "$NewConnectionAdvice");
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class QueueAdvice {
+    private QueueAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.This HttpDestination destination, @Advice.Argument(0) HttpExchange exchange) {
+      JettyConnection.queued(destination, exchange);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class ConnectionSendAdvice {
+    private ConnectionSendAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.Argument(0) Connection connection, @Advice.Argument(1) HttpExchange exchange) {
+      JettyConnection.sending(connection, exchange);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class NewConnectionAdvice {
+    private NewConnectionAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(
+        @Advice.Argument(0) Destination destination,
+        @Advice.Argument(value = 1, readOnly = false) Promise<Connection> promise) {
+      promise = JettyConnection.timed(destination, promise);
     }
   }
 

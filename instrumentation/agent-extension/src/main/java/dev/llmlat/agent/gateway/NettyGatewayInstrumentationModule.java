@@ -9,6 +9,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.llmlat.agent.gateway.internal.NettyGatewayHandler;
 import dev.llmlat.agent.gateway.internal.NettyUpstreamHandler;
+import dev.llmlat.agent.gateway.internal.ReactorNettyAcquire;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPipeline;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
@@ -18,12 +19,18 @@ import java.util.List;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
+import reactor.netty.Connection;
+import reactor.netty.internal.shaded.reactor.pool.InstrumentedPool;
+import reactor.netty.internal.shaded.reactor.pool.PooledRef;
 
 /**
  * Gateways on Netty 4.1/4.2 HTTP/1.x servers and clients (Reactor Netty, Spring WebFlux and Spring
  * Cloud Gateway, Vert.x, Micronaut): puts {@code NettyGatewayHandler} behind the HTTP server codec,
  * where the agent's {@code netty-4.1} instrumentation puts its own server tracing handler, and
- * {@code NettyUpstreamHandler} behind the HTTP client codec (the engine's first chunk received).
+ * {@code NettyUpstreamHandler} behind the HTTP client codec (the engine's first chunk received, the
+ * channel's connect and TLS handshake, the request written); and, where the client is Reactor
+ * Netty's, follows its connection pool's acquisitions ({@code ReactorNettyAcquire}: Reactor Netty
+ * 1.2 and 1.3, whose reactor-pool is shaded inside reactor-netty-core).
  */
 public final class NettyGatewayInstrumentationModule extends InstrumentationModule {
 
@@ -54,12 +61,14 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
         "NettyGatewayHandler",
         "UpstreamExchange",
         "NettyAgentContexts",
-        "NettyUpstreamHandler");
+        "NettyUpstreamHandler",
+        "UpstreamConnection",
+        "ReactorNettyAcquire");
   }
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new PipelineAddInstrumentation());
+    return List.of(new PipelineAddInstrumentation(), new ReactorNettyAcquireInstrumentation());
   }
 
   static final class PipelineAddInstrumentation implements TypeInstrumentation {
@@ -85,6 +94,49 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
               .and(takesArgument(2, String.class))
               .and(takesArgument(3, named("io.netty.channel.ChannelHandler"))),
           NettyGatewayInstrumentationModule.class.getName() + "$PipelineAddWithGroupAdvice");
+    }
+  }
+
+  static final class ReactorNettyAcquireInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("reactor.netty.resources.DefaultPooledConnectionProvider$DisposableAcquire");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // onSubscribe: the acquisition asks the pool; onNext(pooledRef): it got a connection
+      transformer.applyAdviceToMethod(
+          named("onSubscribe").and(takesArguments(1)),
+          NettyGatewayInstrumentationModule.class.getName() + "$AcquireStartAdvice");
+      transformer.applyAdviceToMethod(
+          named("onNext").and(takesArguments(1))
+              .and(takesArgument(0, named("reactor.netty.internal.shaded.reactor.pool.PooledRef"))),
+          NettyGatewayInstrumentationModule.class.getName() + "$AcquiredAdvice");
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class AcquireStartAdvice {
+    private AcquireStartAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.FieldValue("sink") Object sink, @Advice.FieldValue("pool") InstrumentedPool<?> pool) {
+      InstrumentedPool.PoolMetrics metrics = pool.metrics();
+      ReactorNettyAcquire.started(sink, metrics.getMaxAllocatedSize(), metrics.pendingAcquireSize(), metrics.acquiredSize());
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class AcquiredAdvice {
+    private AcquiredAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.FieldValue("sink") Object sink, @Advice.Argument(0) PooledRef<?> ref) {
+      Object poolable = ref.poolable();
+      if (poolable instanceof Connection) {
+        ReactorNettyAcquire.acquired(sink, ((Connection) poolable).channel(), ref.metadata().acquireCount());
+      }
     }
   }
 

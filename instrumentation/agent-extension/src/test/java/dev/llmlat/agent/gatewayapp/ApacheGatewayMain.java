@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
@@ -18,14 +19,20 @@ import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 /**
  * The gateway with Apache HttpClient 5 (classic I/O) out: JDK {@code HttpServer} in, the engine's
  * SSE stream relayed from the response entity as it is read, inside the client's response handler.
- * Args: upstream base URL. Prints {@code LISTENING <port>}.
+ * Args: upstream base URL, optionally the most connections to it (the client's default otherwise).
+ * TLS trust from the {@code javax.net.ssl.*} system properties. Prints {@code LISTENING <port>}.
  */
 public final class ApacheGatewayMain {
   private ApacheGatewayMain() {}
 
   public static void main(String[] args) throws IOException {
     String upstream = args[0];
-    CloseableHttpClient client = HttpClients.createDefault();
+    PoolingHttpClientConnectionManagerBuilder pool = PoolingHttpClientConnectionManagerBuilder.create().useSystemProperties();
+    if (args.length > 1) {
+      int max = Integer.parseInt(args[1]);
+      pool.setMaxConnPerRoute(max).setMaxConnTotal(max);
+    }
+    CloseableHttpClient client = HttpClients.custom().useSystemProperties().setConnectionManager(pool.build()).build();
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
     server.createContext("/v1/", exchange -> relay(client, upstream, exchange));
     server.setExecutor(Executors.newFixedThreadPool(8));

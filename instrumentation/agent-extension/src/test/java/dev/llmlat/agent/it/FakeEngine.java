@@ -2,6 +2,8 @@ package dev.llmlat.agent.it;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -13,15 +15,19 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * An OpenAI-compatible upstream engine (no agent): answers {@code /v1/chat/completions} and
  * {@code /v1/completions}, streaming SSE when asked to, and records the {@code traceparent} it
- * received and when it wrote its first chunk.
+ * received, when the request arrived, when it wrote its first chunk and when its last write was
+ * done. Over HTTP, or HTTPS with a given server certificate; it can be told to close each
+ * connection after its response (so a gateway's pool holds none afterwards).
  */
 public final class FakeEngine implements AutoCloseable {
   /** What the engine saw of one request. */
-  public record Received(String path, String traceparent, long firstWriteEpochNanos) {
+  public record Received(
+      String path, String traceparent, long firstWriteEpochNanos, long arrivalEpochNanos, long lastWriteEpochNanos) {
     public String traceId() {
       return traceparent == null ? null : traceparent.split("-")[1];
     }
@@ -38,18 +44,40 @@ public final class FakeEngine implements AutoCloseable {
   private final long prefillMillis;
   private final long gapMillis;
 
+  private final String scheme;
+  private volatile boolean closeConnections;
+
   public FakeEngine(int chunks, long prefillMillis, long gapMillis) throws IOException {
+    this(chunks, prefillMillis, gapMillis, null);
+  }
+
+  /** Over HTTPS with {@code tls}'s server certificate when it is not null. */
+  public FakeEngine(int chunks, long prefillMillis, long gapMillis, SSLContext tls) throws IOException {
     this.chunks = chunks;
     this.prefillMillis = prefillMillis;
     this.gapMillis = gapMillis;
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+    InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    if (tls == null) {
+      server = HttpServer.create(address, 128);
+      scheme = "http";
+    } else {
+      HttpsServer https = HttpsServer.create(address, 128);
+      https.setHttpsConfigurator(new HttpsConfigurator(tls));
+      server = https;
+      scheme = "https";
+    }
     server.createContext("/v1/", this::handle);
     server.setExecutor(executor);
     server.start();
   }
 
   public String baseUrl() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return scheme + "://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /** Whether each response closes its connection ({@code Connection: close}). */
+  public void closeConnections(boolean close) {
+    closeConnections = close;
   }
 
   public Received take() throws InterruptedException {
@@ -65,7 +93,11 @@ public final class FakeEngine implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
+    long arrival = epochNanos();
     try (exchange) {
+      if (closeConnections) {
+        exchange.getResponseHeaders().set("Connection", "close");
+      }
       String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
       String traceparent = exchange.getRequestHeaders().getFirst("traceparent");
       boolean stream = body.replace(" ", "").contains("\"stream\":true");
@@ -76,7 +108,7 @@ public final class FakeEngine implements AutoCloseable {
         long first = epochNanos();
         exchange.sendResponseHeaders(200, json.length);
         exchange.getResponseBody().write(json);
-        received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first));
+        received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos()));
         return;
       }
       exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
@@ -94,8 +126,8 @@ public final class FakeEngine implements AutoCloseable {
         out.flush();
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first));
+      out.close(); // the chunked body's end is on the wire: the exchange is over for the gateway
+      received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos()));
     }
   }
 

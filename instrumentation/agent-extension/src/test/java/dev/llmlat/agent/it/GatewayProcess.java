@@ -67,6 +67,13 @@ public final class GatewayProcess implements AutoCloseable {
     return start(java, mainClass, jvmFlags, upstream, gatewayClassPath());
   }
 
+  /** With arguments after the upstream URL (as the main class reads them). */
+  public static GatewayProcess start(String java, Class<?> mainClass, List<String> jvmFlags, List<String> args)
+      throws IOException, InterruptedException {
+    return start(java, mainClass.getSimpleName(), jvmFlags,
+        List.of("-cp", gatewayClassPath(), mainClass.getName()), args);
+  }
+
   /**
    * With the gateway's server libraries from a folder of jars instead of the test class path (a
    * version the test class path cannot hold next to its own, e.g. Netty 4.2).
@@ -83,17 +90,24 @@ public final class GatewayProcess implements AutoCloseable {
 
   private static GatewayProcess start(String java, Class<?> mainClass, List<String> jvmFlags, String upstream,
       String classPath) throws IOException, InterruptedException {
-    return start(java, mainClass.getSimpleName(), jvmFlags, List.of("-cp", classPath, mainClass.getName()), upstream);
+    return start(java, mainClass.getSimpleName(), jvmFlags, List.of("-cp", classPath, mainClass.getName()),
+        List.of(upstream));
   }
 
   /** An executable jar ({@code java -jar}, e.g. a Spring Boot application), named {@code name}. */
   public static GatewayProcess startJar(String java, String name, Path jar, List<String> jvmFlags, String upstream)
       throws IOException, InterruptedException {
-    return start(java, name, jvmFlags, List.of("-jar", jar.toString()), upstream);
+    return start(java, name, jvmFlags, List.of("-jar", jar.toString()), List.of(upstream));
+  }
+
+  /** An executable jar with arguments after the upstream URL. */
+  public static GatewayProcess startJar(String java, String name, Path jar, List<String> jvmFlags, List<String> args)
+      throws IOException, InterruptedException {
+    return start(java, name, jvmFlags, List.of("-jar", jar.toString()), args);
   }
 
   private static GatewayProcess start(String java, String name, List<String> jvmFlags, List<String> launch,
-      String upstream) throws IOException, InterruptedException {
+      List<String> args) throws IOException, InterruptedException {
     Path log = Files.createTempFile(TestDirs.work(), name + "-", ".log");
     List<String> command = new ArrayList<>();
     command.add(java);
@@ -104,7 +118,7 @@ public final class GatewayProcess implements AutoCloseable {
         "-Dsun.net.httpserver.nodelay=true"));
     command.addAll(jvmFlags);
     command.addAll(launch);
-    command.add(upstream);
+    command.addAll(args);
     Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))

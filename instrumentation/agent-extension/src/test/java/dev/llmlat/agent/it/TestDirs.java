@@ -18,11 +18,20 @@ public final class TestDirs {
 
   /** Netty 4.2's jars, copied by the build for one gateway process. */
   public static Path netty42() {
-    Path dir = Path.of(System.getProperty("llmlat.netty42.dir", "target/gateway-libs/netty-4.2")).toAbsolutePath();
+    return copied("llmlat.netty42.dir", "target/gateway-libs/netty-4.2");
+  }
+
+  private static Path copied(String property, String fallback) {
+    Path dir = Path.of(System.getProperty(property, fallback)).toAbsolutePath();
     if (!Files.isDirectory(dir)) {
       throw new IllegalStateException(dir + " is missing: run `mvn verify` (it copies the jars)");
     }
     return dir;
+  }
+
+  /** Apache HttpClient 5.3's jars (and its core 5.2's), copied by the build for one gateway process. */
+  public static Path httpclient53() {
+    return copied("llmlat.httpclient53.dir", "target/gateway-libs/httpclient-5.3");
   }
 
   public static Path work() throws IOException {

@@ -36,7 +36,7 @@ public final class ApacheUpstream {
     }
   }
 
-  private static String path(ClassicHttpRequest request) {
+  static String path(ClassicHttpRequest request) {
     String path = request.getPath(); // origin form, with the query
     int query = path == null ? -1 : path.indexOf('?');
     return query < 0 ? path : path.substring(0, query);

@@ -19,13 +19,17 @@ public final class JettyUpstream {
 
   private JettyUpstream() {}
 
-  /** As an OpenAI-style POST is sent: keeps the current context (the agent's CLIENT span) on it. */
+  /**
+   * As an OpenAI-style POST is sent: keeps the current context (the agent's CLIENT span) on it, and
+   * starts the record of its connection ({@link JettyConnection}).
+   */
   public static void onSend(Request request) {
     if (request != null
         && "POST".equalsIgnoreCase(request.getMethod())
         && OpenAiEndpoint.forPath(request.getPath()) != null
         && Span.current().getSpanContext().isValid()) {
       request.attribute(CONTEXT, Context.current());
+      JettyConnection.onSend(request);
     }
   }
 

@@ -9,7 +9,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * Spring Cloud Gateway configured as its users configure it: one route, {@code /v1/**} to the
  * engine, in properties (both the WebFlux and the Server MVC names: each app reads its own).
- * Args: engine base URL. Prints {@code LISTENING <port>} once it serves.
+ * Args: engine base URL, then any further properties as {@code name=value} (e.g. the HTTP client's
+ * pool). Prints {@code LISTENING <port>} once it serves.
  */
 @SpringBootApplication
 public class SpringGateway {
@@ -24,6 +25,13 @@ public class SpringGateway {
       properties.put(route + "id", "engine");
       properties.put(route + "uri", args[0]);
       properties.put(route + "predicates[0]", "Path=/v1/**");
+    }
+    for (int i = 1; i < args.length; i++) {
+      int equals = args[i].indexOf('=');
+      if (equals <= 0) {
+        throw new IllegalArgumentException("argument " + (i + 1) + " is not name=value: " + args[i]);
+      }
+      properties.put(args[i].substring(0, equals), args[i].substring(equals + 1));
     }
     SpringApplication app = new SpringApplication(SpringGateway.class);
     app.setDefaultProperties(properties);
