@@ -3,6 +3,7 @@ package dev.llmlat.cli;
 import dev.llmlat.home.LlmlatHome;
 import dev.llmlat.live.LiveAttributor;
 import dev.llmlat.live.LiveConfig;
+import dev.llmlat.metrics.MetricsExport;
 import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
@@ -25,11 +26,13 @@ import picocli.CommandLine.Spec;
       "replaces the old: one row per request in llm_request_attribution, from the same core as",
       "`llmlat analyze`. Instances with the same --application-id share the topic's partitions;",
       "their state survives restarts in changelog topics. GPU exports imported into the store",
-      "afterwards: `llmlat analyze --all --since ...` attributes their requests again."
+      "afterwards: `llmlat analyze --all --since ...` attributes their requests again. Each request's first",
+      "attribution is recorded on OpenTelemetry metrics (--metrics-port, --metrics-otlp-endpoint)."
     })
 final class AttributeCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
   @Mixin KafkaOptions kafka;
+  @Mixin MetricsOptions metrics;
 
   @Option(names = "--live", required = true, description = "Attribute continuously from the span topic (batch attribution is `llmlat analyze`).")
   boolean live;
@@ -70,13 +73,14 @@ final class AttributeCommand implements Callable<Integer> {
         .grace(Durations.parse(grace)).retention(Durations.parse(retention)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
         .reportInterval(Duration.ofMillis(reportIntervalMs)).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
-    try (ClickHouseStore s = store.openForWriting()) {
-      LiveAttributor attributor = new LiveAttributor(config, s);
+    try (MetricsExport m = MetricsExport.start(metrics.config("llmlat-attribute")); ClickHouseStore s = store.openForWriting()) {
+      dev.llmlat.process.ExitSequence.register("sending the last metrics", m::close, 15_000); // runs after the attributor stops
+      LiveAttributor attributor = new LiveAttributor(config, s, m::record);
       dev.llmlat.process.ExitSequence.register("stopping live attribution", attributor::close, 60_000);
       attributor.start();
       out.println("attributing " + config.topic() + " from " + config.bootstrapServers() + " into " + s.description()
           + " (application " + config.applicationId() + ", grace " + config.grace().toMillis() + " ms, state in " + dir
-          + "); stop with SIGTERM");
+          + (m.config().exported() ? "; metrics " + m.description() : "") + "); stop with SIGTERM");
       out.flush();
       while (!attributor.awaitStop(Duration.ofSeconds(1))) {
         // runs until SIGTERM (the exit sequence closes it) or a failure

@@ -1,5 +1,6 @@
 package dev.llmlat.live;
 
+import dev.llmlat.analyze.Attribution;
 import dev.llmlat.live.internal.LiveMetrics;
 import dev.llmlat.live.internal.LiveTopology;
 import dev.llmlat.live.internal.TraceAssembler;
@@ -14,6 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -45,6 +47,7 @@ public final class LiveAttributor implements AutoCloseable {
 
   private final LiveConfig config;
   private final ClickHouseStore store;
+  private final Consumer<? super Attribution> attributed;
   private final LiveMetrics metrics = new LiveMetrics();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile Throwable failure;
@@ -53,8 +56,17 @@ public final class LiveAttributor implements AutoCloseable {
   private String internalTopic;
 
   public LiveAttributor(LiveConfig config, ClickHouseStore store) {
+    this(config, store, a -> {});
+  }
+
+  /**
+   * With {@code attributed} told of each request's first attribution once its row is written (a late span's
+   * re-attribution replaces the row and is not told again), on the stream thread.
+   */
+  public LiveAttributor(LiveConfig config, ClickHouseStore store, Consumer<? super Attribution> attributed) {
     this.config = config;
     this.store = store;
+    this.attributed = attributed;
   }
 
   public LiveMetrics.Snapshot metrics() {
@@ -79,7 +91,7 @@ public final class LiveAttributor implements AutoCloseable {
     TraceAssembler.Settings settings = new TraceAssembler.Settings(config.grace(), config.retention(), partitions,
         config.punctuateEvery(), config.evidencePerPair(), VERSION);
     internalTopic = config.applicationId() + "-" + LiveTopology.BY_REQUEST + "-repartition";
-    streams = new KafkaStreams(LiveTopology.build(config.topic(), settings, store, metrics), properties());
+    streams = new KafkaStreams(LiveTopology.build(config.topic(), settings, store, metrics, attributed), properties());
     streams.setUncaughtExceptionHandler(e -> {
       failure = e;
       LOG.error("live attribution stopped: {}", e.toString(), e);

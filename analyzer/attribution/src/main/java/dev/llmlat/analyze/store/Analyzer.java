@@ -67,6 +67,11 @@ public final class Analyzer {
    * without a row in {@code llm_request_attribution} yet. Re-running is idempotent.
    */
   public Summary analyze(long fromNs, long toNs, boolean onlyNew) {
+    return analyze(fromNs, toNs, onlyNew, a -> {});
+  }
+
+  /** Like {@link #analyze(long, long, boolean)}, handing each attribution to {@code onWritten} once its row is written. */
+  public Summary analyze(long fromNs, long toNs, boolean onlyNew, java.util.function.Consumer<? super Attribution> onWritten) {
     // requests of every engine convention, and gateway requests whose engine no adapter knows
     // PREWHERE on the span name and kind first: the attribute maps are read only for those rows
     String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces PREWHERE ("
@@ -96,6 +101,7 @@ public final class Analyzer {
       spans.addAll(reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
       List<Attribution> result = TraceAttribution.attribute(TraceAttribution.alignClocks(spans), ids::contains, tenantKey);
       AttributionWriter.write(store, result, VERSION);
+      result.forEach(onWritten);
       written += result.size();
     }
     return new Summary(rows.size(), written, fromNs, toNs);

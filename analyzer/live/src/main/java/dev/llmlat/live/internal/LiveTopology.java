@@ -1,7 +1,9 @@
 package dev.llmlat.live.internal;
 
+import dev.llmlat.analyze.Attribution;
 import dev.llmlat.store.ClickHouseStore;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -24,6 +26,12 @@ public final class LiveTopology {
   private LiveTopology() {}
 
   public static Topology build(String topic, TraceAssembler.Settings settings, ClickHouseStore store, LiveMetrics metrics) {
+    return build(topic, settings, store, metrics, a -> {});
+  }
+
+  /** With {@code attributed} told of each request's first attribution ({@link TraceAssembler}). */
+  public static Topology build(String topic, TraceAssembler.Settings settings, ClickHouseStore store, LiveMetrics metrics,
+      Consumer<? super Attribution> attributed) {
     StreamsBuilder builder = new StreamsBuilder();
     for (String name : List.of(TraceAssembler.TRACES, TraceAssembler.SPANS, TraceAssembler.SHARED, TraceAssembler.TIMERS,
         TraceAssembler.CLOCK)) {
@@ -35,7 +43,7 @@ public final class LiveTopology {
         .flatMap((key, value) -> SpanRouting.route(value, metrics), Named.as("route-spans"))
         .repartition(Repartitioned.with(Serdes.String(), RoutedSpans.SERDE).withName(BY_REQUEST)
             .withNumberOfPartitions(settings.partitions()).withStreamPartitioner(new TracePartitioner()))
-        .process(() -> new TraceAssembler(settings, store, metrics), Named.as("assemble-and-attribute"),
+        .process(() -> new TraceAssembler(settings, store, metrics, attributed), Named.as("assemble-and-attribute"),
             TraceAssembler.TRACES, TraceAssembler.SPANS, TraceAssembler.SHARED, TraceAssembler.TIMERS, TraceAssembler.CLOCK);
     return builder.build();
   }

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -72,6 +73,7 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   private final Settings settings;
   private final ClickHouseStore store;
   private final LiveMetrics metrics;
+  private final Consumer<? super Attribution> attributed;
   private ProcessorContext<Void, Void> context;
   private KeyValueStore<Bytes, byte[]> traces;
   private KeyValueStore<Bytes, byte[]> spans;
@@ -84,9 +86,15 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   private long backoffMs;
 
   public TraceAssembler(Settings settings, ClickHouseStore store, LiveMetrics metrics) {
+    this(settings, store, metrics, a -> {});
+  }
+
+  /** With {@code attributed} told of each request's first attribution once its row is written (late ones replace it). */
+  public TraceAssembler(Settings settings, ClickHouseStore store, LiveMetrics metrics, Consumer<? super Attribution> attributed) {
     this.settings = settings;
     this.store = store;
     this.metrics = metrics;
+    this.attributed = attributed;
   }
 
   @Override
@@ -286,6 +294,7 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
       schedule(t.getKey(), state, TraceState.EXPIRE, state.lastArrivalMs + settings.retention().toMillis());
       traces.put(StoreKeys.trace(t.getKey()), state.encode());
     }
+    result.stream().filter(a -> batch.containsKey(a.traceId()) && batch.get(a.traceId()).attributions == 1).forEach(attributed);
     clock.record(exchanges);
     return true;
   }
