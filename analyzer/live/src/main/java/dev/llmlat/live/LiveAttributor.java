@@ -69,7 +69,7 @@ public final class LiveAttributor implements AutoCloseable {
     this.attributed = attributed;
   }
 
-  public LiveMetrics.Snapshot metrics() {
+  public LiveStats metrics() {
     return metrics.snapshot();
   }
 
@@ -185,7 +185,7 @@ public final class LiveAttributor implements AutoCloseable {
         }
       }
       metrics.lag = known ? lag : -1;
-      LiveMetrics.Snapshot s = metrics.snapshot();
+      LiveStats s = metrics.snapshot();
       double[] delay = metrics.drainDelays();
       LOG.info(String.format("live: %,d traces waiting, %,d held; total %,d attributed (%,d late re-attributions), %,d rows,"
               + " %,d spans, %,d undecodable records; last span to row p50 %s p99 %s (%d traces); lag %s records;"

@@ -69,11 +69,8 @@ public final class LiveMetrics {
   }
 
   /** A consistent-enough copy for reports and tests. */
-  public record Snapshot(long records, long undecodable, long spans, long waiting, long held, long attributions,
-      long lateReattributions, long rowsWritten, long storeFailures, long expiredWithoutRequest, long failedTraces, long lag) {}
-
-  public Snapshot snapshot() {
-    return new Snapshot(records.get(), undecodable.get(), spans.get(), waiting(), held(), attributions.get(),
+  public dev.llmlat.live.LiveStats snapshot() {
+    return new dev.llmlat.live.LiveStats(records.get(), undecodable.get(), spans.get(), waiting(), held(), attributions.get(),
         lateReattributions.get(), rowsWritten.get(), storeFailures.get(), expiredWithoutRequest.get(), failedTraces.get(), lag);
   }
 }
