@@ -351,23 +351,11 @@ final class TtftAttributor {
     }
   }
 
-  /** What the gateway's connection hooks saw of the upstream call, or that they saw nothing. */
+  /** That the gateway's connection hooks saw nothing of the upstream call (what they saw is {@link Attribution#upstream}). */
   private static List<String> connectionNotes(UpstreamConnection c) {
-    if (!c.observed()) {
-      return List.of("connection set-up unknown: the gateway's HTTP client is not instrumented");
-    }
-    List<String> out = new ArrayList<>();
-    String how = c.reused() == null ? "" : c.reused() ? "a pooled connection" : "a new connection";
-    if (c.poolWaitNs() > 0 || !how.isEmpty()) {
-      out.add(String.format("upstream connection (%s): %s%s", c.client(), how.isEmpty() ? "acquired" : how,
-          c.acquireStartNs() < 0 ? "" : String.format(" after %.3f ms from %s", c.poolWaitNs() / 1e6, c.poolLabel())));
-    }
-    if (c.connectNs() > 0 || c.tlsNs() > 0) {
-      out.add(String.format("upstream connection set up: TCP connect %.3f ms%s", c.connectNs() / 1e6,
-          c.tlsStartNs() < 0 ? "" : String.format(", TLS handshake %.3f ms", c.tlsNs() / 1e6)));
-    }
-    return out;
+    return c.observed() ? List.of() : List.of("connection set-up unknown: the gateway's HTTP client is not instrumented");
   }
+
 
   /**
    * The first token: the engine's, else the end of the request's last prefill step on the GPU

@@ -98,7 +98,8 @@ class LlmlatCliTest {
     Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught.add(e));
     Run r;
     try {
-      r = run("demo", "--data-dir", dir.resolve("store").toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1");
+      r = run("demo", "--data-dir", dir.resolve("store").toString(), "--requests", "6", "--rate", "6", "--time-scale", "0.1",
+          "--gateway-pool", "1");
     } finally {
       System.clearProperty(LlmlatHome.PROPERTY);
       Thread.setDefaultUncaughtExceptionHandler(previous);
@@ -118,11 +119,17 @@ class LlmlatCliTest {
             + " WHERE ResourceAttributes['llmlat.layer'] = 'gpu'");
     assertThat(gpu.out()).isEqualTo("requests\n6\n");
     Run sums = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
-        "SELECT count() AS n, countIf(ClientToGatewayNs + GatewayInNs + NetworkInNs + EngineInNs + QueueNs + KvTransferNs + PrefillCpuNs"
-            + " + PrefillGpuNs + BatchInterferenceNs + FirstSampleNs + NetworkOutNs + GatewayOutNs + GatewayToClientNs + UnattributedNs = TtftNs"
+        "SELECT count() AS n, countIf(ClientToGatewayNs + GatewayInNs + UpstreamPoolWaitNs + UpstreamConnectNs + UpstreamTlsNs"
+            + " + NetworkInNs + EngineInNs + QueueNs + DecodeWaitNs + KvTransferNs + PrefillCpuNs + PrefillGpuNs + RankWaitNs"
+            + " + BatchInterferenceNs + FirstSampleNs + NetworkOutNs + GatewayOutNs + GatewayToClientNs + UnattributedNs = TtftNs"
             + " AND TtftStartLayer = 'client' AND ServerTtftNs < TtftNs AND ClientToGatewayNs > 0 AND PrefillGpuNs > 0) AS exact"
             + " FROM llm_request_attribution FINAL");
     assertThat(sums.out()).isEqualTo("n\texact\n6\t6\n");
+    // the gateway's one pooled connection: opened for the first request, reused by the other five, each call seen
+    Run connections = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
+        "SELECT countIf(UpstreamClient = 'apache-httpclient-5') AS seen, countIf(UpstreamConnection = 'new') AS opened,"
+            + " countIf(UpstreamConnection = 'reused') AS reused, max(UpstreamPoolMax) AS pool FROM llm_request_attribution FINAL");
+    assertThat(connections.out()).isEqualTo("seen\topened\treused\tpool\n6\t1\t5\t1\n");
 
     String slowest = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT TraceId FROM llm_request_attribution FINAL ORDER BY TtftNs DESC LIMIT 1").out().split("\n")[1];
@@ -135,7 +142,8 @@ class LlmlatCliTest {
       sum += c.asLong();
     }
     assertThat(sum).isEqualTo(json.get("ttft_ns").asLong()).isPositive();
-    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("client_to_gateway", "gateway_in", "network_in",
+    assertThat(json.get("components").fieldNames()).toIterable().containsExactly("client_to_gateway", "gateway_in",
+        "upstream_pool_wait", "upstream_connect", "upstream_tls", "network_in",
         "engine_in", "queue", "decode_wait", "kv_transfer", "prefill_cpu", "prefill_gpu", "rank_wait", "batch_interference", "first_sample",
         "network_out", "gateway_out", "gateway_to_client", "unattributed");
     assertThat(json.get("itl").size()).isPositive();
@@ -150,6 +158,8 @@ class LlmlatCliTest {
     Run reportJson = run("report", "--data-dir", dir.resolve("store").toString(), "--format", "json");
     assertThat(reportJson.exit()).as(reportJson.err()).isZero();
     assertThat(readJson(reportJson.out()).has("queue_causes")).as(reportJson.out()).isTrue();
+    assertThat(readJson(reportJson.out()).get("gateway_causes").get("requests").asLong()).as(reportJson.out()).isEqualTo(6);
+    assertThat(json.get("upstream_connection").get("client").asText()).isEqualTo("apache-httpclient-5");
     assertThat(json.has("corrections")).isTrue();
 
     Path perfetto = dir.resolve("slowest.json");

@@ -99,7 +99,7 @@ public final class EndToEndDemo {
           "-Dotel.javaagent.extensions=" + extension, "-Dotel.service.name=llm-gateway", "-Dotel.traces.exporter=kafka",
           "-Dotel.exporter.kafka.bootstrap.servers=" + bootstrap, "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
           "-Dotel.instrumentation.common.default-enabled=false", "-Dotel.instrumentation.java-http-server.enabled=true",
-          "-Dotel.instrumentation.java-http-client.enabled=true", "-Dotel.bsp.schedule.delay=200",
+          "-Dotel.instrumentation.apache-httpclient.enabled=true", "-Dotel.bsp.schedule.delay=200",
           "-Dotel.javaagent.logging=application"));
       if (kafkaClient.source() != null) { // the file's path, not its secrets, on the gateway's command line
         gatewayFlags.add("-Dotel.exporter.kafka.config.file=" + kafkaClient.source().toAbsolutePath());

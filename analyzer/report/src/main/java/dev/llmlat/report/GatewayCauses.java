@@ -19,7 +19,7 @@ import java.util.Map;
  * @param unobserved of those, the ones whose connection set-up is unknown
  * @param newConnections of those, the ones that opened a connection
  * @param causes the gateway and network components, largest first
- * @param pools the pools requests waited for, longest first
+ * @param pools the pools requests waited for, longest first (a pool's requests: those that waited 1 ms or more)
  */
 public record GatewayCauses(long requests, long unobserved, long newConnections, List<Cause> causes, List<Pool> pools) {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,7 +57,7 @@ public record GatewayCauses(long requests, long unobserved, long newConnections,
     causes.sort((a, b) -> Long.compare(b.ns(), a.ns()));
     List<Pool> pools = new ArrayList<>();
     for (List<String> r : store.query("SELECT UpstreamPool, max(UpstreamPoolMax), sum(UpstreamPoolWaitNs) AS ns,"
-        + " countIf(UpstreamPoolWaitNs > 0), max(UpstreamPoolWaitNs)" + where + " AND UpstreamPoolWaitNs > 0"
+        + " countIf(UpstreamPoolWaitNs >= 1000000), max(UpstreamPoolWaitNs)" + where + " AND UpstreamPoolWaitNs > 0"
         + " GROUP BY UpstreamPool ORDER BY ns DESC LIMIT 5", params).rows()) {
       pools.add(new Pool(r.get(0), Long.parseLong(r.get(1)), Long.parseLong(r.get(2)), Long.parseLong(r.get(3)),
           Long.parseLong(r.get(4))));
