@@ -4,6 +4,7 @@ import dev.llmlat.report.Waterfall;
 import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.report.AttributionReport;
+import dev.llmlat.report.GroupReport;
 import dev.llmlat.analyze.store.TraceReader;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.demo.EndToEndDemo;
@@ -67,7 +68,7 @@ final class DemoCommand implements Callable<Integer> {
       description = "Engine step time as a fraction of the H200's measured step time. Default: ${DEFAULT-VALUE}.")
   double timeScale;
 
-  @Option(names = "--gateway-pool", defaultValue = "2", paramLabel = "N",
+  @Option(names = "--gateway-pool", defaultValue = "4", paramLabel = "N",
       description = "Connections the demo gateway's HTTP client pools to the engine: streams beyond them wait for one, and the"
           + " attribution shows that wait as upstream_pool_wait. Default: ${DEFAULT-VALUE}.")
   int gatewayPool;
@@ -252,6 +253,8 @@ final class DemoCommand implements Callable<Integer> {
     out.println();
     AttributionReport report = AttributionReport.load(s, start - 60_000_000_000L, 500_000_000L);
     report.printText(out);
+    out.println("-- llmlat report --by tenant: two tenants, chat (short prompts) and batch (long ones)");
+    GroupReport.load(s, GroupReport.Dimension.TENANT, start - 60_000_000_000L, 500_000_000L).printText(out);
     if (!report.slowest().isEmpty()) {
       out.println();
       out.println("-- the slowest request: llmlat explain " + report.slowest().get(0).traceId());

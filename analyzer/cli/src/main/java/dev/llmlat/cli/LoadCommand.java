@@ -167,6 +167,11 @@ final class LoadCommand implements Callable<Integer> {
           "them and read their TTFT components (with --to store, or Kafka while `llmlat services up` ingests). 0s: do not. Default: ${DEFAULT-VALUE}."})
   String componentsWait;
 
+  @Option(names = "--tenant", paramLabel = "NAME",
+      description = "Send the requests for this tenant: the x-tenant-id header (the gateway extension reads it with"
+          + " otel.instrumentation.llmlat.tenant.source=header) and llmlat.tenant on the client spans.")
+  String tenant;
+
   @Option(names = "--service", paramLabel = "NAME", defaultValue = "llmlat-load", description = "service.name of the client spans. Default: ${DEFAULT-VALUE}.")
   String service;
 
@@ -218,6 +223,7 @@ final class LoadCommand implements Callable<Integer> {
         .slo(new Slo(Slo.millis(sloTtft, "--slo-ttft"), Slo.millis(sloTpot, "--slo-tpot")))
         .serviceName(service)
         .maxLineBytes(maxLineBytes)
+        .tenant(tenant)
         .build();
     if (axis != null) {
       SweepConfig sweep = new SweepConfig(config, axis, SweepConfig.parseLevels(axis.option(), axis == SweepConfig.Axis.RATE ? sweepRate

@@ -130,6 +130,15 @@ class LlmlatCliTest {
         "SELECT countIf(UpstreamClient = 'apache-httpclient-5') AS seen, countIf(UpstreamConnection = 'new') AS opened,"
             + " countIf(UpstreamConnection = 'reused') AS reused, max(UpstreamPoolMax) AS pool FROM llm_request_attribution FINAL");
     assertThat(connections.out()).isEqualTo("seen\topened\treused\tpool\n6\t1\t5\t1\n");
+    // two tenants: the client's spans and the gateway's (the extension reads x-tenant-id) name them, attribution groups them
+    Run tenants = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
+        "SELECT Tenant, count() AS n FROM llm_request_attribution FINAL GROUP BY Tenant ORDER BY Tenant");
+    assertThat(tenants.out()).isEqualTo("Tenant\tn\nbatch\t2\nchat\t4\n");
+    Run gatewayTenants = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
+        "SELECT countIf(SpanAttributes['llmlat.tenant'] IN ('chat', 'batch')) AS named FROM otel_traces"
+            + " WHERE ResourceAttributes['llmlat.layer'] = 'gateway' AND SpanKind = 'Server'");
+    assertThat(gatewayTenants.out()).isEqualTo("named\n6\n");
+    assertThat(r.out()).contains("-- llmlat report --by tenant").contains("by tenant (TTFT SLO");
 
     String slowest = run("sql", "--data-dir", dir.resolve("store").toString(), "--format", "tsv",
         "SELECT TraceId FROM llm_request_attribution FINAL ORDER BY TtftNs DESC LIMIT 1").out().split("\n")[1];

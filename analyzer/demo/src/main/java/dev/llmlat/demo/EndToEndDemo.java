@@ -99,7 +99,8 @@ public final class EndToEndDemo {
           "-Dotel.javaagent.extensions=" + extension, "-Dotel.service.name=llm-gateway", "-Dotel.traces.exporter=kafka",
           "-Dotel.exporter.kafka.bootstrap.servers=" + bootstrap, "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none",
           "-Dotel.instrumentation.common.default-enabled=false", "-Dotel.instrumentation.java-http-server.enabled=true",
-          "-Dotel.instrumentation.apache-httpclient.enabled=true", "-Dotel.bsp.schedule.delay=200",
+          "-Dotel.instrumentation.apache-httpclient.enabled=true",
+          "-Dotel.instrumentation.llmlat.tenant.source=header", "-Dotel.bsp.schedule.delay=200",
           "-Dotel.javaagent.logging=application"));
       if (kafkaClient.source() != null) { // the file's path, not its secrets, on the gateway's command line
         gatewayFlags.add("-Dotel.exporter.kafka.config.file=" + kafkaClient.source().toAbsolutePath());
@@ -134,46 +135,72 @@ public final class EndToEndDemo {
 
   /**
    * The demo's client is llmlat load: Poisson arrivals, every request with its own traceparent and a
-   * client-layer span to Kafka, so the attribution starts where the user's TTFT starts.
+   * client-layer span to Kafka, so the attribution starts where the user's TTFT starts. Two tenants send at once:
+   * "chat" (two thirds of the requests, short prompts) and "batch" (long prompts), so the report can say whose
+   * prefills the chat requests waited behind.
    */
   private static List<ClientRequest> sendLoad(int port, String bootstrap, KafkaClientProperties kafkaClient, Config config)
       throws InterruptedException {
-    LoadConfig load = LoadConfig.builder(Target.parse("http://127.0.0.1:" + port + "/v1/chat/completions", null), MODEL)
-        .shape(new LoadShape.Poisson(config.ratePerSecond(), config.seed())).requests(config.requests())
-        .timeout(Duration.ofSeconds(120)).serviceName("llmlat-load").build();
-    LoadResult result;
+    int batchRequests = config.requests() / 3;
+    int chatRequests = config.requests() - batchRequests;
+    List<LoadResult> results = new ArrayList<>();
     try (SpanPublisher publisher = new SpanPublisher(bootstrap, LlmlatTopics.SPANS, null, kafkaClient);
         SpanShipper spans = new SpanShipper(publisher::publish)) {
-      result = LoadRun.start(load, new DemoPrompts(config.seed()), spans, LoadRun.Listener.NONE).await();
+      List<LoadRun> runs = new ArrayList<>();
+      runs.add(LoadRun.start(tenantLoad(port, config, CHAT, chatRequests, config.seed()), new DemoPrompts(config.seed(), false), spans,
+          LoadRun.Listener.NONE));
+      if (batchRequests > 0) {
+        runs.add(LoadRun.start(tenantLoad(port, config, BATCH, batchRequests, config.seed() + 1), new DemoPrompts(config.seed() + 1, true),
+            spans, LoadRun.Listener.NONE));
+      }
+      for (LoadRun run : runs) {
+        results.add(run.await());
+      }
     }
     List<ClientRequest> sent = new ArrayList<>();
-    for (RequestOutcome r : result.outcomes()) {
-      if (!r.success()) {
-        throw new IllegalStateException("a demo request failed: " + r);
+    for (LoadResult result : results) {
+      for (RequestOutcome r : result.outcomes()) {
+        if (!r.success()) {
+          throw new IllegalStateException("a demo request failed: " + r);
+        }
+        sent.add(new ClientRequest(r.traceId(), r.inputTokens(), r.maxTokens(), r.ttftNanos(), r.latencyNanos(), r.chunks()));
       }
-      sent.add(new ClientRequest(r.traceId(), r.inputTokens(), r.maxTokens(), r.ttftNanos(), r.latencyNanos(), r.chunks()));
     }
     return sent;
   }
 
-  /** Prompt lengths like the H200 capture's: mostly short, some long. */
+  /** The demo's two tenants. */
+  public static final String CHAT = "chat";
+  public static final String BATCH = "batch";
+
+  /** One tenant's share of the load: its requests at its share of the rate. */
+  private static LoadConfig tenantLoad(int port, Config config, String tenant, int requests, long seed) {
+    double rate = config.ratePerSecond() * requests / config.requests();
+    return LoadConfig.builder(Target.parse("http://127.0.0.1:" + port + "/v1/chat/completions", null), MODEL)
+        .shape(new LoadShape.Poisson(rate, seed)).requests(requests).timeout(Duration.ofSeconds(120)).serviceName("llmlat-load")
+        .tenant(tenant).build();
+  }
+
+  /** Prompt lengths like the H200 capture's: a chat tenant's short ones, a batch tenant's long ones. */
   private static final class DemoPrompts implements PromptSource {
     private final Random random;
+    private final boolean longPrompts;
 
-    DemoPrompts(long seed) {
+    DemoPrompts(long seed, boolean longPrompts) {
       this.random = new Random(seed);
+      this.longPrompts = longPrompts;
     }
 
     @Override
     public Prompt next() {
-      int words = random.nextInt(10) < 7 ? 16 + random.nextInt(200) : 500 + random.nextInt(2500);
+      int words = longPrompts ? 1500 + random.nextInt(1500) : 16 + random.nextInt(200);
       String text = "lorem ".repeat(words).strip();
       return new Prompt(text, words, 8 + random.nextInt(24));
     }
 
     @Override
     public String description() {
-      return "the demo's prompt mix (70% 16-215 words, 30% 500-2999)";
+      return longPrompts ? "the demo's batch tenant (1500-2999 words)" : "the demo's chat tenant (16-215 words)";
     }
   }
 

@@ -57,6 +57,9 @@ final class ClientSpans {
         .addAttributes(OtlpAttributes.string("gen_ai.request.model", config.model()))
         .addAttributes(OtlpAttributes.integer("gen_ai.request.max_tokens", r.maxTokens()))
         .addAttributes(OtlpAttributes.integer(LlmlatAttributes.CLIENT_CHUNKS, r.chunks()));
+    if (config.tenant() != null) {
+      s.addAttributes(OtlpAttributes.string(LlmlatAttributes.TENANT, config.tenant()));
+    }
     if (r.httpStatus() > 0) {
       s.addAttributes(OtlpAttributes.integer("http.response.status_code", r.httpStatus()));
     }

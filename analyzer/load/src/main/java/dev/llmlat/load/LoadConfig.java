@@ -19,9 +19,14 @@ import java.util.Objects;
  * @param slo goodput's objectives
  * @param serviceName {@code service.name} of the client spans
  * @param maxLineBytes the longest server-sent event line, and event, a response may carry; longer fails the request
+ * @param tenant whom the requests are sent for: the {@code x-tenant-id} header and the client spans' {@code llmlat.tenant};
+ *     null: none
  */
 public record LoadConfig(Target target, String model, String apiKey, LoadShape shape, int requests, Duration duration,
-    int warmup, int maxConcurrency, Duration timeout, boolean ignoreEos, Slo slo, String serviceName, long maxLineBytes) {
+    int warmup, int maxConcurrency, Duration timeout, boolean ignoreEos, Slo slo, String serviceName, long maxLineBytes,
+    String tenant) {
+  /** The header a tenant is sent in (the gateway extension's default). */
+  public static final String TENANT_HEADER = "x-tenant-id";
   /** 16 MiB: far above any completion chunk, low enough that a stream without newlines cannot exhaust the heap. */
   public static final int DEFAULT_MAX_LINE_BYTES = 16 << 20;
   /** Below this a real chunk (a usage object, a long token) might not fit. */
@@ -43,6 +48,8 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     require(maxConcurrency >= 1, "--max-concurrency must be at least 1, not " + maxConcurrency);
     require(!timeout.isNegative() && !timeout.isZero(), "--timeout must be longer than 0");
     require(serviceName != null && !serviceName.isBlank(), "--service must not be empty");
+    require(tenant == null || (!tenant.isBlank() && tenant.length() <= 128 && tenant.chars().allMatch(c -> c >= 0x20 && c < 0x7f)),
+        "--tenant must be 1..128 printable ASCII characters");
     require(maxLineBytes >= MIN_MAX_LINE_BYTES && maxLineBytes <= MAX_MAX_LINE_BYTES, "--max-line must be between "
         + ByteSize.describe(MIN_MAX_LINE_BYTES) + " and " + ByteSize.describe(MAX_MAX_LINE_BYTES) + ", not " + ByteSize.describe(maxLineBytes));
     if (shape instanceof LoadShape.Closed c) {
@@ -56,7 +63,7 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
    */
   public LoadConfig with(LoadShape shape, int warmup) {
     return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName,
-        maxLineBytes);
+        maxLineBytes, tenant);
   }
 
   public static Builder builder(Target target, String model) {
@@ -84,6 +91,7 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     private Slo slo = Slo.none();
     private String serviceName = "llmlat-load";
     private long maxLineBytes = DEFAULT_MAX_LINE_BYTES;
+    private String tenant;
 
     private Builder(Target target, String model) {
       this.target = target;
@@ -103,8 +111,11 @@ public record LoadConfig(Target target, String model, String apiKey, LoadShape s
     public Builder serviceName(String name) { this.serviceName = name; return this; }
     public Builder maxLineBytes(long bytes) { this.maxLineBytes = bytes; return this; }
 
+    public Builder tenant(String tenant) { this.tenant = tenant; return this; }
+
     public LoadConfig build() {
-      return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName, maxLineBytes);
+      return new LoadConfig(target, model, apiKey, shape, requests, duration, warmup, maxConcurrency, timeout, ignoreEos, slo, serviceName,
+          maxLineBytes, tenant);
     }
   }
 }

@@ -181,6 +181,9 @@ final class StreamingClient implements AutoCloseable {
     if (config.apiKey() != null) {
       b.header("Authorization", "Bearer " + config.apiKey());
     }
+    if (config.tenant() != null) {
+      b.header(LoadConfig.TENANT_HEADER, config.tenant());
+    }
     try {
       return b.POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(body))).build();
     } catch (JsonProcessingException e) {
