@@ -194,7 +194,7 @@ public final class AgentBenchmark {
         List<String> launcher = pinning == null ? List.of() : pinning.measuredLauncher();
         gateways.put(m.getKey(), m.getKey().startsWith("reactor-netty ")
             ? reactorNetty.start(launcher, jvm, upstreamUrl, log)
-            : ChildJvm.start(launcher, jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log));
+            : ChildJvm.start(launcher, jvm, DemoGateway.class.getName(), List.of(upstreamUrl, RELAY_POOL), log));
       }
       int i = 0;
       for (Map.Entry<String, Process> g : gateways.entrySet()) {
@@ -338,8 +338,10 @@ public final class AgentBenchmark {
     }
   }
 
-  /** The agent's instrumentations of the JDK gateway: its HTTP server and client. */
-  private static final List<String> JDK_INSTRUMENTATIONS = List.of("java-http-server", "java-http-client");
+  /** The agent's instrumentations of the demo relay: its HTTP server (the JDK's) and client (Apache HttpClient 5). */
+  private static final List<String> JDK_INSTRUMENTATIONS = List.of("java-http-server", "apache-httpclient");
+  /** The demo relay's upstream pool: more connections than clients, so no request waits for one and latency is the stack's. */
+  private static final String RELAY_POOL = "64";
   /** The agent's instrumentations of the Reactor Netty gateway (as a WebFlux application has them). */
   private static final List<String> REACTOR_NETTY_INSTRUMENTATIONS = List.of("netty", "reactor", "reactor-netty");
 
@@ -370,7 +372,7 @@ public final class AgentBenchmark {
   public static Map.Entry<Process, Integer> startGateway(List<String> jvmFlags, String upstreamUrl, Path log)
       throws IOException, InterruptedException {
     List<String> jvm = concat(jvmFlags, "-Xmx256m", "-XX:+UseSerialGC", "-Dsun.net.httpserver.nodelay=true");
-    Process gateway = ChildJvm.start(jvm, DemoGateway.class.getName(), List.of(upstreamUrl), log);
+    Process gateway = ChildJvm.start(jvm, DemoGateway.class.getName(), List.of(upstreamUrl, RELAY_POOL), log);
     return Map.entry(gateway, Integer.parseInt(ChildJvm.awaitLine(gateway, log, "LISTENING ", Duration.ofSeconds(90))));
   }
 
