@@ -39,12 +39,12 @@ public final class RetentionBenchmark {
       long spans = AnalyzeBenchmark.load(store, requests, base, 7);
       new Analyzer(store).analyze(0, Long.MAX_VALUE / 2, true);
       merge(store);
-      long before = bytes(store);
+      long before = Retention.bytes(store);
       long t0 = System.nanoTime();
       Retention.Outcome o = Retention.apply(store, policy, base + policy.olderThan().toNanos() + 3_600_000_000_000L);
       double seconds = (System.nanoTime() - t0) / 1e9;
       merge(store);
-      long after = bytes(store);
+      long after = Retention.bytes(store);
       long kept = o.keptByReason().values().stream().mapToLong(Long::longValue).sum();
       out.printf("store: %,d requests, %,d spans; policy: over %.0f ms, slowest %.1f%%, sample %.1f%%%n", requests, spans,
           policy.sloTtftNs() / 1e6, 100 * policy.keepSlowest(), 100 * policy.keepRate());
@@ -62,10 +62,5 @@ public final class RetentionBenchmark {
     for (String t : new String[] {"otel_traces", "gpu_kernels", "otel_traces_trace_id_ts"}) {
       store.execute("OPTIMIZE TABLE " + t + " FINAL");
     }
-  }
-
-  private static long bytes(EmbeddedClickHouse store) {
-    return Long.parseLong(store.query("SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase()"
-        + " AND table IN ('otel_traces', 'gpu_kernels', 'otel_traces_trace_id_ts')").single());
   }
 }

@@ -88,7 +88,7 @@ public final class Retention {
   }
 
   /** Bytes the spans, kernels and trace index take on disk. */
-  static long bytes(ClickHouseStore store) {
+  public static long bytes(ClickHouseStore store) {
     return Long.parseLong(store.query("SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase()"
         + " AND table IN ('otel_traces', 'gpu_kernels', 'otel_traces_trace_id_ts')").rows().get(0).get(0));
   }
