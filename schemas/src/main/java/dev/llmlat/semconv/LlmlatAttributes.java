@@ -72,6 +72,11 @@ public final class LlmlatAttributes {
   public static final String KV_KERNEL_END = "llmlat.kv.kernel_end_unix_nano";
   /** Bytes of KV cache moved, where the export says. */
   public static final String KV_BYTES = "llmlat.kv.bytes";
+  /**
+   * Set by the analyzer, never by a producer: the trace id a span had before the halves of its
+   * disaggregated request, which the engine put in separate traces, were joined by the engine's own key.
+   */
+  public static final String JOINED_FROM_TRACE_ID = "llmlat.joined_from_trace_id";
   /** The instance's host (OpenTelemetry's name): on kv spans with {@code process.pid} and {@link #GPU_DEVICE}. */
   public static final String HOST_NAME = "host.name";
 

@@ -1,20 +1,21 @@
 package dev.llmlat.analyze;
 
+import dev.llmlat.analyze.engines.EngineAdapter;
+import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatSpanNames;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
+import java.util.function.Function;
 
 /**
  * A request served by a prefill and a decode instance (disaggregated serving), joined by trace id:
  * which request span is whose, and the KV transfer's GPU spans. Either side may be missing (its spans
  * not exported): then what cannot be split is said, not guessed.
  *
- * <p>Roles come from the engine where it declares them (vLLM's {@code kv_transfer_params}:
- * {@code do_remote_decode} on the prefill request, {@code do_remote_prefill} on the decode request),
- * else from the GPU layer: the {@code llmlat.kv_send} side is the prefill instance, {@code llmlat.kv_recv}
+ * <p>Roles come from the engine where it declares them ({@link EngineAdapter#role}: vLLM's
+ * {@code kv_transfer_params}, SGLang's root names, TensorRT-LLM's context-only finish), else from the GPU layer: the {@code llmlat.kv_send} side is the prefill instance, {@code llmlat.kv_recv}
  * the decode instance.
  *
  * @param prefill the prefill instance's request span, or null
@@ -24,10 +25,8 @@ import java.util.regex.Pattern;
  * @param evidence how the roles were told ("kv_transfer_params", "kv_send/kv_recv", ...)
  */
 record Disaggregation(SpanRecord prefill, SpanRecord decode, SpanRecord kvSend, SpanRecord kvRecv, String evidence) {
-  static final String PREFILL = "prefill";
-  static final String DECODE = "decode";
-  private static final Pattern REMOTE_DECODE = Pattern.compile("\"do_remote_decode\"\\s*:\\s*(true|\"true\")");
-  private static final Pattern REMOTE_PREFILL = Pattern.compile("\"do_remote_prefill\"\\s*:\\s*(true|\"true\")");
+  static final String PREFILL = EngineAdapter.PREFILL;
+  static final String DECODE = EngineAdapter.DECODE;
 
   boolean complete() {
     return prefill != null && decode != null;
@@ -43,18 +42,22 @@ record Disaggregation(SpanRecord prefill, SpanRecord decode, SpanRecord kvSend, 
    *
    * @param requests the trace's engine request spans
    */
-  static Disaggregation of(List<SpanRecord> requests, List<SpanRecord> trace) {
+  static Disaggregation of(List<SpanRecord> requests, List<SpanRecord> trace, Function<SpanRecord, EngineAdapter> adapterOf) {
     SpanRecord send = first(trace, LlmlatSpanNames.KV_SEND);
     SpanRecord recv = first(trace, LlmlatSpanNames.KV_RECV);
     SpanRecord prefill = null;
     SpanRecord decode = null;
+    String evidence = "kv_send/kv_recv";
     for (SpanRecord r : requests) {
-      String role = declaredRole(r);
+      EngineAdapter adapter = adapterOf.apply(r);
+      String role = adapter == null ? "" : adapter.role(r);
+      if (prefill == null && PREFILL.equals(role) || decode == null && DECODE.equals(role)) {
+        evidence = adapter.roleEvidence();
+      }
       prefill = prefill == null && PREFILL.equals(role) ? r : prefill;
       decode = decode == null && DECODE.equals(role) ? r : decode;
     }
-    String evidence = prefill != null || decode != null ? "kv_transfer_params" : "kv_send/kv_recv";
-    if (prefill == null && decode == null && send == null && recv == null) {
+    if (prefill == null && decode == null && send == null && recv == null && requests.size() != 2) {
       return null;
     }
     List<SpanRecord> sorted = new ArrayList<>(requests);
@@ -78,15 +81,37 @@ record Disaggregation(SpanRecord prefill, SpanRecord decode, SpanRecord kvSend, 
         decode = r;
       }
     }
-    if (prefill == null && decode == null && sorted.stream().map(SpanRecord::engineInstance).distinct().count() >= 2) {
+    boolean declared = prefill != null || decode != null;
+    if (prefill == null && decode == null && sorted.size() == 2 && send == null && recv == null) {
+      // a proxy's prefill call asks for one token (max_tokens 1) and the decode call streams the rest
+      SpanRecord a = sorted.get(0);
+      SpanRecord b = sorted.get(1);
+      if (oneTokenCall(a) != oneTokenCall(b) && !a.engineInstance().equals(b.engineInstance())) {
+        prefill = oneTokenCall(a) ? a : b;
+        decode = prefill == a ? b : a;
+        evidence = "the prefill call's one token (max_tokens 1)";
+      }
+    }
+    if (prefill == null && decode == null && (send != null || recv != null)
+        && sorted.stream().map(SpanRecord::engineInstance).distinct().count() >= 2) {
       // two instances and a transfer that names neither: the earlier one prefilled
       prefill = sorted.get(0);
       decode = sorted.get(sorted.size() - 1);
       evidence = "kv_send/kv_recv, by order (the spans name neither side's process)";
     }
-    if (prefill == null && decode == null || prefill != null && decode != null
+    if (prefill == null && decode == null || prefill != null && decode != null && prefill != decode && !declared
         && prefill.engineInstance().equals(decode.engineInstance())) {
       return null; // nothing matched, or one instance did both: not disaggregated
+    }
+    if (prefill == decode) {
+      return null;
+    }
+    for (SpanRecord side : new SpanRecord[] {prefill, decode}) {
+      EngineAdapter adapter = side == null ? null : adapterOf.apply(side);
+      if (adapter != null && !side.attr(LlmlatAttributes.JOINED_FROM_TRACE_ID).isEmpty()) {
+        evidence += "; the halves' separate traces joined by " + adapter.joinKeyAttribute();
+        break;
+      }
     }
     return new Disaggregation(prefill, decode, send, recv, evidence);
   }
@@ -95,22 +120,9 @@ record Disaggregation(SpanRecord prefill, SpanRecord decode, SpanRecord kvSend, 
     return s == null ? "\u0000" : s.engineInstance();
   }
 
-  /** What the request span says of its role ("" when nothing). */
-  static String declaredRole(SpanRecord s) {
-    for (Map.Entry<String, String> a : s.attributes().entrySet()) {
-      String key = a.getKey();
-      if (!key.contains("kv_transfer_params")) {
-        continue;
-      }
-      String v = a.getValue();
-      if ((key.endsWith("do_remote_decode") && "true".equalsIgnoreCase(v)) || REMOTE_DECODE.matcher(v).find()) {
-        return PREFILL;
-      }
-      if ((key.endsWith("do_remote_prefill") && "true".equalsIgnoreCase(v)) || REMOTE_PREFILL.matcher(v).find()) {
-        return DECODE;
-      }
-    }
-    return "";
+  /** A request that asked for, or produced, exactly one token. */
+  private static boolean oneTokenCall(SpanRecord r) {
+    return r.longAttr("gen_ai.request.max_tokens", -1) == 1 || r.longAttr("gen_ai.usage.completion_tokens", -1) == 1;
   }
 
   /** The transfer's process is the request's ({@code pid N}), else the send began while the request was open. */
@@ -119,7 +131,7 @@ record Disaggregation(SpanRecord prefill, SpanRecord decode, SpanRecord kvSend, 
     if (request.engineInstance().startsWith("pid ")) {
       return request.engineInstance().equals("pid " + pid);
     }
-    long start = send.longAttr(dev.llmlat.semconv.LlmlatAttributes.KV_RANGE_START, send.startNs());
+    long start = send.longAttr(LlmlatAttributes.KV_RANGE_START, send.startNs());
     return start >= request.startNs() && start <= request.endNs();
   }
 

@@ -11,8 +11,8 @@ import java.util.List;
  * bootstrapping the connection): {@code decode_wait}.
  *
  * <p>The wire time is the overlap of the send and receive kernels; a buffered send (its kernel ended
- * before the receive started) is the receive kernel's duration; without kernels, the engine's own
- * transfer time.
+ * before the receive started) is the receive kernel's duration; without kernels, the overlap of the two
+ * instances' own transfer spans where both time their side, else the one engine's transfer time.
  */
 record KvHandoff(long readyNs, long wireStartNs, long wireEndNs, String wireSource) {
 
@@ -36,6 +36,13 @@ record KvHandoff(long readyNs, long wireStartNs, long wireEndNs, String wireSour
         end = recv[1];
         source = "buffered send: the receive kernel";
       }
+    } else if (!decode.kvTransfers().isEmpty() && !prefill.kvTransfers().isEmpty()
+        && overlap(prefill.kvTransfers(), decode.kvTransfers()) != null) {
+      // both instances time their side (SGLang): the wire is while both were in the transfer
+      long[] both = overlap(prefill.kvTransfers(), decode.kvTransfers());
+      start = both[0];
+      end = both[1];
+      source = prefill.kvTransfers().get(0).source() + " and " + decode.kvTransfers().get(0).source() + " overlapping";
     } else if (!engine.isEmpty()) {
       start = engine.get(0).startNs();
       end = engine.get(engine.size() - 1).endNs();
@@ -53,6 +60,13 @@ record KvHandoff(long readyNs, long wireStartNs, long wireEndNs, String wireSour
     }
     start = Math.max(start, ready);
     return new KvHandoff(ready, start, Math.max(start, end), source);
+  }
+
+  /** Where two instances' transfer intervals (first start to last end each) overlap, or null. */
+  private static long[] overlap(List<EngineRequest.Interval> a, List<EngineRequest.Interval> b) {
+    long start = Math.max(a.get(0).startNs(), b.get(0).startNs());
+    long end = Math.min(a.get(a.size() - 1).endNs(), b.get(b.size() - 1).endNs());
+    return end > start ? new long[] {start, end} : null;
   }
 
   /** The transfer kernels' first start and last end on one side, or null. */

@@ -171,7 +171,7 @@ record RequestView(
       }
       java.util.Set<SpanRecord> joined = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (Map.Entry<String, List<SpanRecord>> t : byTraceRequests.entrySet()) {
-        Disaggregation d = Disaggregation.of(t.getValue(), byTrace.getOrDefault(t.getKey(), List.of()));
+        Disaggregation d = Disaggregation.of(t.getValue(), byTrace.getOrDefault(t.getKey(), List.of()), adapters::get);
         if (d == null) {
           continue;
         }

@@ -35,9 +35,12 @@ public final class TraceAttribution {
   /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
   public record Aligned(List<SpanRecord> spans, Map<String, ClockCorrection> corrections) {}
 
-  /** Assigns replica instances, estimates every clock domain's correction and applies those that apply. */
+  /**
+   * Joins the halves of requests an engine split over traces, assigns replica instances, estimates every
+   * clock domain's correction and applies those that apply.
+   */
   public static Aligned alignClocks(Collection<SpanRecord> spans) {
-    List<SpanRecord> all = ReplicaInstances.assign(new ArrayList<>(spans));
+    List<SpanRecord> all = ReplicaInstances.assign(JoinSplitTraces.join(new ArrayList<>(spans)));
     Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(all);
     if (corrections.values().stream().noneMatch(ClockCorrection::applied)) {
       return new Aligned(all, corrections); // nothing moves

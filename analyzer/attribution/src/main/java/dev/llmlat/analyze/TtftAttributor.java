@@ -146,6 +146,7 @@ final class TtftAttributor {
     Map<String, String> roles = new LinkedHashMap<>();
     String di = prefill != null ? r.instance() : "";
     long decodeFrom = r.queuedNs();
+    long kvReady = Long.MIN_VALUE; // a decode instance's own handling counts once the KV was ready, not while the prefill ran
     if (prefill != null && !unknownEngine) {
       // the prefill instance: its handling, queue and prefill, then the KV's way to the decode instance
       String pi = prefill.instance();
@@ -169,6 +170,7 @@ final class TtftAttributor {
       }
       labels.add(new Labeled("prefill_cpu", "prefill", pScheduled, pLast, P_PREFILL_GAP, pi));
       KvHandoff kv = KvHandoff.of(pd.pair(), pLast, prefill, r, notes);
+      kvReady = kv.readyNs();
       labels.add(new Labeled("first_sample", prefill.span().name() + " until the KV send", pLast, kv.readyNs(), P_FIRST_SAMPLE, pi));
       long handedOver = Math.max(kv.readyNs(), Math.min(r.arrivalNs(), kv.wireStartNs()));
       labels.add(new Labeled("decode_wait", "handoff to the decode instance", kv.readyNs(), handedOver, P_DECODE_WAIT, di));
@@ -183,7 +185,8 @@ final class TtftAttributor {
       labels.add(new Labeled("queue", "queue", prefill != null ? decodeFrom : r.queuedNs(), firstScheduled, P_QUEUE, di));
     }
     for (EngineRequest.Interval h : r.handling()) {
-      labels.add(new Labeled("engine_in", h.source(), h.startNs(), Math.min(h.endNs(), firstToken), P_ENGINE_IN, di));
+      labels.add(new Labeled("engine_in", h.source(), Math.max(h.startNs(), kvReady), Math.min(h.endNs(), firstToken), P_ENGINE_IN,
+          di));
     }
     for (EngineRequest.Interval q : r.waits()) {
       // a decode instance's wait before the KV came is decode_wait, not its queue

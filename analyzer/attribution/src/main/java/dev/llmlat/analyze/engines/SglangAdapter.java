@@ -24,8 +24,11 @@ public final class SglangAdapter implements EngineAdapter {
       SpanCondition.attribute("module", MODULE),
       SpanCondition.anyOf(SpanCondition.scope(SCOPE), SpanCondition.attribute("module", MODULE)), Set.of());
   private static final Set<String> HANDLING = Set.of("tokenize", "api_server_dispatch", "dispatch", "dpc_dispatch",
-      "dc_dispatch", "request_process", "prefill_prepare", "prefill_bootstrap", "decode_prepare", "decode_bootstrap");
-  private static final Set<String> WAITING = Set.of("prefill_waiting", "decode_waiting");
+      "dc_dispatch", "request_process", "prefill_prepare", "decode_prepare");
+  // PD: the bootstrap queues wait for the other server (the handshake; on decode, free KV memory too)
+  private static final Set<String> WAITING = Set.of("prefill_bootstrap", "prefill_waiting", "decode_bootstrap", "decode_waiting");
+  /** The PD bootstrap room both servers of a request are given: its key across their traces. */
+  static final String BOOTSTRAP_ROOM = "bootstrap_room";
 
   @Override
   public String name() {
@@ -40,6 +43,39 @@ public final class SglangAdapter implements EngineAdapter {
   @Override
   public RequestRule requestRule() {
     return RULE;
+  }
+
+  /** A PD server's root is named for its role ({@code "prefill Req ..."}, {@code "decode Req ..."}). */
+  @Override
+  public String role(SpanRecord root) {
+    String n = root.name();
+    return n.startsWith("prefill ") ? PREFILL : n.startsWith("decode ") ? DECODE : "";
+  }
+
+  @Override
+  public String roleEvidence() {
+    return "SGLang's prefill/decode root spans";
+  }
+
+  @Override
+  public String joinKeyAttribute() {
+    return BOOTSTRAP_ROOM;
+  }
+
+  /**
+   * The request's bootstrap room (on the root, or on the {@code "Bootstrap Room 0x..."} span above it), in
+   * one form whatever the version wrote: Python's {@code hex()} or a decimal integer; 0 and None are no room.
+   */
+  @Override
+  public String joinKey(SpanRecord span) {
+    String v = span.attr(BOOTSTRAP_ROOM).trim();
+    try {
+      java.math.BigInteger room = v.startsWith("0x") || v.startsWith("0X") ? new java.math.BigInteger(v.substring(2), 16)
+          : new java.math.BigInteger(v);
+      return room.signum() == 0 ? "" : room.toString(16);
+    } catch (NumberFormatException e) {
+      return ""; // "None", empty: not a PD request
+    }
   }
 
   @Override
@@ -136,7 +172,7 @@ public final class SglangAdapter implements EngineAdapter {
       }
     }
     if (root.name().startsWith("decode ")) {
-      b.note("a PD decode server's view: the prefill ran on the prefill server (its trace joins only through the router)");
+      b.note("a PD decode server's view: decode_transferred is the KV transfer, decode_bootstrap its wait for KV memory");
     }
     b.note("SGLang records no token counts per prefill chunk: a chunk's batch share comes from its schedule event");
     return b.build();

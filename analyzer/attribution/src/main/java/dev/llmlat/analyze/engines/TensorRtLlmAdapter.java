@@ -35,6 +35,25 @@ public final class TensorRtLlmAdapter implements EngineAdapter {
     return RULE;
   }
 
+  /**
+   * A disaggregated request's context-only half finishes {@code not_finished} (its one token goes to the
+   * generation worker); the generation half is the one that received the KV cache. The halves share a
+   * trace only where the caller passed trace headers to both (Dynamo does; trtllm-serve's own proxy sends
+   * none, and no span carries {@code ctx_request_id}).
+   */
+  @Override
+  public String role(SpanRecord e) {
+    if (e.attr("gen_ai.response.finish_reasons").contains("not_finished")) {
+      return PREFILL;
+    }
+    return Attrs.seconds(e, KV_TRANSFER) > 0 || e.event("kv_cache_transfer_end") != null ? DECODE : "";
+  }
+
+  @Override
+  public String roleEvidence() {
+    return "TensorRT-LLM's context-only finish and KV-transfer time";
+  }
+
   @Override
   public EngineRequest read(SpanRecord e, TraceContext context) {
     EngineRequest.Builder b = Attrs.genAiRequest(name(), e);

@@ -33,6 +33,13 @@ public final class VllmAdapter implements EngineAdapter {
           SpanCondition.allOf(SpanCondition.layer(""), SpanCondition.has(GenAiLatency.TTFT))),
       SpanCondition.scopeStartsWith(SCOPE_PREFIX), Set.of());
 
+  static final String KV_TRANSFER_PARAMS = "kv_transfer_params";
+  static final String REQUEST_ID = "gen_ai.request.id";
+  private static final java.util.regex.Pattern REMOTE_DECODE =
+      java.util.regex.Pattern.compile("\"do_remote_decode\"\\s*:\\s*(true|\"true\")");
+  private static final java.util.regex.Pattern REMOTE_PREFILL =
+      java.util.regex.Pattern.compile("\"do_remote_prefill\"\\s*:\\s*(true|\"true\")");
+
   @Override
   public String name() {
     return "vLLM";
@@ -47,6 +54,48 @@ public final class VllmAdapter implements EngineAdapter {
   @Override
   public RequestRule requestRule() {
     return RULE;
+  }
+
+  /**
+   * The request's {@code kv_transfer_params} (a disaggregating proxy's, as vLLM's request span carries them):
+   * {@code do_remote_decode} on the prefill instance's request, {@code do_remote_prefill} on the decode
+   * instance's; as one JSON attribute or flattened keys.
+   */
+  @Override
+  public String roleEvidence() {
+    return KV_TRANSFER_PARAMS;
+  }
+
+  /**
+   * The request id both halves carry where a proxy gave both the same id and no traceparent: P2pNccl's
+   * {@code ___prefill_addr_..___decode_addr_..} ids, llm-d's {@code x-request-id}.
+   */
+  @Override
+  public String joinKey(SpanRecord s) {
+    return s.attr(REQUEST_ID);
+  }
+
+  @Override
+  public String joinKeyAttribute() {
+    return REQUEST_ID;
+  }
+
+  @Override
+  public String role(SpanRecord s) {
+    for (java.util.Map.Entry<String, String> a : s.attributes().entrySet()) {
+      String key = a.getKey();
+      if (!key.contains(KV_TRANSFER_PARAMS)) {
+        continue;
+      }
+      String v = a.getValue();
+      if ((key.endsWith("do_remote_decode") && "true".equalsIgnoreCase(v)) || REMOTE_DECODE.matcher(v).find()) {
+        return PREFILL;
+      }
+      if ((key.endsWith("do_remote_prefill") && "true".equalsIgnoreCase(v)) || REMOTE_PREFILL.matcher(v).find()) {
+        return DECODE;
+      }
+    }
+    return "";
   }
 
   @Override
