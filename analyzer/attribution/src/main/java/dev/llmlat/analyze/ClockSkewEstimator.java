@@ -70,6 +70,7 @@ public final class ClockSkewEstimator {
     }
     Map<String, Map<String, Edge>> edges = new HashMap<>();
     List<String> roots = new ArrayList<>();
+    Map<String, Integer> fanOut = fanOut(spans, bySpanId);
     for (SpanRecord server : spans) {
       if (dev.llmlat.analyze.engines.UnknownEngine.isGatewayServer(server) && !roots.contains(server.clockDomain())) {
         roots.add(server.clockDomain());
@@ -91,7 +92,9 @@ public final class ClockSkewEstimator {
       // a round trip needs the server's own span (some engines open theirs as INTERNAL); any other
       // span opened under the client (an engine process's phase spans) still bounds the offset
       boolean serverSpan = "Server".equals(server.kind()) || EngineAdapters.forRequest(server) != null;
-      if (serverSpan && client.durationNs() >= server.durationNs()) {
+      // a call answered by two servers at once (a PD router's prefill and decode) waited for neither alone
+      boolean alone = fanOut.getOrDefault(client.traceId() + client.spanId(), 0) < 2;
+      if (serverSpan && alone && client.durationNs() >= server.durationNs()) {
         edge.roundTrips.add(new Pair(client.clockDomain(), server.clockDomain(), ((t2 - t1) + (double) (t3 - t4)) / 2.0,
             Math.max(0, (t4 - t1) - (t3 - t2)), t1 / 2 + t4 / 2, t4 - t1));
         edge.bounds.add(new Bound(t1, t3 - t4, t2 - t1));
@@ -100,6 +103,7 @@ public final class ClockSkewEstimator {
         edge.bounds.add(new Bound(t1, cover == null ? Double.NEGATIVE_INFINITY : t3 - cover.endNs(), t2 - t1));
       }
     }
+    DisaggregatedHandoffs.addEvidence(spans, bySpanId, edges);
     if (roots.isEmpty()) {
       // no gateway layer: the domains of the traces' root spans are the reference
       for (SpanRecord s : spans) {
@@ -126,6 +130,27 @@ public final class ClockSkewEstimator {
     return result;
   }
 
+  /** Per CLIENT span, how many request or SERVER spans on other clocks are its children. */
+  private static Map<String, Integer> fanOut(List<SpanRecord> spans, Map<String, SpanRecord> bySpanId) {
+    Map<String, Integer> out = new HashMap<>();
+    for (SpanRecord s : spans) {
+      if (s.parentSpanId().isEmpty() || !("Server".equals(s.kind()) || EngineAdapters.forRequest(s) != null)) {
+        continue;
+      }
+      SpanRecord client = bySpanId.get(s.traceId() + s.parentSpanId());
+      if (client != null && "Client".equals(client.kind()) && !client.clockDomain().equals(s.clockDomain())) {
+        out.merge(s.traceId() + s.parentSpanId(), 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
+  /** Adds a round trip of evidence to the edge from the client domain to the server domain. */
+  static void addRoundTrip(Map<String, Map<String, Edge>> edges, Pair pair) {
+    edges.computeIfAbsent(pair.clientHost(), k -> new HashMap<>()).computeIfAbsent(pair.serverHost(), k -> new Edge())
+        .roundTrips.add(pair);
+  }
+
   /** The nearest ancestor of {@code client} on its clock that lasts at least {@code durationNs}, or null. */
   private static SpanRecord coveringAncestor(SpanRecord client, long durationNs, Map<String, SpanRecord> bySpanId) {
     SpanRecord up = client;
@@ -142,6 +167,21 @@ public final class ClockSkewEstimator {
   }
 
   private static void walk(Deque<String> queue, Map<String, Map<String, Edge>> edges, Map<String, ClockCorrection> result) {
+    // a domain only bounded, not corrected, by the first edge that reaches it waits: another path may time it
+    Map<String, ClockCorrection> provisional = new LinkedHashMap<>();
+    while (true) {
+      walkOnce(queue, edges, result, provisional);
+      String next = provisional.keySet().stream().filter(d -> !result.containsKey(d)).findFirst().orElse(null);
+      if (next == null) {
+        return;
+      }
+      result.put(next, provisional.remove(next));
+      queue.add(next);
+    }
+  }
+
+  private static void walkOnce(Deque<String> queue, Map<String, Map<String, Edge>> edges, Map<String, ClockCorrection> result,
+      Map<String, ClockCorrection> provisional) {
     while (!queue.isEmpty()) {
       String domain = queue.poll();
       ClockCorrection base = result.get(domain);
@@ -150,7 +190,12 @@ public final class ClockSkewEstimator {
         if (result.containsKey(e.getKey())) {
           continue;
         }
-        result.put(e.getKey(), correct(domain, e.getKey(), e.getValue(), base));
+        ClockCorrection c = correct(domain, e.getKey(), e.getValue(), base);
+        if (!c.applied() && e.getValue().roundTrips.isEmpty()) {
+          provisional.putIfAbsent(e.getKey(), c);
+          continue;
+        }
+        result.put(e.getKey(), c);
         queue.add(e.getKey());
       }
       // the domains that called it (a load generator calling the gateway): the same evidence, read backwards

@@ -20,7 +20,7 @@ import java.util.Set;
  * keeps its own as {@link LlmlatAttributes#JOINED_FROM_TRACE_ID}.
  *
  * <p>The kept trace is the one the client's request is on (a gateway or client span), else the
- * decode half's (the client's first token is its), else the earliest. Spans without a key pass through
+ * decode half's where the engine names the roles (the client's first token is its), else the earlier half's. Spans without a key pass through
  * untouched: the common path costs one attribute lookup per span.
  */
 final class JoinSplitTraces {

@@ -74,12 +74,21 @@ public final class TensorRtLlmAdapter implements EngineAdapter {
     if (queue < 0) {
       b.note("no " + GenAiLatency.QUEUE + ": no queue time known");
     }
-    b.scheduled(scheduled).prefill(scheduled, first, "time_in_queue to time_to_first_token");
+    b.scheduled(scheduled);
     SpanRecord.Event start = e.event("kv_cache_transfer_start");
     SpanRecord.Event end = e.event("kv_cache_transfer_end");
     long kv = Attrs.seconds(e, KV_TRANSFER);
-    if (start != null && end != null && end.timeNs() >= start.timeNs()) {
+    if (start != null && end != null && end.timeNs() >= start.timeNs() && start.timeNs() >= scheduled && end.timeNs() <= first) {
+      // a generation worker: scheduled, it waits for the KV cache, then runs its first step
       b.kvTransfer(start.timeNs(), end.timeNs(), "kv_cache_transfer");
+      b.prefill(end.timeNs(), first, "kv_cache_transfer_end to time_to_first_token");
+    } else {
+      b.prefill(scheduled, first, "time_in_queue to time_to_first_token");
+    }
+    if (start != null && end != null && end.timeNs() >= start.timeNs()) {
+      if (start.timeNs() < scheduled || end.timeNs() > first) {
+        b.kvTransfer(start.timeNs(), end.timeNs(), "kv_cache_transfer");
+      }
     } else if (kv > 0) {
       // no events: the generation worker transfers after first scheduling, inside the prefill window
       b.kvTransfer(scheduled, Math.min(first, scheduled + kv), KV_TRANSFER);

@@ -129,6 +129,7 @@ public final class Analyzer {
     if (trace.isEmpty()) {
       throw new IllegalArgumentException("no request with trace id " + id + " in the store: it holds no spans of that trace");
     }
+    trace = withOtherHalves(trace, id);
     SpanRecord request = TraceAttribution.requests(trace).stream().findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no request with trace id " + id + " in the store: no engine request span ("
             + EngineAdapters.names() + ") and no gateway server span with an upstream call"));
@@ -149,16 +150,48 @@ public final class Analyzer {
         + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
         + " AND (SpanKind IN ('Client', 'Server') OR " + REQUESTS + ")", around));
     TraceAttribution.Aligned aligned = TraceAttribution.alignClocks(spans);
-    Attribution attribution = TraceAttribution.attribute(withOtherRequestsSteps(aligned, merged.keySet(), t), id::equals, tenantKey).stream()
-        .findFirst().orElseThrow();
+    // the halves of a request split over traces are one request: under the kept half's trace id
+    String kept = aligned.spans().stream().filter(s -> id.equals(s.attr(LlmlatAttributes.JOINED_FROM_TRACE_ID)))
+        .map(SpanRecord::traceId).findFirst().orElse(id);
+    Attribution attribution = TraceAttribution.attribute(withOtherRequestsSteps(aligned, merged.keySet(), t), kept::equals, tenantKey)
+        .stream().findFirst().orElseThrow();
     long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
     List<SpanRecord> related = aligned.spans().stream()
         .filter(s -> !TraceAttribution.isCollectiveKernel(s)) // read for the ranks' match, not the request's spans
-        .filter(s -> s.traceId().equals(id) || s.links().stream().anyMatch(l -> l.traceId().equals(id))
+        .filter(s -> s.traceId().equals(kept) || s.links().stream().anyMatch(l -> l.traceId().equals(kept))
             || (LlmlatSpanNames.STEP.equals(s.name()) && s.endNs() >= from && s.startNs() <= request.endNs() + (aligned.corrections()
                 .getOrDefault(request.clockDomain(), ClockCorrection.none("")).offsetAt(request.endNs()))))
         .toList();
     return new Explained(attribution, related);
+  }
+
+  /**
+   * The trace plus the other half of a disaggregated request the engine put in a trace of its own: the spans of
+   * the traces whose request spans share its engine's join key (SGLang's bootstrap room, a shared request id).
+   */
+  private List<SpanRecord> withOtherHalves(List<SpanRecord> trace, String id) {
+    List<SpanRecord> out = new ArrayList<>(trace);
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    trace.forEach(s -> seen.add(s.traceId() + s.spanId()));
+    for (SpanRecord r : TraceAttribution.requests(trace)) {
+      for (dev.llmlat.analyze.engines.EngineAdapter a : EngineAdapters.all()) {
+        String key = a.joinKeyAttribute();
+        if (key.isEmpty() || r.attr(key).isEmpty()) {
+          continue;
+        }
+        Map<String, Object> params = TraceReader.window(r.startNs() - STEP_WINDOW_NS, r.startNs() + STEP_WINDOW_NS);
+        params.put("trace_id", id);
+        params.put("join_key", key);
+        params.put("join_value", r.attr(key));
+        for (SpanRecord s : reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanAttributes[{join_key:String}]"
+            + " = {join_value:String} AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 4)", params)) {
+          if (seen.add(s.traceId() + s.spanId())) {
+            out.add(s);
+          }
+        }
+      }
+    }
+    return out;
   }
 
   /**
