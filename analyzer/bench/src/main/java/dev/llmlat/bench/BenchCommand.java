@@ -232,13 +232,20 @@ public final class BenchCommand implements PluggedCommand {
   @Command(name = "import", mixinStandardHelpOptions = true, description = {
       "Kernels/s of the Nsight importer on a large export made by replicating a real one, against a raw SELECT of the",
       "same kernel table with sqlite-jdbc in the same run, with the ratio: each import between two raw scans, with",
-      "sqlite-jdbc's defaults and with the importer's own connection settings (read-only, multi-thread mode)."})
+      "sqlite-jdbc's defaults and with the importer's own connection settings (read-only, multi-thread mode).",
+      "With --tp N: a TP-N export made from a real tensor-parallel capture (its ranks' processes replicated into N",
+      "rank processes on devices 0..N-1, each a little later than the one before, the same NVTX steps) against the",
+      "single-GPU path of the same size (rank 0 alone, repeated to as many kernels), imports alternating."})
   static final class Import implements Callable<Integer> {
-    @Parameters(paramLabel = "NSYS_SQLITE", description = "The export to replicate (e.g. ../shared/traces/h200-tinylm/nsys/nsys_b.sqlite).")
+    @Parameters(paramLabel = "NSYS_SQLITE", description = {"The export to replicate (e.g. ../shared/traces/h200-tinylm/nsys/nsys_b.sqlite;",
+        "with --tp, a tensor-parallel capture such as ../shared/traces/h200x2-tp/tp.sqlite)."})
     Path export;
 
-    @Option(names = "--copies", defaultValue = "40", description = "How many times to replicate it. Default: ${DEFAULT-VALUE}.")
-    int copies;
+    @Option(names = "--copies", description = "How many times to replicate it (with --tp: time copies of the TP export). Default: 40, with --tp 4.")
+    Integer copies;
+
+    @Option(names = "--tp", paramLabel = "N", description = "Compare a TP-N export with the single-GPU path instead of a raw scan.")
+    Integer tp;
 
     @Option(names = "--rounds", defaultValue = "20", description = "Measured rounds. Default: ${DEFAULT-VALUE}.")
     int rounds;
@@ -246,6 +253,8 @@ public final class BenchCommand implements PluggedCommand {
     @Option(names = "--warmup", defaultValue = "12", description = {"Rounds run first and left out of the medians (the JIT"
         + " compiles the importer for about a dozen rounds of a 40-copy export). Default: ${DEFAULT-VALUE}."})
     int warmup;
+
+    @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
@@ -255,7 +264,11 @@ public final class BenchCommand implements PluggedCommand {
       if (rounds < 1 || warmup < 0) {
         throw new IllegalArgumentException("--rounds must be at least 1 and --warmup at least 0");
       }
-      ImportBenchmark.main(new String[] {export.toString(), Integer.toString(copies),
+      if (tp != null) {
+        new TensorParallelImportBenchmark(new TensorParallelRuns(export, tp, copies == null ? 4 : copies, rounds, warmup)).run(spec.commandLine().getOut());
+        return 0;
+      }
+      ImportBenchmark.main(new String[] {export.toString(), Integer.toString(copies == null ? 40 : copies),
           Integer.toString(rounds), Integer.toString(warmup)});
       return 0;
     }
@@ -263,7 +276,10 @@ public final class BenchCommand implements PluggedCommand {
 
   @Command(name = "analyze", mixinStandardHelpOptions = true, description = {
       "Requests attributed per second from the store (synthetic three-layer requests) against a plain SELECT of the",
-      "same spans in the same run, then the latency of one `llmlat explain` on a store grown to --explain-spans."})
+      "same spans in the same run, then the latency of one `llmlat explain` on a store grown to --explain-spans.",
+      "With --tp N: kernels/s of attributing a TP-N export's requests (made as `bench import --tp` makes it, with the",
+      "capture's engine requests from requests.jsonl beside it) against the single-GPU path of the same size, in one",
+      "store, runs alternating."})
   static final class Analyze implements Callable<Integer> {
     @Option(names = "--requests", defaultValue = "100000", description = "Requests to attribute. Default: ${DEFAULT-VALUE}.")
     int requests;
@@ -271,14 +287,67 @@ public final class BenchCommand implements PluggedCommand {
     @Option(names = "--explain-spans", defaultValue = "10000000", description = "Spans in the store for the explain latency. Default: ${DEFAULT-VALUE}.")
     long explainSpans;
 
+    @Option(names = "--tp", paramLabel = "N", description = "Compare a TP-N export with the single-GPU path instead.")
+    Integer tp;
+
+    @Parameters(arity = "0..1", paramLabel = "NSYS_SQLITE", description = {"With --tp: the tensor-parallel capture to replicate.",
+        "Default: ../shared/traces/h200x2-tp/tp.sqlite next to the checkout."})
+    Path capture;
+
+    @Option(names = "--copies", defaultValue = "4", description = "With --tp: time copies of the TP export. Default: ${DEFAULT-VALUE}.")
+    int copies;
+
+    @Option(names = "--rounds", defaultValue = "10", description = "With --tp: measured rounds. Default: ${DEFAULT-VALUE}.")
+    int rounds;
+
+    @Option(names = "--warmup", defaultValue = "2", description = "With --tp: rounds left out of the medians. Default: ${DEFAULT-VALUE}.")
+    int warmup;
+
     @Spec CommandSpec spec;
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() throws Exception {
+      var parsed = spec.commandLine().getParseResult();
+      if (tp == null) {
+        for (String o : List.of("--copies", "--rounds", "--warmup")) {
+          if (parsed.hasMatchedOption(o)) {
+            throw new IllegalArgumentException(o + " is an option of --tp");
+          }
+        }
+        if (capture != null) {
+          throw new IllegalArgumentException(capture + ": an export is read only with --tp");
+        }
+      } else {
+        for (String o : List.of("--requests", "--explain-spans")) {
+          if (parsed.hasMatchedOption(o)) {
+            throw new IllegalArgumentException(o + " does not apply with --tp (the capture's requests are attributed)");
+          }
+        }
+      }
       Path scratch = LlmlatHome.fromEnvironment().root().resolve("tmp").resolve("bench-analyze-" + ProcessHandle.current().pid());
+      if (tp != null) {
+        new TensorParallelAnalyzeBenchmark(new TensorParallelRuns(tensorParallelCapture(capture), tp, copies, rounds, warmup), scratch,
+            EngineLibrary.locate())
+            .run(spec.commandLine().getOut());
+        return 0;
+      }
       new dev.llmlat.bench.AnalyzeBenchmark(requests, explainSpans, scratch, EngineLibrary.locate()).run(spec.commandLine().getOut());
       return 0;
     }
+  }
+
+  /** The given capture, or the real TP capture in ../shared/traces next to the checkout the launcher runs from. */
+  private static Path tensorParallelCapture(Path given) {
+    Path file = given;
+    if (file == null) {
+      String launcher = System.getProperty("llmlat.launcher");
+      Path root = launcher == null ? Path.of("").toAbsolutePath() : Path.of(launcher).toAbsolutePath().getParent();
+      file = root.resolve("../shared/traces/h200x2-tp/tp.sqlite").normalize();
+    }
+    if (!java.nio.file.Files.isRegularFile(file)) {
+      throw new IllegalArgumentException(file + ": no such file (give the tensor-parallel capture to replicate)");
+    }
+    return file;
   }
 
   @Command(name = "retain", mixinStandardHelpOptions = true, description = {

@@ -153,7 +153,7 @@ public final class ImportBenchmark {
   }
 
   /** CPU time of the whole process (all threads, GC included): steadier than wall time on a busy machine. */
-  private static long cpuNanos() {
+  static long cpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
