@@ -1,7 +1,5 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.store.http.wire.HttpExchange;
-import dev.llmlat.store.http.wire.HttpResponse;
 import dev.llmlat.store.internal.NativeResult;
 import java.io.IOException;
 import java.io.OutputStream;

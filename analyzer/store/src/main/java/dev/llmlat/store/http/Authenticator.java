@@ -1,6 +1,5 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.store.http.wire.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Base64;

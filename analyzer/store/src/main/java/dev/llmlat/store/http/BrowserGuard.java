@@ -1,9 +1,9 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.store.http.wire.HttpRequest;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.IntSupplier;
 
 /**
  * Refuses what a web page in the user's browser could send to the store: a request from another
@@ -15,9 +15,9 @@ final class BrowserGuard {
   private static final Set<String> LOOPBACK_NAMES = Set.of("localhost", "127.0.0.1", "[::1]");
 
   private final boolean withoutPassword;
-  private final int port;
+  private final IntSupplier port; // known once the server listens
 
-  BrowserGuard(boolean withoutPassword, int port) {
+  BrowserGuard(boolean withoutPassword, IntSupplier port) {
     this.withoutPassword = withoutPassword;
     this.port = port;
   }
@@ -27,7 +27,7 @@ final class BrowserGuard {
     String host = request.header("Host");
     if (withoutPassword && host != null && !isLoopback(host)) {
       return "this store serves without a password, so it answers only requests for localhost, 127.0.0.1 or [::1]"
-          + " (port " + port + "), not for Host " + host;
+          + " (port " + port.getAsInt() + "), not for Host " + host;
     }
     String origin = request.header("Origin");
     if (origin != null && !sameOrigin(origin, host)) {
@@ -46,7 +46,7 @@ final class BrowserGuard {
     String name = h;
     if (colon > h.lastIndexOf(']')) {
       name = h.substring(0, colon);
-      if (!h.substring(colon + 1).equals(Integer.toString(port))) {
+      if (!h.substring(colon + 1).equals(Integer.toString(port.getAsInt()))) {
         return false;
       }
     }

@@ -2,23 +2,27 @@ package dev.llmlat.store.http;
 
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreException;
-import dev.llmlat.store.http.wire.HttpConnectionHandler;
-import dev.llmlat.store.http.wire.HttpExchange;
-import dev.llmlat.store.http.wire.HttpRequest;
 import dev.llmlat.store.internal.ChdbConnection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * Serves ClickHouse's HTTP interface over the embedded engine, so the official drivers, curl and
@@ -35,10 +39,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Each query runs on an engine session of its own, concurrently with others up to a limit;
  * more wait in a bounded queue and the rest are answered 503 at once. {@code /ping} never waits.
  * A query whose client disconnects is killed.
+ *
+ * <p>HTTP/1.1 itself is Jetty's (its core handlers, no servlets): it frames requests, refusing
+ * every framing two parsers could read differently, and times out slow and idle connections.
  */
 public final class ClickHouseHttpServer implements AutoCloseable {
   private final ServerConfig config;
-  private final ServerSocket socket;
+  private final Server server;
+  private final ServerConnector connector;
   private final Authenticator authenticator;
   private final RequestReader reader;
   private final QueryRunner runner;
@@ -48,16 +56,12 @@ public final class ClickHouseHttpServer implements AutoCloseable {
   private final Killer killer;
   private final RunningQueries running;
   private final ExecutorService engineThreads;
-  private final ExecutorService connectionThreads = Executors.newVirtualThreadPerTaskExecutor();
+  private final ExecutorService watchers = Executors.newVirtualThreadPerTaskExecutor();
   private final ScheduledExecutorService timer;
-  private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
-  private final Thread acceptor;
   private final BrowserGuard browsers;
-  private volatile boolean closed;
 
-  private ClickHouseHttpServer(EmbeddedClickHouse store, ServerConfig config, ServerSocket socket) {
+  private ClickHouseHttpServer(EmbeddedClickHouse store, ServerConfig config) {
     this.config = config;
-    this.socket = socket;
     this.authenticator = new Authenticator(config.password());
     this.reader = new RequestReader(() -> {
       try {
@@ -84,9 +88,38 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     this.running = new RunningQueries(killer);
     this.runner = new QueryRunner(pool, sessions, running, confined(store, pool),
         new Admission(config.maxConcurrentQueries(), config.maxQueuedQueries(), config.queueTimeout()), engineThreads, answers);
-    this.browsers = new BrowserGuard(config.password() == null, socket.getLocalPort());
-    this.acceptor = new Thread(this::accept, "clickhouse-http-accept");
-    this.acceptor.setDaemon(true);
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("clickhouse-http");
+    threads.setDaemon(true);
+    // a handler waits for the engine's answer: waiting costs a virtual thread, not a platform one
+    threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    // ClickHouse's http_max_uri_size and field sizes: query parameters may be long
+    http.setRequestHeaderSize(2 << 20);
+    // RFC 9110's strict framing, except that identical Content-Length values fold (RFC 9110 §8.6)
+    http.setHttpCompliance(HttpCompliance.RFC9110.with("llmlat",
+        HttpCompliance.Violation.MULTIPLE_CONTENT_LENGTHS));
+    HeadDeadline factory = new HeadDeadline(http, config.headerTimeout());
+    this.connector = new ServerConnector(server, 1, 1, factory);
+    connector.setHost(config.bind().getHostAddress());
+    connector.setPort(config.port());
+    connector.setReuseAddress(true);
+    connector.setAcceptQueueSize(128);
+    connector.setIdleTimeout(config.keepAliveTimeout().toMillis()); // between requests; a body's pauses get the receive timeout
+    server.addConnector(connector);
+    server.setErrorHandler(new PlainErrors());
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        serve(request, response, callback);
+        return true;
+      }
+    });
+    server.setStopTimeout(0);
+    this.browsers = new BrowserGuard(config.password() == null, () -> connector.getLocalPort());
   }
 
   /** Serves {@code store} on {@code 127.0.0.1:port} (0 picks a free port) without a password: for tests and in-process use. */
@@ -95,18 +128,17 @@ public final class ClickHouseHttpServer implements AutoCloseable {
   }
 
   public static ClickHouseHttpServer start(EmbeddedClickHouse store, ServerConfig config) throws IOException {
-    ServerSocket socket = new ServerSocket();
-    socket.setReuseAddress(true);
-    socket.bind(new InetSocketAddress(config.bind(), config.port()), 128);
-    ClickHouseHttpServer server;
+    ClickHouseHttpServer server = new ClickHouseHttpServer(store, config);
     try {
-      server = new ClickHouseHttpServer(store, config, socket);
-    } catch (RuntimeException e) {
-      socket.close();
-      throw e;
+      server.server.start();
+    } catch (Exception e) {
+      server.close();
+      if (e instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException("cannot serve on " + config.bind().getHostAddress() + ":" + config.port() + ": " + e.getMessage(), e);
     }
     server.timer.scheduleWithFixedDelay(server.sessions::expire, 5, 5, TimeUnit.SECONDS);
-    server.acceptor.start();
     return server;
   }
 
@@ -137,7 +169,7 @@ public final class ClickHouseHttpServer implements AutoCloseable {
   }
 
   public int port() {
-    return socket.getLocalPort();
+    return connector.getLocalPort();
   }
 
   /** The URL clients use, such as {@code http://127.0.0.1:8123}. */
@@ -159,28 +191,41 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     return answers.errors();
   }
 
-  private void accept() {
-    while (!closed) {
-      try {
-        Socket client = socket.accept();
-        clients.add(client);
-        connectionThreads.execute(() -> {
-          try {
-            new HttpConnectionHandler(client, this::handle, config.httpTimeouts()).run();
-          } finally {
-            clients.remove(client);
-          }
-        });
-      } catch (IOException e) {
-        if (closed) {
-          return;
-        }
+  /** One request, on a thread of Jetty's pool: answered, or failed so that Jetty answers or aborts it. */
+  private void serve(Request request, Response response, Callback callback) {
+    EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
+    endPoint.setIdleTimeout(config.receiveTimeout().toMillis()); // the longest pause within a body
+    HttpExchange exchange = new HttpExchange(request, response, config.keepAliveTimeout(), config.receiveTimeout(), watchers);
+    boolean complete;
+    try {
+      handle(exchange);
+      complete = exchange.response().complete();
+    } catch (IOException | RuntimeException e) {
+      RequestBody.Broken broken = exchange.bodyFailure();
+      if (broken != null && !exchange.response().committed()) {
+        // the body broke its framing, ended early or stalled: 400 or 408, and the connection closes
+        callback.failed(new HttpException.RuntimeException(broken.status(), broken.getMessage(), broken));
+      } else {
+        callback.failed(e);
       }
+      return;
+    } finally {
+      endPoint.setIdleTimeout(config.keepAliveTimeout().toMillis());
+    }
+    if (complete) {
+      callback.succeeded();
+    } else {
+      callback.failed(new EofException("the answer was cut off"));
     }
   }
 
   private void handle(HttpExchange exchange) throws IOException {
     HttpRequest request = exchange.request();
+    String transferEncoding = request.header("Transfer-Encoding");
+    if (transferEncoding != null && !transferEncoding.strip().equalsIgnoreCase("chunked")) {
+      // Jetty takes "gzip, chunked" as chunked; this server decodes no coding but chunked (gzip goes in Content-Encoding)
+      throw new HttpException.RuntimeException(400, "Transfer-Encoding '" + transferEncoding + "' is not supported: only chunked");
+    }
     String path = request.path();
     String method = request.method();
     Map<String, String> params = request.parameters();
@@ -231,22 +276,14 @@ public final class ClickHouseHttpServer implements AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
+    timer.shutdownNow();
+    running.cancelAll(); // a query still in the engine must end before its session closes
     try {
-      socket.close();
-    } catch (IOException ignored) {
+      server.stop(); // closes every connection; handlers waiting for the engine see their query cancelled
+    } catch (Exception ignored) {
       // closing anyway
     }
-    timer.shutdownNow();
-    for (Socket client : clients) {
-      try {
-        client.close();
-      } catch (IOException ignored) {
-        // closing anyway
-      }
-    }
-    connectionThreads.shutdownNow();
-    running.cancelAll(); // a query still in the engine must end before its session closes
+    watchers.shutdownNow();
     engineThreads.shutdown();
     try {
       engineThreads.awaitTermination(5, TimeUnit.SECONDS); // within the exit sequence's 10 s for this step

@@ -1,6 +1,5 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.store.http.wire.HttpExchange;
 import dev.llmlat.store.internal.ChdbConnection;
 import dev.llmlat.store.internal.NativeResult;
 import dev.llmlat.store.internal.ResultStream;
@@ -17,14 +16,12 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Runs one query on an engine session of its own and answers it. The settings, parameters and
  * database the request names apply to this query alone: they are set before it and put back
  * after it, and a pooled session whose state the query may have changed is closed instead of
- * reused. While the engine works, the thread serving the connection watches the client: when it
+ * reused. While the engine works, the connection is watched for the client leaving: when it
  * goes away (or KILL QUERY names the query), the engine query is killed.
  */
 final class QueryRunner {
@@ -34,7 +31,6 @@ final class QueryRunner {
   private static final Set<String> READ_STATEMENTS = Set.of("SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXISTS", "EXPLAIN",
       "CHECK", "USE", "SET");
   private static final String GET_HINT = "For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries";
-  private static final Duration WATCH = Duration.ofMillis(100);
 
   private final ConnectionPool pool;
   private final Sessions sessions;
@@ -95,27 +91,23 @@ final class QueryRunner {
 
   /** Waits for the engine's work, killing it when the client goes away. */
   private static void watch(HttpExchange exchange, Future<?> work, RunningQueries.Running r) throws IOException, InterruptedException {
-    while (true) {
-      try {
-        work.get(WATCH.toMillis(), TimeUnit.MILLISECONDS);
-        return;
-      } catch (TimeoutException stillRunning) {
-        if (!r.cancelled() && exchange.clientGone(10)) {
-          r.cancel();
-        }
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof IOException io) {
-          throw io;
-        }
-        if (cause instanceof RuntimeException re) {
-          throw re;
-        }
-        throw new IOException(cause);
-      } catch (InterruptedException e) {
-        r.cancel();
-        throw e;
+    exchange.watchClient(r::cancel);
+    try {
+      work.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
       }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IOException(cause);
+    } catch (InterruptedException e) {
+      r.cancel();
+      throw e;
+    } finally {
+      exchange.stopWatching();
     }
   }
 

@@ -1,6 +1,5 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.store.http.wire.HttpRequest;
 import dev.llmlat.store.internal.InsertFromFile;
 import dev.llmlat.store.internal.SqlText;
 import java.io.ByteArrayOutputStream;

@@ -1,6 +1,5 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.store.http.wire.HttpTimeouts;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -40,14 +39,28 @@ public record ServerConfig(InetAddress bind, int port, String password, int maxC
     if (maxConcurrentQueries < 1 || maxQueuedQueries < 0 || maxSessions < 0) {
       throw new IllegalArgumentException("concurrency limits must be positive");
     }
-    new HttpTimeouts(headerTimeout, keepAliveTimeout, receiveTimeout); // checks them
+    checkTimeout("header", headerTimeout);
+    checkTimeout("keep-alive", keepAliveTimeout);
+    checkTimeout("receive", receiveTimeout);
+  }
+
+  private static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration DEFAULT_KEEP_ALIVE_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration DEFAULT_RECEIVE_TIMEOUT = Duration.ofSeconds(30);
+
+  private static void checkTimeout(String what, Duration d) {
+    Objects.requireNonNull(d, what);
+    // whole milliseconds in an int, as socket timeouts are; 0 would mean "never"
+    if (d.toMillis() < 1 || d.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("the HTTP " + what + " timeout must be between 1 ms and 24 days, not " + d);
+    }
   }
 
   /** The default connection timeouts. */
   public ServerConfig(InetAddress bind, int port, String password, int maxConcurrentQueries, int maxQueuedQueries,
       Duration queueTimeout, int maxSessions, Duration defaultSessionTimeout, Duration maxSessionTimeout) {
     this(bind, port, password, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions, defaultSessionTimeout,
-        maxSessionTimeout, HttpTimeouts.DEFAULTS.header(), HttpTimeouts.DEFAULTS.keepAlive(), HttpTimeouts.DEFAULTS.receive());
+        maxSessionTimeout, DEFAULT_HEADER_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_RECEIVE_TIMEOUT);
   }
 
   /** Loopback, no password, the default limits: for tests and for a process serving itself. */
@@ -74,11 +87,6 @@ public record ServerConfig(InetAddress bind, int port, String password, int maxC
   public ServerConfig withTimeouts(Duration header, Duration keepAlive, Duration receive) {
     return new ServerConfig(bind, port, password, maxConcurrentQueries, maxQueuedQueries, queueTimeout, maxSessions,
         defaultSessionTimeout, maxSessionTimeout, header, keepAlive, receive);
-  }
-
-  /** The connection timeouts, as the HTTP layer takes them. */
-  public HttpTimeouts httpTimeouts() {
-    return new HttpTimeouts(headerTimeout, keepAliveTimeout, receiveTimeout);
   }
 
   public boolean requiresPassword() {

@@ -9,14 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A long query blocks nobody: /ping and other queries answer; a query is killed when its client leaves or KILL QUERY names it. */
+@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // against a hang only: every wait below is for a condition
 class HttpConcurrencyTest {
   @TempDir Path dir;
   StoreFixture f;
@@ -33,17 +36,18 @@ class HttpConcurrencyTest {
   private static final String RUNNING_LONG =
       "SELECT count() FROM system.processes WHERE query LIKE '%sipHash64%' AND query NOT LIKE '%system.processes%'";
 
-  private void awaitRunningLong(Http http, String expected) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    String got = "";
-    while (System.nanoTime() < deadline) {
-      got = http.post(RUNNING_LONG).body();
-      if (got.equals(expected + "\n")) {
-        return;
-      }
-      Thread.sleep(50);
+  /** Asks the engine until it runs {@code expected} long queries (each ask is a round trip: no sleeping). */
+  static void awaitRunningLong(Http http, String expected) throws Exception {
+    while (!http.post(RUNNING_LONG).body().equals(expected + "\n")) {
+      Thread.onSpinWait();
     }
-    throw new AssertionError("long queries running: " + got + ", expected " + expected);
+  }
+
+  /** Until the server holds {@code queryId} as running: KILL ... TEST needs no turn and names it once it has one. */
+  static void awaitAdmitted(Http http, String queryId) throws Exception {
+    while (http.post(Map.of("default_format", "TSV"), "KILL QUERY WHERE query_id = '" + queryId + "' TEST").body().isEmpty()) {
+      Thread.onSpinWait();
+    }
   }
 
   @Test
@@ -97,24 +101,25 @@ class HttpConcurrencyTest {
 
   @Test
   void aSaturatedServerSays503AtOnceAndStillPings() throws Exception {
-    f = new StoreFixture(dir, ServerConfig.loopbackWithoutPassword(0).withLimits(1, 1, Duration.ofMillis(300)));
+    // one turn, one place in the queue, and a queue timeout no test reaches
+    f = new StoreFixture(dir, ServerConfig.loopbackWithoutPassword(0).withLimits(1, 1, Duration.ofHours(1)));
     Http http = f.http;
-    // the one turn is taken by the long query, a second one waits (the queue holds one)
     Future<Http.Reply> longOne = background.submit(() -> http.post(Map.of("query_id", "long-2"), StoreFixture.LONG_QUERY));
-    // once the long query holds the turn, a query that waited its 300 ms in the queue is refused
-    Http.Reply refused = http.post("SELECT 1");
-    long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (refused.status() == 200 && System.nanoTime() < deadline) {
-      refused = http.post("SELECT 1");
-    }
+    awaitAdmitted(http, "long-2");
+    // of two more, one takes the place in the queue and the other is refused at once
+    ExecutorCompletionService<Http.Reply> two = new ExecutorCompletionService<>(background);
+    two.submit(() -> http.post("SELECT 2"));
+    two.submit(() -> http.post("SELECT 2"));
+    Http.Reply refused = two.take().get();
     assertThat(refused.status()).isEqualTo(503);
     assertThat(refused.header("X-ClickHouse-Exception-Code")).isEqualTo("202");
-    assertThat(refused.body()).contains("(TOO_MANY_SIMULTANEOUS_QUERIES)");
+    assertThat(refused.body()).contains("Maximum: 1 running and 1 waiting").contains("(TOO_MANY_SIMULTANEOUS_QUERIES)");
     assertThat(longOne.isDone()).isFalse();
     assertThat(http.send("GET", Map.of(), Map.of(), null).body()).isEqualTo("Ok.\n");
-    // KILL needs no turn
+    // KILL needs no turn; the query that waited runs once the turn is free
     assertThat(http.post("KILL QUERY WHERE query_id = 'long-2' SYNC").status()).isEqualTo(200);
     assertThat(longOne.get().status()).isEqualTo(500);
+    assertThat(two.take().get().body()).isEqualTo("2\n");
     assertThat(http.post("SELECT 1").body()).isEqualTo("1\n");
   }
 

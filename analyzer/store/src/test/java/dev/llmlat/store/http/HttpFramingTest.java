@@ -49,53 +49,55 @@ class HttpFramingTest {
   }
 
   private static void assertRefused(String response, String reason) {
-    assertThat(response).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("Connection: Close\r\n")
+    assertThat(response).startsWith("HTTP/1.1 400 Bad Request\r\n").containsIgnoringCase("Connection: close\r\n")
         .contains("Content-Type: text/plain").contains(reason);
   }
 
   @Test
   void conflictingContentLengthsAreRefused() throws IOException {
-    assertRefused(post("/", "Content-Length: 8\r\nContent-Length: 9\r\n", "SELECT 1", false), "conflicting Content-Length");
-    assertRefused(post("/", "Content-Length: 8, 9\r\n", "SELECT 1", false), "conflicting Content-Length");
+    assertRefused(post("/", "Content-Length: 8\r\nContent-Length: 9\r\n", "SELECT 1", false), "Multiple Content-Lengths");
+    assertRefused(post("/", "Content-Length: 8, 9\r\n", "SELECT 1", false), "Invalid Content-Length");
   }
 
   @Test
-  void identicalContentLengthsFold() throws IOException {
+  void identicalContentLengthHeadersFold() throws IOException {
     // RFC 9110 §8.6: the framing is the same whichever a proxy picks, so they are one
     assertThat(post("/", "Content-Length: 8\r\nContent-Length: 8\r\n", "SELECT 1", false)).startsWith("HTTP/1.1 200 OK")
         .endsWith("\r\n\r\n1\n");
-    assertThat(post("/", "Content-Length: 8, 8\r\n", "SELECT 1", false)).startsWith("HTTP/1.1 200 OK").endsWith("\r\n\r\n1\n");
+    // a list in one header is not read at all (Jetty's parser): refusing is as safe as folding
+    assertRefused(post("/", "Content-Length: 8, 8\r\n", "SELECT 1", false), "Invalid Content-Length");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"-8", "+8", "8x", "0x8", "", "99999999999999999999"})
   void malformedContentLengthIsRefused(String value) throws IOException {
-    assertRefused(post("/", "Content-Length: " + value + "\r\n", "SELECT 1", false), "bad Content-Length");
+    assertRefused(post("/", "Content-Length: " + value + "\r\n", "SELECT 1", false), "Bad Request");
   }
 
   @Test
   void contentLengthWithChunkedIsRefused() throws IOException {
     // RFC 9112 §6.3: the classic smuggling pair; a proxy honouring Content-Length would see "8\r\nS"
     assertRefused(post("/", "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n", "8\r\nSELECT 1\r\n0\r\n\r\n", false),
-        "both Content-Length and Transfer-Encoding");
+        "Transfer-Encoding and Content-Length");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"gzip", "gzip, chunked", "chunked, chunked", "identity", "chunked, identity"})
   void transferEncodingOtherThanChunkedIsRefused(String coding) throws IOException {
-    assertRefused(post("/ping", "Transfer-Encoding: " + coding + "\r\n", "0\r\n\r\n", false), "only chunked");
+    // Jetty's parser refuses most; "gzip, chunked", which it would read as chunked, the store refuses
+    assertRefused(post("/ping", "Transfer-Encoding: " + coding + "\r\n", "0\r\n\r\n", false), "Transfer-Encoding");
   }
 
   @Test
   void whitespaceBeforeAHeadersColonIsRefused() throws IOException {
-    assertRefused(post("/", "Content-Length : 8\r\n", "SELECT 1", false), "malformed header");
-    assertRefused(post("/", "X-A: 1\r\n Transfer-Encoding: chunked\r\n", "", false), "malformed header");
+    assertRefused(post("/", "Content-Length : 8\r\n", "SELECT 1", false), "Illegal character");
+    assertRefused(post("/", "X-A: 1\r\n Transfer-Encoding: chunked\r\n", "", false), "Bad Request");
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"zz", "+8", " 8", "8 8", "0x8", "10000000000000000"})
   void badChunkSizeIsRefused(String size) throws IOException {
-    assertRefused(post("/", "Transfer-Encoding: chunked\r\n", size + "\r\nSELECT 1\r\n0\r\n\r\n", false), "bad chunk size");
+    assertRefused(post("/", "Transfer-Encoding: chunked\r\n", size + "\r\nSELECT 1\r\n0\r\n\r\n", false), "chunked request body broke off after 0 bytes");
   }
 
   @Test
@@ -107,14 +109,15 @@ class HttpFramingTest {
   @Test
   void chunkDataNotFollowedByCrlfIsRefused() throws IOException {
     // the size says 5, the data is 8: "T 1" must not be skipped as if it were the line end
-    assertRefused(post("/", "Transfer-Encoding: chunked\r\n", "5\r\nSELECT 1\r\n0\r\n\r\n", false), "not followed by CRLF");
+    assertRefused(post("/", "Transfer-Encoding: chunked\r\n", "5\r\nSELECT 1\r\n0\r\n\r\n", false), "chunked request body broke off");
   }
 
   @Test
-  void oversizeChunkSizeLineIsRefused() throws IOException {
+  void longChunkExtensionsAreSkipped() throws IOException {
+    // Jetty's parser skips extensions as it reads them, holding none: the chunk's data is what its size says
     String extension = ";x=" + "a".repeat(8000);
-    assertRefused(post("/", "Transfer-Encoding: chunked\r\n", "8" + extension + "\r\nSELECT 1\r\n0\r\n\r\n", false),
-        "chunk-size line is longer");
+    assertThat(post("/", "Transfer-Encoding: chunked\r\n", "8" + extension + "\r\nSELECT 1\r\n0\r\n\r\n", false))
+        .startsWith("HTTP/1.1 200 OK").endsWith("\r\n\r\n1\n");
   }
 
   @Test
@@ -133,8 +136,8 @@ class HttpFramingTest {
     assertThat(f.http.post("CREATE TABLE short_chunked (a UInt32) ENGINE = MergeTree ORDER BY a").status()).isEqualTo(200);
     String insert = "/?query=INSERT%20INTO%20short_chunked%20FORMAT%20TSV";
     // in the middle of a chunk, and after a whole chunk without the last one
-    assertRefused(post(insert, "Transfer-Encoding: chunked\r\n", "4\r\n1\n2\n\r\n10\r\n3\n", true), "middle of a chunked body");
-    assertRefused(post(insert, "Transfer-Encoding: chunked\r\n", "4\r\n1\n2\n\r\n", true), "middle of a chunked body");
+    assertRefused(post(insert, "Transfer-Encoding: chunked\r\n", "4\r\n1\n2\n\r\n10\r\n3\n", true), "broke off after 6 bytes");
+    assertRefused(post(insert, "Transfer-Encoding: chunked\r\n", "4\r\n1\n2\n\r\n", true), "broke off after 4 bytes");
     assertThat(f.http.post("SELECT count() FROM short_chunked").body()).isEqualTo("0\n");
     // the same body, whole, is inserted: what failed above was only the framing
     assertThat(post(insert, "Transfer-Encoding: chunked\r\n", "4\r\n1\n2\n\r\n2\r\n3\n\r\n0\r\n\r\n", false))

@@ -144,15 +144,8 @@ class HttpIsolationTest {
   }
 
   private void waitUntilRunning(String queryId) throws Exception {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      Http.Reply r = http.post("SELECT count() FROM system.processes WHERE query LIKE '%sipHash64%' AND query NOT LIKE '%system.processes%'");
-      if (r.body().equals("1\n")) {
-        return;
-      }
-      Thread.sleep(50);
-    }
-    throw new AssertionError(queryId + " did not start");
+    HttpConcurrencyTest.awaitAdmitted(http, queryId);
+    HttpConcurrencyTest.awaitRunningLong(http, "1");
   }
 
   @Test
