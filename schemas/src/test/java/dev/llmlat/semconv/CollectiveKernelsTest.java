@@ -2,6 +2,8 @@ package dev.llmlat.semconv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 class CollectiveKernelsTest {
@@ -18,5 +20,16 @@ class CollectiveKernelsTest {
     assertThat(CollectiveKernels.matches("splitKreduce_kernel")).isFalse();
     assertThat(CollectiveKernels.matches("my_nccl_helper")).isFalse();
     assertThat(CollectiveKernels.matches(null)).isFalse();
+  }
+
+  /** The store's collectives table is filled by this class's rule, written out in the migration's SQL. */
+  @Test
+  void theCollectivesViewFiltersByTheSameRule() throws Exception {
+    String rule = CollectiveKernels.sqlSuperset("Name");
+    // single node: the copy of the kernels already stored and the view; cluster: the view
+    assertThat(Files.readString(Path.of("clickhouse/0017_gpu_collectives.sql")).split(java.util.regex.Pattern.quote(rule), -1))
+        .hasSize(3);
+    assertThat(Files.readString(Path.of("clickhouse/cluster/0017_gpu_collectives.sql")).split(java.util.regex.Pattern.quote(rule), -1))
+        .hasSize(2);
   }
 }

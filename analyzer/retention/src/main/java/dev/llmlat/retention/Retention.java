@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * Retention decided by attribution, as the Collector's tail sampling decides but on TTFT and after the fact: for
  * the requests older than the policy's age, record in {@code llmlat_kept_traces} which traces are kept and why,
- * then delete every other span and kernel of those requests from {@code otel_traces} and {@code gpu_kernels}
+ * then delete every other span and kernel of those requests from {@code otel_traces}, {@code gpu_kernels} and {@code gpu_collectives}
  * ({@code llm_request_attribution} keeps every row). A trace whose spans serve a kept or not yet decided request
  * (the step spans of a batch live in the trace of its first request; they link to every request they served) is
  * kept too, until nothing more is needed. Each request is decided once, while its spans are there, and the
@@ -72,6 +72,8 @@ public final class Retention {
     // kernels first: they are found through the step spans about to go
     store.query("ALTER TABLE gpu_kernels DELETE WHERE StepSpanId IN (SELECT SpanId FROM otel_traces WHERE TraceId IN (" + doomed
         + ")) OR (StepSpanId = '' AND Start < fromUnixTimestamp64Nano({cutoff:Int64}))" + wait, p);
+    store.query("ALTER TABLE gpu_collectives DELETE WHERE StepSpanId IN (SELECT SpanId FROM otel_traces WHERE TraceId IN (" + doomed
+        + "))" + wait, p);
     store.query("ALTER TABLE otel_traces DELETE WHERE TraceId IN (" + doomed + ")" + wait, p);
     store.query("ALTER TABLE otel_traces_trace_id_ts DELETE WHERE TraceId IN (" + doomed + ")" + wait, p);
     Map<String, Long> byReason = new LinkedHashMap<>();
@@ -90,6 +92,6 @@ public final class Retention {
   /** Bytes the spans, kernels and trace index take on disk. */
   public static long bytes(ClickHouseStore store) {
     return Long.parseLong(store.query("SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = currentDatabase()"
-        + " AND table IN ('otel_traces', 'gpu_kernels', 'otel_traces_trace_id_ts')").rows().get(0).get(0));
+        + " AND table IN ('otel_traces', 'gpu_kernels', 'gpu_collectives', 'otel_traces_trace_id_ts')").rows().get(0).get(0));
   }
 }

@@ -27,10 +27,10 @@ class SchemaMigratorTest {
           .containsExactly("otel_traces", "gpu_kernels", "llm_request_attribution", "ingest_deduplication",
               "gpu_kernel_requests", "attribution_engine_adapter", "imports", "attribution_client_layer", "import_claims",
               "queue_breakdown", "attribution_decode_wait", "attribution_rank_wait",
-              "attribution_upstream_connection", "attribution_tenant", "kept_traces", "attribution_parts");
+              "attribution_upstream_connection", "attribution_tenant", "kept_traces", "attribution_parts", "gpu_collectives");
       SchemaMigrator.Outcome second = migrator.migrate(store);
       assertThat(second.applied()).isEmpty();
-      assertThat(second.alreadyApplied()).isEqualTo(16);
+      assertThat(second.alreadyApplied()).isEqualTo(17);
       assertThat(store.query("SELECT Version, Name FROM llmlat_migrations FINAL ORDER BY Version").rows())
           .containsExactly(List.of("1", "otel_traces"), List.of("2", "gpu_kernels"), List.of("3", "llm_request_attribution"),
               List.of("4", "ingest_deduplication"), List.of("5", "gpu_kernel_requests"),
@@ -39,9 +39,9 @@ class SchemaMigratorTest {
               List.of("11", "attribution_decode_wait"), List.of("12", "attribution_rank_wait"),
               List.of("13", "attribution_upstream_connection"),
               List.of("14", "attribution_tenant"), List.of("15", "kept_traces"),
-              List.of("16", "attribution_parts"));
+              List.of("16", "attribution_parts"), List.of("17", "gpu_collectives"));
       assertThat(store.query("SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name").column("name"))
-          .containsExactly("gpu_kernel_requests", "gpu_kernels", "llm_request_attribution", "llmlat_claims", "llmlat_imports", "llmlat_kept_traces", "llmlat_migrations",
+          .containsExactly("gpu_collectives", "gpu_collectives_mv", "gpu_kernel_requests", "gpu_kernels", "llm_request_attribution", "llmlat_claims", "llmlat_imports", "llmlat_kept_traces", "llmlat_migrations",
               "otel_traces", "otel_traces_trace_id_ts", "otel_traces_trace_id_ts_mv");
     }
   }
@@ -56,7 +56,7 @@ class SchemaMigratorTest {
       assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
           .containsExactly("attribution_engine_adapter", "imports", "attribution_client_layer", "import_claims", "queue_breakdown",
               "attribution_decode_wait", "attribution_rank_wait",
-              "attribution_upstream_connection", "attribution_tenant", "kept_traces", "attribution_parts");
+              "attribution_upstream_connection", "attribution_tenant", "kept_traces", "attribution_parts", "gpu_collectives");
       assertThat(store.query("SELECT TraceId, TtftNs, QueueNs, EngineAdapter, EngineInNs, KvTransferNs, ClientToGatewayNs,"
           + " GatewayToClientNs, ServerTtftNs, length(QueueCauseKind), QueueLimit, DecodeWaitNs, RankWaitNs,"
           + " UpstreamPoolWaitNs, UpstreamPoolMax, UpstreamConnection FROM llm_request_attribution")
@@ -79,7 +79,7 @@ class SchemaMigratorTest {
       assertThat(SchemaMigrator.bundled().migrate(store).applied()).extracting(Migration::name)
           .containsExactly("gpu_kernel_requests", "attribution_engine_adapter", "imports", "attribution_client_layer", "import_claims",
               "queue_breakdown", "attribution_decode_wait", "attribution_rank_wait",
-              "attribution_upstream_connection", "attribution_tenant", "kept_traces", "attribution_parts");
+              "attribution_upstream_connection", "attribution_tenant", "kept_traces", "attribution_parts", "gpu_collectives");
       assertThat(store.query("SELECT count() FROM system.columns WHERE table = 'gpu_kernels' AND name = 'TraceIds'"
           + " AND database = currentDatabase()").single()).isEqualTo("0");
       assertThat(store.query("SELECT Name, RequestTraceId FROM gpu_kernel_requests ORDER BY RequestTraceId").rows())

@@ -90,13 +90,11 @@ public final class TraceReader {
     return out;
   }
 
-  /** The importer's collective kernels (NCCL, custom all-reduce); names may carry a namespace or a signature. */
-  private static final String COLLECTIVE = CollectiveKernels.sqlSuperset("Name");
-
   /**
-   * The collective kernels of the GPU steps among {@code spans}, from {@code gpu_kernels}, as kernel spans under
-   * their step (trace id the step's): a step several ranks ran (tensor parallelism) is matched across its copies
-   * by them. Other kernels stay in the table.
+   * The collective kernels of the GPU steps among {@code spans}, from {@code gpu_collectives} (the view of
+   * {@code gpu_kernels} by {@link CollectiveKernels#sqlSuperset}, narrowed here by {@link CollectiveKernels#matches}),
+   * as kernel spans under their step (trace id the step's): a step several ranks ran (tensor parallelism) is matched
+   * across its copies by them.
    */
   List<SpanRecord> collectives(List<SpanRecord> spans) {
     Map<String, SpanRecord> steps = new HashMap<>();
@@ -114,8 +112,7 @@ public final class TraceReader {
           .collect(java.util.stream.Collectors.joining(",", "[", "]")));
       RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT StepSpanId, toString(Name),"
           + " toUnixTimestamp64Nano(Start), toInt64(DurationNs), toInt64(Device), toInt64(Pid),"
-          + " toInt64(CorrelationId) FROM gpu_kernels WHERE StepSpanId IN {steps:Array(String)}"
-          + " AND Kind = 'kernel' AND " + COLLECTIVE, params));
+          + " toInt64(CorrelationId) FROM gpu_collectives WHERE StepSpanId IN {steps:Array(String)}", params));
       while (in.hasMore()) {
         String step = in.string();
         String name = in.string();
@@ -125,6 +122,9 @@ public final class TraceReader {
         long pid = in.int64();
         long correlation = in.int64();
         SpanRecord parent = steps.get(step);
+        if (parent == null || !CollectiveKernels.matches(name)) {
+          continue;
+        }
         Map<String, String> attributes = Map.of(LlmlatAttributes.GPU_KIND, "kernel", LlmlatAttributes.GPU_DEVICE,
             Long.toString(device), "process.pid", Long.toString(pid));
         // no span id is stored per kernel: one made of its process and correlation id (unique within a process)
