@@ -46,6 +46,8 @@ class H200EnginesTest {
   static final ObjectMapper JSON = new ObjectMapper();
   /** Engines whose traces show their steps (SGLang's forward slices, TGI's batch spans). */
   static final java.util.Set<String> STEPS_SHOWN = java.util.Set.of("SGLang", "TGI");
+  /** Engines whose step slices run from the previous step's end (sglang.md: idle gaps fold into the next slice). */
+  static final java.util.Set<String> FOLDS_GAPS = java.util.Set.of("SGLang");
   @TempDir Path dir;
 
   static Stream<Arguments> engines() {
@@ -92,6 +94,37 @@ class H200EnginesTest {
     return out;
   }
 
+  /** The capture's steps (cuda_events.jsonl), host times. */
+  static List<JsonNode> steps() throws IOException {
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : Files.readAllLines(traces().resolve("cuda_events.jsonl"))) {
+      out.add(JSON.readTree(line));
+    }
+    return out;
+  }
+
+  /** Other requests' prefill and decode step time inside the request's queue segments: {prefill ns, decode ns}. */
+  static long[] behind(List<JsonNode> steps, String trace, List<Attribution.Segment> path) {
+    long[] out = new long[2];
+    for (Attribution.Segment q : path) {
+      if (!q.component().equals("queue")) {
+        continue;
+      }
+      for (JsonNode s : steps) {
+        boolean own = false;
+        for (JsonNode t : s.get("trace_ids")) {
+          own |= t.asText().equals(trace);
+        }
+        long overlap = Math.min(q.endNs(), s.get("host_done_unix_ns").asLong())
+            - Math.max(q.startNs(), s.get("host_submit_unix_ns").asLong());
+        if (!own && overlap > 0) {
+          out["prefill".equals(s.get("kind").asText()) ? 0 : 1] += overlap;
+        }
+      }
+    }
+    return out;
+  }
+
   @ParameterizedTest(name = "{1}")
   @MethodSource("engines")
   void everyRequestOfTheH200RunIsAttributedAsItsEngineWouldTraceIt(EngineTraceWriter writer, String adapter) throws IOException {
@@ -101,6 +134,7 @@ class H200EnginesTest {
     Map<String, Long> serverStart = serverStarts();
     Map<String, Attribution> byTrace = attribute(engineFile, truths);
     int queueLargest = 0;
+    int checked = 0;
     String slowestToEngine = null;
     long slowest = 0;
     for (RequestTruth t : truths) {
@@ -120,6 +154,16 @@ class H200EnginesTest {
         long behindSteps = q.ns(QueueBreakdown.PREFILL) + q.ns(QueueBreakdown.DECODE);
         if (STEPS_SHOWN.contains(adapter)) {
           assertThat((double) behindSteps).as(adapter + " " + t.traceId()).isGreaterThan(0.8 * a.component("queue"));
+          // against the capture's own steps (cuda_events.jsonl) overlapped with the request's queue as its path shows it
+          long[] truth = behind(steps(), t.traceId(), a.criticalPath());
+          assertThat((double) q.ns(QueueBreakdown.PREFILL)).as(adapter + " behind prefill: " + t.traceId())
+              .isCloseTo(truth[0], org.assertj.core.data.Offset.offset(Math.max(2e6, 0.1 * truth[0])));
+          double tolerance = Math.max(2e6, 0.1 * truth[1]);
+          // SGLang's decode slices are contiguous by construction: the gaps between steps lie in them
+          long folded = FOLDS_GAPS.contains(adapter) ? a.component("queue") - truth[0] - truth[1] : 0;
+          assertThat((double) q.ns(QueueBreakdown.DECODE)).as(adapter + " behind decode: " + t.traceId())
+              .isBetween(truth[1] - tolerance, truth[1] + folded + tolerance);
+          checked++;
         } else {
           assertThat(q.parts()).extracting(QueueBreakdown.Part::cause).containsExactly("cannot show why: the engine shows no steps");
         }
@@ -129,6 +173,9 @@ class H200EnginesTest {
         slowest = toEngine;
         slowestToEngine = t.traceId();
       }
+    }
+    if (STEPS_SHOWN.contains(adapter)) {
+      assertThat(checked).as(adapter + ": requests that queued 20 ms or more").isGreaterThanOrEqualTo(10);
     }
     // the README: "for 14 of the 16 requests, queueing behind other requests' prefill and decode steps is the largest part"
     assertThat(queueLargest).as(adapter).isGreaterThanOrEqualTo(13);
