@@ -63,6 +63,8 @@ record RequestView(
     long longestGpuStepNs;
     /** Every instance's steps by time, for the queue breakdown. */
     final StepIndex stepIndex;
+    /** Whether each request's queue is split by what the engine did meanwhile. */
+    final boolean queueBreakdown;
 
     /** The attribute that names a request's tenant ({@link LlmlatAttributes#TENANT} unless told otherwise). */
     final String tenantKey;
@@ -73,7 +75,13 @@ record RequestView(
     }
 
     Index(List<SpanRecord> spans, String tenantKey) {
+      this(spans, tenantKey, true);
+    }
+
+    /** With {@code queueBreakdown} false no time index of the steps is built (a benchmark's baseline). */
+    Index(List<SpanRecord> spans, String tenantKey, boolean queueBreakdown) {
       this.tenantKey = tenantKey;
+      this.queueBreakdown = queueBreakdown;
       for (SpanRecord s : spans) {
         if (isCollectiveKernel(s)) {
           // a kernel, not a span of its request's trace: kept by step only
@@ -136,7 +144,7 @@ record RequestView(
       rankWaits = RankWaits.of(gpuSteps, collectivesByStep, served);
       List<SpanRecord> sides = new ArrayList<>(requests);
       disaggregated.values().stream().filter(Disaggregation::complete).forEach(d -> sides.add(d.prefill()));
-      stepIndex = StepIndex.build(this, sides);
+      stepIndex = queueBreakdown ? StepIndex.build(this, sides) : null;
     }
 
     /** The tenant of a request's trace: the first of its spans that names one, "" when none does. */

@@ -73,9 +73,18 @@ public final class TraceAttribution {
    * span attribute {@code tenantKey} of its spans (the client's, the gateway's or the engine's).
    */
   public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which, String tenantKey) {
+    return attribute(alignment, which, tenantKey, true);
+  }
+
+  /**
+   * Likewise; with {@code queueBreakdown} false the queues are not split by what the engine did meanwhile
+   * (the baseline {@code bench analyze} measures the breakdown's cost against).
+   */
+  public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which, String tenantKey,
+      boolean queueBreakdown) {
     Map<String, ClockCorrection> corrections = alignment.corrections();
     List<SpanRecord> aligned = alignment.spans();
-    RequestView.Index index = new RequestView.Index(aligned, tenantKey);
+    RequestView.Index index = new RequestView.Index(aligned, tenantKey, queueBreakdown);
     List<ClockCorrection> used = corrections.values().stream().filter(c -> c.pairs() > 0).toList();
     // the index is read-only from here: requests are attributed in parallel
     return index.requests().parallelStream()

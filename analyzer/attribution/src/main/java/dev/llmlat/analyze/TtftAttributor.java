@@ -318,7 +318,8 @@ final class TtftAttributor {
         notes.add("model from the gateway's request (the engine's span names none)");
       }
     }
-    QueueBreakdown queue = QueueAnalyzer.breakdown(v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex);
+    QueueBreakdown queue = index.queueBreakdown
+        ? QueueAnalyzer.breakdown(v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex) : QueueBreakdown.NONE;
     for (QueueBreakdown.Part p : queue.parts()) {
       if (QueueBreakdown.PREFILL.equals(p.kind()) && !p.traceId().isEmpty()) {
         String blocker = index.tenantOf(p.traceId());

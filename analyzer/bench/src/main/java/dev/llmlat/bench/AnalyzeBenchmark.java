@@ -54,6 +54,20 @@ public final class AnalyzeBenchmark {
           + "ratio to the plain SELECT %.2f%n", summary.written() / seconds, spans / seconds, summary.written(), seconds,
           (spans / seconds) / (raw.size() / rawSeconds));
       out.flush();
+      // what the queue breakdown costs: the same re-attribution with and without it, alternating
+      double[] ratios = new double[3];
+      for (int round = 0; round < ratios.length; round++) {
+        double with = reattributeSeconds(new Analyzer(store));
+        double without = reattributeSeconds(new Analyzer(store).withoutQueueBreakdown());
+        ratios[round] = without / with;
+        out.printf("round %d: re-attribute with the queue breakdown %.2f s, without %.2f s: speed with it %.2f of without%n",
+            round + 1, with, without, ratios[round]);
+        out.flush();
+      }
+      java.util.Arrays.sort(ratios);
+      out.printf("queue breakdown: analyze runs at %.2f of its speed without it (median of %d alternating rounds)%n",
+          ratios[ratios.length / 2], ratios.length);
+      out.flush();
       if (explainSpans > spans) {
         long more = load(store, (int) ((explainSpans - spans) / 7.5), base + 3_600_000_000_000L, 11);
         out.printf("store grown to %,d spans for explain%n", spans + more);
@@ -74,6 +88,13 @@ public final class AnalyzeBenchmark {
     } finally {
       dev.llmlat.services.ChildJvm.deleteRecursively(scratch);
     }
+  }
+
+  /** Seconds to attribute every request in the store again (rows replaced, as a re-run does). */
+  private static double reattributeSeconds(Analyzer analyzer) {
+    long t0 = System.nanoTime();
+    analyzer.analyze(0, Long.MAX_VALUE / 2, false);
+    return (System.nanoTime() - t0) / 1e9;
   }
 
   /** Inserts {@code n} generated requests starting at {@code startNs}; returns the spans written. */

@@ -31,6 +31,7 @@ public final class Analyzer {
   private final TraceReader reader;
   private final int chunk;
   private final String tenantKey;
+  private final boolean queueBreakdown;
 
   public Analyzer(ClickHouseStore store) {
     this(store, CHUNK);
@@ -38,10 +39,10 @@ public final class Analyzer {
 
   /** With {@code chunk} requests per read (tests cut small chunks to cross their boundaries). */
   public Analyzer(ClickHouseStore store, int chunk) {
-    this(store, chunk, LlmlatAttributes.TENANT);
+    this(store, chunk, LlmlatAttributes.TENANT, true);
   }
 
-  private Analyzer(ClickHouseStore store, int chunk, String tenantKey) {
+  private Analyzer(ClickHouseStore store, int chunk, String tenantKey, boolean queueBreakdown) {
     if (chunk < 1) {
       throw new IllegalArgumentException("chunk must be at least 1");
     }
@@ -52,11 +53,20 @@ public final class Analyzer {
     this.reader = new TraceReader(store);
     this.chunk = chunk;
     this.tenantKey = tenantKey;
+    this.queueBreakdown = queueBreakdown;
   }
 
   /** The same analyzer reading each request's tenant from the span attribute {@code key} instead of {@code llmlat.tenant}. */
   public Analyzer withTenantAttribute(String key) {
-    return new Analyzer(store, chunk, key);
+    return new Analyzer(store, chunk, key, queueBreakdown);
+  }
+
+  /**
+   * The same analyzer without the queue breakdown (each request's queue left whole): the baseline against which
+   * {@code bench analyze} measures what splitting the queues costs.
+   */
+  public Analyzer withoutQueueBreakdown() {
+    return new Analyzer(store, chunk, tenantKey, false);
   }
 
   /** What one run did. */
@@ -99,7 +109,8 @@ public final class Analyzer {
       // each span name, so the engine reads just that range.
       List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
       spans.addAll(reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
-      List<Attribution> result = TraceAttribution.attribute(TraceAttribution.alignClocks(spans), ids::contains, tenantKey);
+      List<Attribution> result = TraceAttribution.attribute(TraceAttribution.alignClocks(spans), ids::contains, tenantKey,
+          queueBreakdown);
       AttributionWriter.write(store, result, VERSION);
       result.forEach(onWritten);
       written += result.size();
