@@ -160,6 +160,16 @@ class H200TensorParallelTest {
       System.out.print(figures);
       // the decode steps rank 1 slept before (straggler.jsonl) stand out in the gaps of the requests they served
       assertThat(someGapWaited).as(figures.toString()).isTrue();
+
+      // live attribution's path: the same files as the OTLP records the importers publish, read by OtlpSpanRecords
+      List<SpanRecord> published = new ArrayList<>();
+      for (Object[] file : new Object[][] {{engine, ExportFormat.OTLP_JSON}, {root.resolve("tp.sqlite"), ExportFormat.NSYS_SQLITE}}) {
+        GpuImporter.importFile((Path) file[0], (ExportFormat) file[1], ImportOptions.defaults().withServiceName("engine"),
+            batch -> batch.requests().forEach(request -> published.addAll(dev.llmlat.analyze.otlp.OtlpSpanRecords.of(request))));
+      }
+      Map<String, Long> live = new HashMap<>();
+      TraceAttribution.attribute(published).forEach(a -> live.put(a.traceId(), a.component("rank_wait")));
+      assertThat(live).as("rank waits read from the published records").isEqualTo(stored);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.llmlat.analyze.otlp;
 
 import dev.llmlat.analyze.ResourceRule;
 import dev.llmlat.analyze.SpanRecord;
+import dev.llmlat.semconv.CollectiveKernels;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.spans.AttributeValues;
 import dev.llmlat.spans.GpuKernelRowEncoder;
@@ -10,6 +11,7 @@ import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,13 +22,14 @@ import java.util.Map;
  * encoding ({@link OtelTracesRowEncoder}, attribute values rendered by {@link AttributeValues})
  * read back by {@code TraceReader}. So attribution over spans straight off the span topic (live
  * attribution) sees what {@code analyze} sees: the same hex ids, kind words, host and process
- * instance chosen from the resource by the same rules, and no per-kernel GPU spans (the ingester
- * routes those to {@code gpu_kernels}, which attribution does not read).
+ * instance chosen from the resource by the same rules, and of the per-kernel GPU spans (the ingester
+ * routes those to {@code gpu_kernels}) only the collective kernels of GPU steps, as the store path reads
+ * them from {@code gpu_collectives} to match a tensor-parallel step's ranks.
  */
 public final class OtlpSpanRecords {
   private OtlpSpanRecords() {}
 
-  /** Every span of {@code request} but per-kernel GPU spans, in order. */
+  /** Every span of {@code request}, of the per-kernel GPU spans only the steps' collectives, in order. */
   public static List<SpanRecord> of(ExportTraceServiceRequest request) {
     List<SpanRecord> out = new ArrayList<>();
     for (ResourceSpans resourceSpans : request.getResourceSpansList()) {
@@ -48,9 +51,48 @@ public final class OtlpSpanRecords {
       for (Span span : scopeSpans.getSpansList()) {
         if (!GpuKernelRowEncoder.isKernelSpan(layer, span)) {
           out.add(record(span, service, layer, host, scope, instance));
+        } else if (CollectiveKernels.matches(span.getName())) {
+          SpanRecord collective = collective(span, attributes, service, layer, host, scope, instance);
+          if (collective != null) {
+            out.add(collective);
+          }
         }
       }
     }
+  }
+
+  /**
+   * A collective kernel of a GPU step as {@code TraceReader.collectives} gives it back from {@code gpu_collectives}:
+   * under its step, named by its process and correlation id, with its kind, device and process; null without a step.
+   */
+  private static SpanRecord collective(Span span, Map<String, String> resource, String service, String layer, String host,
+      String scope, String instance) {
+    String step = "";
+    long device = 0;
+    long correlation = 0;
+    long pid = 0;
+    try {
+      pid = Long.parseLong(resource.getOrDefault("process.pid", "0"));
+    } catch (NumberFormatException e) {
+      pid = 0; // as the store's row encoding reads it
+    }
+    for (KeyValue kv : span.getAttributesList()) {
+      switch (kv.getKey()) {
+        case LlmlatAttributes.STEP_SPAN_ID -> step = kv.getValue().getStringValue();
+        case LlmlatAttributes.GPU_DEVICE -> device = kv.getValue().getIntValue();
+        case LlmlatAttributes.CUDA_CORRELATION_ID -> correlation = kv.getValue().getIntValue();
+        case "process.pid" -> pid = kv.getValue().getIntValue();
+        default -> { }
+      }
+    }
+    if (step.isEmpty()) {
+      return null;
+    }
+    long start = span.getStartTimeUnixNano();
+    long end = Math.max(start, span.getEndTimeUnixNano());
+    return new SpanRecord(OtelTracesRowEncoder.hex(span.getTraceId()), "k" + pid + "." + correlation, step, span.getName(),
+        "Internal", service, layer, host, scope, instance, start, end, Map.of(LlmlatAttributes.GPU_KIND, "kernel",
+            LlmlatAttributes.GPU_DEVICE, Long.toString(device), "process.pid", Long.toString(pid)), List.of(), List.of());
   }
 
   private static SpanRecord record(Span span, String service, String layer, String host, String scope, String instance) {
