@@ -134,11 +134,12 @@ public final class ClockSkewEstimator {
   private static Map<String, Integer> fanOut(List<SpanRecord> spans, Map<String, SpanRecord> bySpanId) {
     Map<String, Integer> out = new HashMap<>();
     for (SpanRecord s : spans) {
-      if (s.parentSpanId().isEmpty() || !("Server".equals(s.kind()) || EngineAdapters.forRequest(s) != null)) {
+      if (s.parentSpanId().isEmpty()) {
         continue;
       }
       SpanRecord client = bySpanId.get(s.traceId() + s.parentSpanId());
-      if (client != null && "Client".equals(client.kind()) && !client.clockDomain().equals(s.clockDomain())) {
+      if (client != null && "Client".equals(client.kind()) && !client.clockDomain().equals(s.clockDomain())
+          && ("Server".equals(s.kind()) || EngineAdapters.forRequest(s) != null)) {
         out.merge(s.traceId() + s.parentSpanId(), 1, Integer::sum);
       }
     }

@@ -34,42 +34,34 @@ final class JoinSplitTraces {
     if (KEY_ATTRIBUTES.isEmpty()) {
       return spans;
     }
-    // spans that carry a key: request spans, or a span a request hangs under (SGLang's "Bootstrap Room" span)
-    Map<String, SpanRecord> keyed = new HashMap<>();
-    for (SpanRecord s : spans) {
-      for (String k : KEY_ATTRIBUTES) {
-        if (!s.attr(k).isEmpty()) {
-          keyed.put(s.traceId() + s.spanId(), s);
-          break;
-        }
-      }
-    }
-    if (keyed.isEmpty()) {
-      return spans;
-    }
+    // request spans that carry a key, and spans a request may hang under (SGLang's "Bootstrap Room" span)
     Map<String, List<Half>> byKey = new LinkedHashMap<>();
+    Map<String, SpanRecord> keyedParents = new HashMap<>();
     for (SpanRecord s : spans) {
-      boolean own = keyed.containsKey(s.traceId() + s.spanId());
-      SpanRecord parent = keyed.get(s.traceId() + s.parentSpanId());
-      if (!own && parent == null) {
+      if (!hasKey(s)) {
         continue;
       }
       EngineAdapter adapter = EngineAdapters.forRequest(s);
       if (adapter == null) {
-        continue;
+        keyedParents.put(s.traceId() + s.spanId(), s);
+      } else {
+        add(byKey, s, adapter, adapter.joinKey(s));
       }
-      String key = adapter.joinKey(own ? s : parent);
-      if (key.isEmpty() && own && parent != null) {
-        key = adapter.joinKey(parent);
-      }
-      if (!key.isEmpty()) {
-        byKey.computeIfAbsent(adapter.name() + '\u0000' + key, k -> new ArrayList<>(2)).add(new Half(s, adapter, key));
+    }
+    if (!keyedParents.isEmpty()) {
+      for (SpanRecord s : spans) {
+        SpanRecord parent = s.parentSpanId().isEmpty() || hasKey(s) ? null : keyedParents.get(s.traceId() + s.parentSpanId());
+        EngineAdapter adapter = parent == null ? null : EngineAdapters.forRequest(s);
+        if (adapter != null) {
+          add(byKey, s, adapter, adapter.joinKey(parent));
+        }
       }
     }
     Map<String, String> renamed = new HashMap<>();
     Set<String> clientSide = null;
     for (List<Half> halves : byKey.values()) {
-      if (halves.stream().map(h -> h.request().traceId()).distinct().count() < 2) {
+      // two halves in two traces; more (a client's id reused for retries) is no pair to join
+      if (halves.size() != 2 || halves.get(0).request().traceId().equals(halves.get(1).request().traceId())) {
         continue;
       }
       if (clientSide == null) {
@@ -105,6 +97,21 @@ final class JoinSplitTraces {
           s.layer(), s.host(), s.scope(), s.instance(), s.startNs(), s.endNs(), attributes, s.events(), links));
     }
     return out;
+  }
+
+  private static boolean hasKey(SpanRecord s) {
+    for (String k : KEY_ATTRIBUTES) {
+      if (!s.attr(k).isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void add(Map<String, List<Half>> byKey, SpanRecord request, EngineAdapter adapter, String key) {
+    if (!key.isEmpty()) {
+      byKey.computeIfAbsent(adapter.name() + '\u0000' + key, k -> new ArrayList<>(2)).add(new Half(request, adapter, key));
+    }
   }
 
   /** The trace the joined request keeps. */
