@@ -90,7 +90,7 @@ public final class LiveAttributor implements AutoCloseable {
     int partitions = partitions();
     TraceAssembler.Settings settings = new TraceAssembler.Settings(config.grace(), config.retention(), partitions,
         config.punctuateEvery(), config.evidencePerPair(), VERSION);
-    internalTopic = config.applicationId() + "-" + LiveTopology.BY_REQUEST + "-repartition";
+    internalTopic = config.applicationId() + LiveTopology.INTERNAL_TOPIC_SUFFIX;
     streams = new KafkaStreams(LiveTopology.build(config.topic(), settings, store, metrics, attributed), properties());
     streams.setUncaughtExceptionHandler(e -> {
       failure = e;
@@ -148,6 +148,11 @@ public final class LiveAttributor implements AutoCloseable {
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) config.sessionTimeout().toMillis());
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), (int) config.sessionTimeout().toMillis() / 3);
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    // A poll hands out one partition's fetched records before the next's, and the thread processes
+    // them before it polls again; with the consumer's 1 MB a partition's fetch of compressed span
+    // records held thousands of them, and a backlog was read a partition at a time, its traces
+    // complete before the steps other partitions held for them were read. Small fetches interleave.
+    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
     // Every commit is a transaction over the internal topic's and the changelogs' partitions, whose
     // markers the broker writes to each; exactly-once's 100 ms default spent most of the thread's
     // time waiting on them. Committing as often as completion is checked keeps spans' way through the

@@ -98,6 +98,23 @@ class TraceAssemblyTest {
     }
   }
 
+  /** Sends the request's records stamped as sent at {@code sent}. */
+  void send(ExportTraceServiceRequest request, Instant sent) {
+    SpanBatch batch = SpanBatch.of(request);
+    for (int i = 0; i < batch.recordCount(); i++) {
+      input.pipeInput(batch.traceId(i).getBytes(StandardCharsets.UTF_8), batch.record(i), sent);
+    }
+  }
+
+  /** Lets wall-clock time pass as it does, a punctuation at a time (a task that read nothing for a grace of them is idle). */
+  void advance(Duration d) {
+    for (Duration left = d; !left.isZero(); ) {
+      Duration step = left.compareTo(TICK) < 0 ? left : TICK;
+      driver.advanceWallClockTime(step);
+      left = left.minus(step);
+    }
+  }
+
   static String in(List<DemoTraces.Request> requests) {
     return DemoTraces.sqlList(requests);
   }
@@ -124,11 +141,11 @@ class TraceAssemblyTest {
     ExportTraceServiceRequest spans = new DemoTraces(7, base).generate(40, requests);
     send(spans);
 
-    driver.advanceWallClockTime(GRACE.minusMillis(1));
+    advance(GRACE.minusMillis(1));
     assertThat(count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
         .as("nothing before the grace has passed").isZero();
     assertThat(metrics.waiting()).isEqualTo(40);
-    driver.advanceWallClockTime(TICK);
+    advance(TICK);
     Map<String, List<String>> live = rows(requests);
     assertThat(live).hasSize(40);
     assertThat(count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests))).isEqualTo(40);
@@ -156,18 +173,42 @@ class TraceAssemblyTest {
     ExportTraceServiceRequest spans = new DemoTraces(8, base).generate(4, requests);
     // the gateway's exporter is late: engine and GPU first
     send(spans.toBuilder().removeResourceSpans(0).build());
-    driver.advanceWallClockTime(GRACE.plus(TICK));
+    advance(GRACE.plus(TICK));
     assertThat(rows(requests).values()).hasSize(4).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("engine"));
     String versions = "SELECT max(AnalyzedAt) FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests);
     String first = store.query(versions).single();
 
     send(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(0)).build());
-    driver.advanceWallClockTime(GRACE.plus(TICK));
+    advance(GRACE.plus(TICK));
     Map<String, List<String>> after = rows(requests);
     assertThat(after.values()).hasSize(4).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
     assertThat(store.query(versions).single()).as("the newer row replaced the older").isGreaterThanOrEqualTo(first);
     assertThat(metrics.snapshot().lateReattributions()).isEqualTo(4);
     assertThat(metrics.snapshot().attributions()).isEqualTo(8);
+  }
+
+  @Test
+  void whileABacklogIsReadATraceWaitsForTheSpansSentWithinItsGraceHoweverLongTheReadingTakes() {
+    long base = 1_795_946_550_000_000_000L;
+    List<DemoTraces.Request> requests = new ArrayList<>();
+    ExportTraceServiceRequest spans = new DemoTraces(21, base).generate(4, requests);
+    ExportTraceServiceRequest others = new DemoTraces(22, base + 60_000 * MS).generate(30, new ArrayList<>());
+    Instant sent = Instant.ofEpochMilli(1_795_946_550_000L);
+    // a backlog: the engine's spans, then other requests' records sent 50 ms later and read over
+    // many graces of wall clock, then the gateway's spans, sent 100 ms after the engine's
+    send(spans.toBuilder().removeResourceSpans(0).build(), sent);
+    SpanBatch backlog = SpanBatch.of(others);
+    for (int i = 0; i < backlog.recordCount(); i++) {
+      input.pipeInput(backlog.traceId(i).getBytes(StandardCharsets.UTF_8), backlog.record(i), sent.plusMillis(50));
+      advance(TICK);
+    }
+    assertThat(count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
+        .as("no trace is complete before a grace has passed in what was read").isZero();
+    send(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(0)).build(), sent.plusMillis(100));
+    advance(GRACE.plus(TICK));
+    assertThat(rows(requests).values()).hasSize(4).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
+    assertThat(metrics.snapshot().attributions()).isEqualTo(34);
+    assertThat(metrics.snapshot().lateReattributions()).as("each attributed once, with its gateway's spans").isZero();
   }
 
   @Test
@@ -177,15 +218,15 @@ class TraceAssemblyTest {
     ExportTraceServiceRequest spans = new DemoTraces(9, base).generate(6, requests);
     // the GPU layer alone: steps, no request
     send(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(2)).build());
-    driver.advanceWallClockTime(GRACE.multipliedBy(4));
+    advance(GRACE.multipliedBy(4));
     assertThat(rows(requests)).isEmpty();
     assertThat(entries(TraceAssembler.SHARED)).as("each GPU step once").isEqualTo(spans.getResourceSpans(2).getScopeSpans(0).getSpansCount());
     send(spans.toBuilder().removeResourceSpans(2).build());
-    driver.advanceWallClockTime(GRACE.plus(TICK));
+    advance(GRACE.plus(TICK));
     assertThat(rows(requests)).hasSize(6);
     assertThat(entries(TraceAssembler.TRACES)).isEqualTo(6);
 
-    driver.advanceWallClockTime(RETENTION);
+    advance(RETENTION);
     for (String store : List.of(TraceAssembler.TRACES, TraceAssembler.SPANS, TraceAssembler.SHARED, TraceAssembler.TIMERS)) {
       assertThat(entries(store)).as(store + " after the retention").isZero();
     }
@@ -203,7 +244,7 @@ class TraceAssemblyTest {
     List<ExportTraceServiceRequest> byTrace = batch.requests();
     for (ExportTraceServiceRequest trace : byTrace) {
       send(trace);
-      driver.advanceWallClockTime(GRACE.plus(TICK)); // attributed one by one, each with the evidence before it
+      advance(GRACE.plus(TICK)); // attributed one by one, each with the evidence before it
     }
     List<List<String>> corrections = store.query("SELECT TraceId, toString(ClockCorrections) FROM llm_request_attribution FINAL"
         + " WHERE TraceId IN " + in(requests) + " ORDER BY ArrivalTime").rows();
@@ -223,7 +264,7 @@ class TraceAssemblyTest {
     ExportTraceServiceRequest spans = new DemoTraces(11, base).generate(6, requests);
     ExportTraceServiceRequest withoutGpu = spans.toBuilder().removeResourceSpans(2).build();
     send(withoutGpu);
-    driver.advanceWallClockTime(GRACE.plus(TICK));
+    advance(GRACE.plus(TICK));
     String prefillCpu = "SELECT countIf(PrefillCpuNs > 0) FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests);
     assertThat(rows(requests)).hasSize(6);
     assertThat(count(prefillCpu)).as("without GPU steps the engine's prefill counts as GPU time").isZero();

@@ -33,7 +33,16 @@ import org.slf4j.LoggerFactory;
  * Assembles request traces in one partition's state stores and attributes each once it is
  * complete: it holds a request and no span came for the grace (a wall-clock punctuator checks).
  * A trace with only a gateway's request so far waits three graces: its engine's exporter may still
- * be sending. Attributed traces keep their spans for the retention after their last span; a span
+ * be sending. The grace passes on two clocks: the wall clock's, since its last span reached this
+ * task, and the input's, since its last span was sent (record timestamps). While a backlog is read,
+ * the wall clock alone would end the grace of traces whose other spans still lie unread further
+ * back (a step in another request's trace, in another partition); the input's clock advances only
+ * as it is read: it is the earliest of the latest timestamps read from each partition of the span
+ * topic, this task's own and those whose spans came through the internal topic (the header {@link
+ * PartitionRouting#SOURCE_PARTITION} says which). Partitions are read at different paces, those of
+ * other tasks reach this one a commit or more late, and in a backlog a second of wall clock spans
+ * many of the input's. A partition that brought no record for a grace of punctuations holds nothing
+ * back: it has been read, or sends this task nothing. Attributed traces keep their spans for the retention after their last span; a span
  * arriving in that time (late) attributes the trace again, and the newer row replaces the older.
  *
  * <p>Stores: {@code traces} (a {@link TraceState} per trace), {@code spans} (a trace's spans under
@@ -84,6 +93,13 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   private volatile long waiting;
   private volatile long held;
   private long backoffMs;
+  /**
+   * Per partition of the span topic: the latest timestamp read from it, and how long it has been
+   * quiet, counted at this task's punctuations, each adding at most its period: a thread held up
+   * elsewhere (another task's long punctuation) gave it no chance to read.
+   */
+  private final Map<Integer, long[]> read = new java.util.HashMap<>();
+  private long lastPunctuationMs;
 
   public TraceAssembler(Settings settings, ClickHouseStore store, LiveMetrics metrics) {
     this(settings, store, metrics, a -> {});
@@ -106,6 +122,10 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     this.timers = context.getStateStore(TIMERS);
     this.clock = new ClockEvidence(context.getStateStore(CLOCK), settings.evidencePerPair());
     this.partition = context.taskId().partition();
+    // every partition holds the others back until it has brought a record or been quiet a grace
+    for (int p = 0; p < settings.partitions(); p++) {
+      read.put(p, new long[2]);
+    }
     long w = 0;
     long h = 0;
     try (KeyValueIterator<Bytes, byte[]> all = traces.all()) {
@@ -116,6 +136,7 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     }
     waiting = w;
     held = h;
+    lastPunctuationMs = context.currentSystemTimeMs();
     metrics.register(this);
     context.schedule(settings.punctuateEvery(), PunctuationType.WALL_CLOCK_TIME, this::punctuate);
   }
@@ -131,11 +152,15 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   @Override
   public void process(Record<String, RoutedSpans> record) {
     long now = context.currentSystemTimeMs();
+    boolean internal = context.recordMetadata().map(m -> m.topic().endsWith(LiveTopology.INTERNAL_TOPIC_SUFFIX)).orElse(false);
+    long[] from = read.computeIfAbsent(internal ? PartitionRouting.sourcePartition(record.headers()) : partition, p -> new long[2]);
+    from[0] = Math.max(from[0], record.timestamp());
+    from[1] = 0;
     RoutedSpans routed = record.value();
     int added = 0;
     for (String target : routed.targets()) {
       if (TracePartitioner.partitionOf(target, settings.partitions()) == partition) {
-        added += accept(target, routed, now);
+        added += accept(target, routed, now, record.timestamp());
       }
     }
     if (routed.shared() && added > 0) {
@@ -154,7 +179,7 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
    * A record's own spans are kept as one value (under its first span's ids): one write per record,
    * not per span; a record delivered twice overwrites itself, and {@link #load} drops spans seen twice.
    */
-  private int accept(String traceId, RoutedSpans routed, long now) {
+  private int accept(String traceId, RoutedSpans routed, long now, long sentMs) {
     Bytes traceKey = StoreKeys.trace(traceId);
     byte[] bytes = traces.get(traceKey);
     TraceState state = bytes == null ? new TraceState() : TraceState.decode(bytes);
@@ -180,15 +205,24 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     }
     state.records++;
     state.lastArrivalMs = now;
-    if (state.engineRequest) {
-      await(traceId, state, TraceState.ATTRIBUTE, now + settings.grace().toMillis());
-    } else if (state.gatewayRequest) {
-      await(traceId, state, TraceState.ATTRIBUTE, now + 3 * settings.grace().toMillis());
+    state.lastRecordMs = Math.max(state.lastRecordMs, sentMs);
+    if (state.engineRequest || state.gatewayRequest) {
+      await(traceId, state, TraceState.ATTRIBUTE, now + wait(state));
     } else {
       await(traceId, state, TraceState.EXPIRE, now + settings.retention().toMillis());
     }
     traces.put(traceKey, state.encode());
     return references;
+  }
+
+  /** How long a trace with a request waits for more spans: a grace, three while only its gateway's came. */
+  private long wait(TraceState state) {
+    return (state.engineRequest ? 1 : 3) * settings.grace().toMillis();
+  }
+
+  /** The stream time at which the trace's wait ends: the latest of its records' timestamps, plus the wait. */
+  private long sentDue(TraceState state) {
+    return state.lastRecordMs + wait(state);
   }
 
   /**
@@ -203,7 +237,11 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     }
   }
 
-  /** Moves the trace's one timer (the caller writes the state). */
+  /**
+   * Moves the trace's one timer (the caller writes the state). An attribution's timer holds the
+   * stream time its trace waits for ({@link #sentDue}), so that a punctuation passes over those
+   * whose wait has not passed in the input without reading their states.
+   */
   private void schedule(String traceId, TraceState state, int kind, long dueMs) {
     if (state.dueMs != 0) {
       timers.delete(StoreKeys.timer(state.dueMs, traceId));
@@ -216,16 +254,40 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     state.dueKind = kind;
     state.dueMs = dueMs;
     state.readyMs = dueMs;
-    timers.put(StoreKeys.timer(dueMs, traceId), REFERENCE);
+    timers.put(StoreKeys.timer(dueMs, traceId), timerValue(state));
   }
 
-  /** Attributes the traces whose grace passed and drops those whose retention passed, oldest first. */
+  private byte[] timerValue(TraceState state) {
+    return state.dueKind == TraceState.ATTRIBUTE ? java.nio.ByteBuffer.allocate(8).putLong(sentDue(state)).array() : REFERENCE;
+  }
+
+  /** The stream time a timer waits for; none (0) for an expiry's, or a timer written before they held one. */
+  private static long timerSentDue(byte[] value) {
+    return value.length == 8 ? java.nio.ByteBuffer.wrap(value).getLong() : 0;
+  }
+
+  /**
+   * Attributes the traces whose grace passed on both clocks and drops those whose retention passed,
+   * oldest first.
+   */
   void punctuate(long now) {
+    long period = Math.min(now - lastPunctuationMs, settings.punctuateEvery().toMillis());
+    lastPunctuationMs = now;
+    long streamTime = Long.MAX_VALUE;
+    for (long[] from : read.values()) {
+      from[1] += period;
+      if (from[1] < settings.grace().toMillis()) {
+        streamTime = Math.min(streamTime, from[0]);
+      }
+    }
     Map<String, TraceState> ready = new LinkedHashMap<>();
     List<Bytes> seen = new ArrayList<>();
     try (KeyValueIterator<Bytes, byte[]> due = timers.range(StoreKeys.timer(0, "0".repeat(32)), StoreKeys.lastTimerAt(now))) {
       while (due.hasNext() && seen.size() < PER_PUNCTUATION) {
-        seen.add(due.next().key);
+        KeyValue<Bytes, byte[]> timer = due.next();
+        if (timerSentDue(timer.value) <= streamTime) {
+          seen.add(timer.key);
+        }
       }
     }
     for (Bytes key : seen) {
@@ -239,6 +301,8 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
         traces.put(StoreKeys.trace(traceId), state.encode());
       } else if (state.dueKind == TraceState.EXPIRE) {
         expire(traceId, state);
+      } else if (sentDue(state) > streamTime) {
+        timers.put(key, timerValue(state)); // spans sent later came since it was set: wait for those in the input
       } else {
         ready.put(traceId, state);
       }

@@ -4,7 +4,7 @@ import dev.llmlat.store.RowBinaryReader;
 import dev.llmlat.store.RowBinaryWriter;
 
 /**
- * What the assembler knows of one trace besides its spans: when its last span came, whether it
+ * What the assembler knows of one trace besides its spans: when its last span came (and was sent), whether it
  * holds a request (an engine's, or only a gateway's so far), when it was attributed and how often,
  * and its one timer (when, and what for).
  */
@@ -26,11 +26,14 @@ final class TraceState {
   long readyMs;
   /** Records (batches of its own spans, or shared spans) it received. */
   int records;
+  /** The latest timestamp of its records (when their producers sent them). */
+  long lastRecordMs;
 
   byte[] encode() {
-    RowBinaryWriter out = new RowBinaryWriter(48);
+    RowBinaryWriter out = new RowBinaryWriter(56);
     out.int64(lastArrivalMs).varUInt((engineRequest ? 1 : 0) | (gatewayRequest ? 2 : 0)).varUInt(attributions)
-        .int64(attributedAtMs).int64(dueMs).varUInt(dueKind).int64(readyMs).varUInt(records);
+        .int64(attributedAtMs).int64(dueMs).varUInt(dueKind).int64(readyMs).varUInt(records)
+        .int64(lastRecordMs);
     return out.toByteArray();
   }
 
@@ -47,6 +50,7 @@ final class TraceState {
     s.dueKind = (int) in.varUInt();
     s.readyMs = in.int64();
     s.records = (int) in.varUInt();
+    s.lastRecordMs = in.hasMore() ? in.int64() : 0; // absent from states written before it was kept: due at once
     return s;
   }
 }
