@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.PriorityQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -30,8 +29,9 @@ import java.util.concurrent.TimeUnit;
  * }</pre>
  *
  * <p>Threads: one reads bpftrace's stdout into a queue, one drains stderr, one puts events in time
- * order and builds spans (the sink is called from that one). {@link #close()} stops bpftrace and
- * the command it launched (the whole process tree), then delivers what was read.
+ * order ({@code ReorderBuffer}) and builds spans ({@code SpanAssembler}; the sink is called from
+ * that one). {@link #close()} stops bpftrace and the command it launched (the whole process tree),
+ * then delivers what was read.
  */
 public final class EbpfBridge implements AutoCloseable {
   private static final String EOF = new String("<eof>"); // identity marker
@@ -432,15 +432,11 @@ public final class EbpfBridge implements AutoCloseable {
     }
   }
 
-  private record Queued(long key, long seq, ProbeEvent event) {}
-
-  /** Puts events in time order (within the reorder window) and builds spans. */
+  /** Puts events in time order ({@link ReorderBuffer}) and builds spans. */
   private void process() {
-    PriorityQueue<Queued> order = new PriorityQueue<>((a, b) -> a.key != b.key ? Long.compare(a.key, b.key) : Long.compare(a.seq, b.seq));
-    long window = options.reorderWindow().toNanos();
+    ReorderBuffer order = new ReorderBuffer(options.reorderWindow());
     long recheck = options.clockRecheck().toNanos();
     long nextRecheck = System.nanoTime() + recheck;
-    long seq = 0;
     try {
       while (true) {
         String line = lines.poll(50, TimeUnit.MILLISECONDS);
@@ -451,9 +447,7 @@ public final class EbpfBridge implements AutoCloseable {
           try {
             ProbeOutputParser.Line parsed = parser.parse(line);
             if (parsed instanceof ProbeOutputParser.Event e) {
-              ProbeEvent ev = e.event();
-              long key = ev instanceof ProbeEvent.Sync s ? s.endMonoNs() : ev.monoNs();
-              order.add(new Queued(key, seq++, ev));
+              order.add(e.event());
             } else if (parsed instanceof ProbeOutputParser.Lost l) {
               lost += l.count();
             }
@@ -461,13 +455,10 @@ public final class EbpfBridge implements AutoCloseable {
             malformed++;
           }
         }
-        // System.nanoTime() and bpftrace nsecs are the same clock: what is older than the window is final.
         long now = System.nanoTime();
-        while (!order.isEmpty() && order.peek().key < now - window) {
-          assembler.accept(order.poll().event);
-        }
+        order.release(now, assembler::accept);
         if (line == null) {
-          assembler.tick(now - window);
+          assembler.tick(order.horizon(now));
           assembler.flush();
         }
         if (now >= nextRecheck) {
@@ -475,9 +466,7 @@ public final class EbpfBridge implements AutoCloseable {
           nextRecheck = now + recheck;
         }
       }
-      while (!order.isEmpty()) {
-        assembler.accept(order.poll().event);
-      }
+      order.drain(assembler::accept);
       assembler.finish();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

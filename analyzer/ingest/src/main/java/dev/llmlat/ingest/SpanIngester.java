@@ -1,32 +1,25 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.imports.ImportClaim;
 import dev.llmlat.imports.ImportClaims;
 import dev.llmlat.imports.ImportHeaders;
-import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.imports.StoreImportLedger;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.spans.OtlpRecordDecoder;
 import dev.llmlat.spans.SpanRouter;
 import dev.llmlat.store.ClickHouseStore;
-import dev.llmlat.store.StoreException;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -37,12 +30,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
@@ -74,6 +63,10 @@ import org.slf4j.LoggerFactory;
  * recorded in the store's ledger ({@link StoreImportLedger}, status ingested), for messages; a file
  * the ledger holds without a claim (imported before claims existed) is not stored again.
  *
+ * <p>This class is the consumer loop and its batches; {@code DeadLetters} writes the dead letters,
+ * {@code ImportDeduplication} decides which imports' records are stored, {@code StoreRetry} retries
+ * store calls and {@code ProgressReport} logs progress and the consumer lag ({@code ConsumerLag}).
+ *
  * <p>Lifecycle: {@link #start()} runs the loop on its own thread; {@link #close()} stops polling,
  * writes and commits what it holds, and closes the clients.
  */
@@ -85,14 +78,9 @@ public final class SpanIngester implements AutoCloseable {
   private final ClickHouseStore store;
   private final IngestMetrics metrics = new IngestMetrics();
   private final Map<TopicPartition, PartitionBatch> batches = new HashMap<>();
-  private final AtomicReference<Exception> deadLetterFailure = new AtomicReference<>();
+  private final StoreRetry retry;
   private final StoreImportLedger ledger;
   private ImportClaims claims;
-  /** Whether to store each import's records, decided once a batch (cleared after every flush). */
-  private final Map<String, Boolean> importDecisions = new HashMap<>();
-  /** Imports this ingester found in the ledger as ingested, or recorded so. */
-  private final Set<String> importsRecorded = new HashSet<>();
-  private final Set<String> importsSkippedSaid = new HashSet<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile boolean running;
   private volatile Throwable failure;
@@ -100,58 +88,18 @@ public final class SpanIngester implements AutoCloseable {
   private Runnable afterInsert = () -> { }; // test hook: a crash between insert and commit
   private Consumer<Set<String>> beforeInsert = imports -> { }; // test hook: a batch with these imports about to go in
 
+  // set by start(), before the loop's thread starts
   private String topicId;
   private KafkaConsumer<byte[], byte[]> consumer;
-  private KafkaProducer<byte[], byte[]> producer;
+  private DeadLetters deadLetters;
+  private ImportDeduplication importDeduplication;
 
   public SpanIngester(IngesterConfig config, ClickHouseStore store) {
     this.config = config;
     this.store = store;
+    this.retry = new StoreRetry(store.description(), metrics, () -> running);
     this.ledger = new StoreImportLedger(store);
     this.claims = new ImportClaims(store);
-  }
-
-  /** One partition's batch in the making. */
-  private static final class PartitionBatch {
-    final TopicPartition partition;
-    SpanRouter rows = new SpanRouter();
-    final Map<String, ImportedFile> imports = new LinkedHashMap<>(); // the imports whose rows are in it
-    long first = -1;
-    long last = -1;
-    long firstAtNanos;
-    long replayEnd = -1; // the end of a batch whose insert may have happened before a crash
-
-    PartitionBatch(TopicPartition partition) {
-      this.partition = partition;
-    }
-
-    boolean isEmpty() {
-      return first < 0;
-    }
-
-    /**
-     * A batch re-formed after a crash must be written with exactly its old range: written earlier
-     * under the old token, a shorter one would be dropped as a repeat and its tail lost.
-     */
-    boolean replayIncomplete() {
-      return replayEnd >= 0 && last < replayEnd;
-    }
-
-    int size() {
-      return rows.spans() + rows.kernels();
-    }
-
-    long end() {
-      return replayEnd >= 0 ? Math.max(replayEnd, last) : last;
-    }
-
-    void reset() {
-      rows = new SpanRouter();
-      imports.clear();
-      first = -1;
-      last = -1;
-      replayEnd = -1;
-    }
   }
 
   void afterInsert(Runnable hook) {
@@ -185,7 +133,9 @@ public final class SpanIngester implements AutoCloseable {
     }
     topicId = topicId();
     consumer = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    producer = new KafkaProducer<>(producerProperties(), new ByteArraySerializer(), new ByteArraySerializer());
+    deadLetters = new DeadLetters(new KafkaProducer<>(producerProperties(), new ByteArraySerializer(), new ByteArraySerializer()),
+        config.deadLetterTopic(), metrics);
+    importDeduplication = new ImportDeduplication(claims, ledger, retry);
     running = true;
     thread = new Thread(this::run, "llmlat-ingest");
     thread.start();
@@ -259,8 +209,7 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   private void run() {
-    long lastReport = System.nanoTime();
-    long spansAtLastReport = 0;
+    ProgressReport progress = new ProgressReport(config.reportInterval(), metrics, System.nanoTime());
     try {
       consumer.subscribe(List.of(config.topic()), new Rebalance());
       while (running) {
@@ -273,13 +222,7 @@ public final class SpanIngester implements AutoCloseable {
         if (batchOld()) {
           flush(new ArrayList<>(batches.values()));
         }
-        long now = System.nanoTime();
-        if (!config.reportInterval().isZero() && now - lastReport >= config.reportInterval().toNanos()) {
-          long spans = metrics.spans.get();
-          report((spans - spansAtLastReport) / ((now - lastReport) / 1e9));
-          lastReport = now;
-          spansAtLastReport = spans;
-        }
+        progress.maybeLog(System.nanoTime(), consumer::metrics);
       }
       flush(new ArrayList<>(batches.values()));
       LOG.info("ingester stopped cleanly: {}", metrics.snapshot());
@@ -295,11 +238,7 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   private void closeClients() {
-    try {
-      producer.close(Duration.ofSeconds(10));
-    } catch (RuntimeException e) {
-      LOG.warn("closing the dead-letter producer: {}", e.toString());
-    }
+    deadLetters.close();
     try {
       consumer.close(CloseOptions.timeout(Duration.ofSeconds(10)));
     } catch (RuntimeException e) {
@@ -323,7 +262,7 @@ public final class SpanIngester implements AutoCloseable {
     try {
       ExportTraceServiceRequest request = OtlpRecordDecoder.decode(record.value());
       Optional<ImportedFile> imported = ImportHeaders.read(record.headers());
-      if (imported.isPresent() && !storesImport(imported.get(), ImportHeaders.claimant(record.headers()))) {
+      if (imported.isPresent() && !importDeduplication.stores(imported.get(), ImportHeaders.claimant(record.headers()))) {
         metrics.importSpansSkipped.addAndGet(spanCount(request));
       } else {
         int before = batch.size();
@@ -332,7 +271,7 @@ public final class SpanIngester implements AutoCloseable {
         metrics.pendingSpans.addAndGet(batch.size() - before);
       }
     } catch (OtlpRecordDecoder.InvalidRecordException e) {
-      deadLetter(record, e.getMessage());
+      deadLetters.send(record, e.getMessage());
     }
     if (batch.first < 0) {
       batch.first = record.offset();
@@ -344,49 +283,6 @@ public final class SpanIngester implements AutoCloseable {
     }
   }
 
-  /**
-   * Whether to store the records of import {@code file} that {@code claimant} (its run) published:
-   * while the claim in force is the run's; claimed by nobody yet, the run claims it now.
-   */
-  private boolean storesImport(ImportedFile file, String claimant) {
-    String key = file.id() + " " + claimant;
-    Boolean decided = importDecisions.get(key);
-    if (decided != null) {
-      return decided;
-    }
-    ImportClaim claim = retrying("reading the import claims", () -> claims.latest(file.id())).orElse(null);
-    Optional<ImportRecord> known = Optional.empty();
-    if (claim == null || claim.released()) {
-      known = retrying("reading the import ledger", () -> ledger.find(file.id()));
-      if (known.isEmpty()) {
-        long epoch = claim == null ? 1 : claim.epoch() + 1;
-        claim = retrying("claiming import " + file.id(), () -> claims.claim(file.id(), epoch, claimant, ImportClaim.Path.KAFKA, ""));
-      }
-    }
-    boolean stores = claim != null && claim.heldBy(claimant);
-    if (!stores && importsSkippedSaid.add(key)) {
-      sayNotStored(file, claim, known);
-    }
-    importDecisions.put(key, stores);
-    return stores;
-  }
-
-  private static void sayNotStored(ImportedFile file, ImportClaim claim, Optional<ImportRecord> known) {
-    if (claim != null && claim.path() == ImportClaim.Path.STORE) {
-      LOG.info("import {} ({}) was claimed on {} by an import straight into the store, which stores it (or, interrupted, its re-run"
-          + " does): its records from Kafka are not stored", file.id(), file.file(), claim.at());
-    } else if (claim != null && claim.path() == ImportClaim.Path.KAFKA) {
-      LOG.info("import {} ({}) was stored from an earlier import of it to Kafka (claimed on {}): these records are not stored again",
-          file.id(), file.file(), claim.at());
-    } else if (known.isPresent() && known.get().done()) {
-      LOG.info("import {} ({}) is in the store already, since {}: its records from Kafka are not stored again",
-          file.id(), file.file(), known.get().at());
-    } else if (known.isPresent()) {
-      LOG.warn("import {} ({}) is pending in the store since {}: an import of it straight into the store was interrupted (its re-run"
-          + " completes it): its records from Kafka are not stored", file.id(), file.file(), known.get().at());
-    }
-  }
-
   private static long spanCount(ExportTraceServiceRequest request) {
     long n = 0;
     for (var rs : request.getResourceSpansList()) {
@@ -395,23 +291,6 @@ public final class SpanIngester implements AutoCloseable {
       }
     }
     return n;
-  }
-
-  private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-    metrics.deadLettered.incrementAndGet();
-    LOG.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
-    RecordHeaders headers = new RecordHeaders();
-    record.headers().forEach(headers::add);
-    headers.add(LlmlatTopics.HEADER_REASON, reason.getBytes(StandardCharsets.UTF_8));
-    headers.add(LlmlatTopics.HEADER_TOPIC, record.topic().getBytes(StandardCharsets.UTF_8));
-    headers.add(LlmlatTopics.HEADER_PARTITION, Integer.toString(record.partition()).getBytes(StandardCharsets.UTF_8));
-    headers.add(LlmlatTopics.HEADER_OFFSET, Long.toString(record.offset()).getBytes(StandardCharsets.UTF_8));
-    producer.send(new ProducerRecord<>(config.deadLetterTopic(), null, record.key(), record.value(), headers),
-        (meta, e) -> {
-          if (e != null) {
-            deadLetterFailure.compareAndSet(null, e);
-          }
-        });
   }
 
   private boolean batchFull() {
@@ -452,12 +331,10 @@ public final class SpanIngester implements AutoCloseable {
     if (!commit(intents, ready, false)) {
       return;
     }
-    producer.flush();
-    Exception dlq = deadLetterFailure.getAndSet(null);
-    if (dlq != null) {
-      throw new IllegalStateException("could not write to the dead-letter topic " + config.deadLetterTopic() + ": " + dlq, dlq);
+    deadLetters.flush();
+    for (PartitionBatch b : ready) {
+      importDeduplication.recordStored(b.imports.values());
     }
-    recordImports(ready);
     Set<String> importsInBatch = new HashSet<>();
     ready.forEach(b -> importsInBatch.addAll(b.imports.keySet()));
     beforeInsert.accept(importsInBatch);
@@ -480,25 +357,7 @@ public final class SpanIngester implements AutoCloseable {
     if (commit(done, ready, true)) {
       ready.forEach(PartitionBatch::reset);
     }
-    importDecisions.clear(); // the next batch reads the ledger afresh (a forced import into the store may replace ours)
-  }
-
-  /** Records the imports of these batches in the store's ledger, before their first rows go in. */
-  private void recordImports(List<PartitionBatch> ready) {
-    for (PartitionBatch b : ready) {
-      for (ImportedFile f : b.imports.values()) {
-        if (importsRecorded.add(f.id())
-            && !retrying("reading the import ledger", () -> ledger.find(f.id())).map(ImportRecord::ingested).orElse(false)) {
-          ImportRecord r = new ImportRecord(f, ImportRecord.Status.INGESTED, 0, 0,
-              java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MICROS));
-          retrying("recording import " + f.id() + " in the ledger", () -> {
-            ledger.write(r);
-            return null;
-          });
-          LOG.info("storing import {} ({}, {}) from Kafka; recorded in the store's import ledger", f.id(), f.file(), f.format());
-        }
-      }
-    }
+    importDeduplication.batchDone();
   }
 
   /**
@@ -528,53 +387,7 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   private void insert(SpanRouter rows, String token) {
-    retrying("insert", () -> {
-      rows.insertInto(store, token);
-      return null;
-    });
-  }
-
-  /** Runs {@code action} on the store until it succeeds, backing off while the store is away. */
-  private <T> T retrying(String what, java.util.function.Supplier<T> action) {
-    long backoffMs = 200;
-    for (int attempt = 1; ; attempt++) {
-      try {
-        return action.get();
-      } catch (StoreException e) {
-        if (!running && attempt >= 3) {
-          throw e;
-        }
-        metrics.insertRetries.incrementAndGet();
-        // Nothing is polled while this batch waits: memory stays at one batch however long the store is away.
-        Runtime rt = Runtime.getRuntime();
-        LOG.warn("{} into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
-            what, store.description(), attempt, backoffMs, metrics.pendingSpans.get(), (rt.totalMemory() - rt.freeMemory()) >> 20,
-            e.getMessage().lines().findFirst().orElse(""));
-        try {
-          Thread.sleep(backoffMs);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-        backoffMs = Math.min(backoffMs * 2, 10_000);
-      }
-    }
-  }
-
-  private void report(double spansPerSecond) {
-    for (Map.Entry<MetricName, ? extends Metric> m : consumer.metrics().entrySet()) {
-      if (m.getKey().name().equals("records-lag-max") && m.getKey().tags().size() == 1) {
-        Object v = m.getValue().metricValue();
-        if (v instanceof Double d && !d.isNaN()) {
-          metrics.lag = d.longValue();
-        }
-      }
-    }
-    IngestMetrics.Snapshot s = metrics.snapshot();
-    LOG.info(String.format("ingest: %,.0f spans/s; total %,d spans, %,d kernels, %,d dead-lettered, %,d batches;"
-            + " pending %,d spans; lag %s; store retries %,d",
-        spansPerSecond, s.spans(), s.kernels(), s.deadLettered(), s.batches(), s.pendingSpans(),
-        s.lag() < 0 ? "?" : String.format("%,d", s.lag()), s.insertRetries()));
+    retry.run("insert", () -> rows.insertInto(store, token));
   }
 
   private final class Rebalance implements ConsumerRebalanceListener {
