@@ -2,8 +2,8 @@ package dev.llmlat.bench;
 
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.schema.SchemaMigrator;
-import dev.llmlat.spans.OtelTracesRowEncoder;
+import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.ingest.spans.OtelTracesRowEncoder;
 import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.io.IOException;

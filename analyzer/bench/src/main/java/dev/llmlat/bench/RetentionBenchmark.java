@@ -3,7 +3,7 @@ package dev.llmlat.bench;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.retention.Retention;
 import dev.llmlat.retention.RetentionPolicy;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -2,7 +2,7 @@ package dev.llmlat.bench;
 
 import dev.llmlat.stats.Quantiles;
 import dev.llmlat.semconv.LlmlatTopics;
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;

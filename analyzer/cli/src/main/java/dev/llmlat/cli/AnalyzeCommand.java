@@ -2,7 +2,7 @@ package dev.llmlat.cli;
 
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.metrics.MetricsExport;
-import dev.llmlat.process.ExitSequence;
+import dev.llmlat.runtime.process.ExitSequence;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.live.LiveAttributor;
 import dev.llmlat.live.LiveConfig;
 import dev.llmlat.metrics.MetricsExport;
@@ -74,9 +74,9 @@ final class AttributeCommand implements Callable<Integer> {
         .reportInterval(Duration.ofMillis(reportIntervalMs)).kafkaClient(kafka.clientProperties()).build();
     PrintWriter out = spec.commandLine().getOut();
     try (MetricsExport m = MetricsExport.start(metrics.config("llmlat-attribute")); ClickHouseStore s = store.openForWriting()) {
-      dev.llmlat.process.ExitSequence.register("sending the last metrics", m::close, 15_000); // runs after the attributor stops
+      dev.llmlat.runtime.process.ExitSequence.register("sending the last metrics", m::close, 15_000); // runs after the attributor stops
       LiveAttributor attributor = new LiveAttributor(config, s, m::record);
-      dev.llmlat.process.ExitSequence.register("stopping live attribution", attributor::close, 60_000);
+      dev.llmlat.runtime.process.ExitSequence.register("stopping live attribution", attributor::close, 60_000);
       attributor.start();
       out.println("attributing " + config.topic() + " from " + config.bootstrapServers() + " into " + s.description()
           + " (application " + config.applicationId() + ", grace " + config.grace().toMillis() + " ms, state in " + dir

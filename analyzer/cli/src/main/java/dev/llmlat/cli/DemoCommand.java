@@ -8,7 +8,7 @@ import dev.llmlat.report.GroupReport;
 import dev.llmlat.analyze.store.TraceReader;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.demo.EndToEndDemo;
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.KafkaClientProperties;

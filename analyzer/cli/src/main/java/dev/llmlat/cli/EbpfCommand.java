@@ -8,10 +8,10 @@ import dev.llmlat.ebpf.EbpfBridge;
 import dev.llmlat.ebpf.EbpfBridgeException;
 import dev.llmlat.ebpf.NvtxInjection;
 import dev.llmlat.ebpf.TargetProcessNotFoundException;
-import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.imports.ImportTarget;
-import dev.llmlat.imports.KafkaImportTarget;
-import dev.llmlat.imports.StoreImportTarget;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.ingest.imports.ImportTarget;
+import dev.llmlat.ingest.imports.KafkaImportTarget;
+import dev.llmlat.ingest.imports.StoreImportTarget;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -83,7 +83,7 @@ final class EbpfCommand {
         BridgeSummary summary;
         String failure = null;
         try (EbpfBridge bridge = EbpfBridge.start(options.build(), sink)) {
-          dev.llmlat.process.ExitSequence.register("stopping the eBPF probes", bridge::stop, 10_000);
+          dev.llmlat.runtime.process.ExitSequence.register("stopping the eBPF probes", bridge::stop, 10_000);
           out.printf("probing with %d uprobes (bpftrace pid %d); spans to %s%n", bridge.attachedProbes(),
               bridge.bpftraceProcess().pid(), sink.description());
           out.flush();

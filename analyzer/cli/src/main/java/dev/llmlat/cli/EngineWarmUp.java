@@ -1,8 +1,8 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.nio.file.Files;

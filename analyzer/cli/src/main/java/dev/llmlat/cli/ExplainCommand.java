@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.llmlat.analyze.store.Analyzer;
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.engines.EngineAdapters;
-import dev.llmlat.analyze.ClockCorrection;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.engines.EngineAdapters;
+import dev.llmlat.attribution.ClockCorrection;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -93,7 +93,7 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("steps", w.steps());
     }
     // the gateway's upstream connection, where the extension's hooks saw it (components.upstream_* are its times in TTFT)
-    dev.llmlat.analyze.UpstreamConnection u = a.upstream();
+    dev.llmlat.attribution.UpstreamConnection u = a.upstream();
     ObjectNode upstream = root.putObject("upstream_connection");
     upstream.put("observed", u.observed());
     if (u.observed()) {

@@ -8,11 +8,11 @@ import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.ImportReport;
 import dev.llmlat.gpu.InvalidExportException;
 import dev.llmlat.nvtx.NvtxPattern;
-import dev.llmlat.imports.ImportRecord;
-import dev.llmlat.imports.ImportTarget;
-import dev.llmlat.imports.ImportedFile;
-import dev.llmlat.imports.KafkaImportTarget;
-import dev.llmlat.imports.StoreImportTarget;
+import dev.llmlat.ingest.imports.ImportRecord;
+import dev.llmlat.ingest.imports.ImportTarget;
+import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.ingest.imports.KafkaImportTarget;
+import dev.llmlat.ingest.imports.StoreImportTarget;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -167,7 +167,7 @@ final class ImportCommand {
         }
         try (ClickHouseStore s = common.store.open()) {
           storeDescription = s.description();
-          return new dev.llmlat.imports.StoreImportLedger(s).find(imported.id());
+          return new dev.llmlat.ingest.imports.StoreImportLedger(s).find(imported.id());
         }
       } catch (dev.llmlat.store.StoreException e) {
         return Optional.empty(); // e.g. the embedded store is held by an ingester: it skips a copy the store has

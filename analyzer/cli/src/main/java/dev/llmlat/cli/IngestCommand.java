@@ -1,7 +1,7 @@
 package dev.llmlat.cli;
 
 import dev.llmlat.semconv.LlmlatTopics;
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.KafkaClientWarnings;
@@ -76,7 +76,7 @@ final class IngestCommand implements Callable<Integer> {
         DiskWatch watch = DiskWatch.start(dirs, List.of(), Duration.ofMillis(500), full -> { });
         ClickHouseStore s = store.openForWriting()) {
       SpanIngester ingester = new SpanIngester(config, s);
-      dev.llmlat.process.ExitSequence.register("stopping the ingester", ingester::close, 30_000);
+      dev.llmlat.runtime.process.ExitSequence.register("stopping the ingester", ingester::close, 30_000);
       ingester.start();
       out.println("ingesting " + config.topic() + " from " + config.bootstrapServers() + " into " + s.description()
           + " (group " + config.groupId() + "); stop with SIGTERM");

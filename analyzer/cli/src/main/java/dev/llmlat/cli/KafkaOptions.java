@@ -1,6 +1,6 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
 import java.nio.file.Path;
 import dev.llmlat.services.LocalServices;

@@ -45,13 +45,13 @@ public final class Llmlat {
     if (java.util.Arrays.asList(args).contains(VERBOSE)) {
       DriverLogs.verbose(); // before any client makes its logger, which reads its level once
     }
-    dev.llmlat.process.Interrupts.install(args.length == 0 ? "" : args[0], System.err);
+    dev.llmlat.runtime.process.Interrupts.install(args.length == 0 ? "" : args[0], System.err);
     EngineWarmUp.startFor(args);
-    dev.llmlat.process.ExitSequence.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    dev.llmlat.runtime.process.ExitSequence.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /** The local services of {@code home}, whose store and ingester run as this command line. */
-  static dev.llmlat.services.LocalServices services(dev.llmlat.home.LlmlatHome home) {
+  static dev.llmlat.services.LocalServices services(dev.llmlat.runtime.home.LlmlatHome home) {
     return new dev.llmlat.services.LocalServices(home, Llmlat.class.getName());
   }
 

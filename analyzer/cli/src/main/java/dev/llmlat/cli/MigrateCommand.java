@@ -1,7 +1,7 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.schema.Migration;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.Migration;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;

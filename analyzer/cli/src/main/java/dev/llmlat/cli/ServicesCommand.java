@@ -1,6 +1,6 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.services.LocalServices;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,6 +1,6 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.process.Interrupts;
+import dev.llmlat.runtime.process.Interrupts;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowStream;
 import dev.llmlat.store.StoreException;

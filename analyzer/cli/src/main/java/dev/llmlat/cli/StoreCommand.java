@@ -1,7 +1,7 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.home.StorePassword;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.runtime.home.StorePassword;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreConfig;
 import dev.llmlat.store.confine.Confinement;
@@ -88,7 +88,7 @@ final class StoreCommand {
       ServerConfig serverConfig = ServerConfig.loopbackWithoutPassword(port).withBind(address).withPassword(password)
           .withLimits(maxConcurrent, maxQueued, Duration.ofSeconds(30));
       // the engine would take data waiting on our stdin as part of clients' INSERTs
-      dev.llmlat.process.ProcessStdin.detach();
+      dev.llmlat.store.ProcessStdin.detach();
       Confinement confinement = Confinement.allowing(String.join(",", allowSources));
       EmbeddedClickHouse embedded = EmbeddedClickHouse.openConfined(config.dataDir(), config.engineLibrary(), confinement);
       CountDownLatch stopped = new CountDownLatch(1);
@@ -96,7 +96,7 @@ final class StoreCommand {
         store.migrator().migrate(embedded);
         store.dropOrphanStagingTables(embedded);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, serverConfig);
-        dev.llmlat.process.ExitSequence.register("stopping the store's HTTP server", () -> {
+        dev.llmlat.runtime.process.ExitSequence.register("stopping the store's HTTP server", () -> {
           http.close();
           embedded.close();
           stopped.countDown();

@@ -1,9 +1,9 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.imports.StagingTables;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.ingest.imports.StagingTables;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.ClickHouseStores;

@@ -1,7 +1,7 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.analyze.store.TraceReader;
 import dev.llmlat.load.LoadResult;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.testing.ServedRequests;
 import java.io.IOException;
 import java.nio.file.Files;

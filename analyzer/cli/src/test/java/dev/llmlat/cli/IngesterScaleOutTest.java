@@ -2,9 +2,9 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.testing.Await;
 import dev.llmlat.testing.KafkaBrokerExtension;

@@ -2,17 +2,17 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.live.LiveAttributor;
 import dev.llmlat.live.internal.TracePartitioner;
 import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.services.ChildJvm;
-import dev.llmlat.spans.SpanRouter;
+import dev.llmlat.ingest.spans.SpanRouter;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.llmlat.engine.DemoEngine;
 import dev.llmlat.engine.EngineConfig;
 import dev.llmlat.engine.ExporterKind;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.testing.Await;

@@ -2,7 +2,7 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -2,7 +2,7 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;

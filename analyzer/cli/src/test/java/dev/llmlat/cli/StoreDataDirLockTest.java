@@ -3,8 +3,8 @@ package dev.llmlat.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreException;
 import java.io.BufferedReader;

@@ -2,11 +2,11 @@ package dev.llmlat.collector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.KafkaBrokerExtension;
 import dev.llmlat.testing.SpanFixtures;
 import dev.llmlat.store.EmbeddedClickHouse;

@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.llmlat.cli.Llmlat;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.KafkaBrokerExtension;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.ByteArrayOutputStream;

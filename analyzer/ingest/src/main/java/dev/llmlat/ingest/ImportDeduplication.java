@@ -1,10 +1,10 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.imports.ImportClaim;
-import dev.llmlat.imports.ImportClaims;
-import dev.llmlat.imports.ImportRecord;
-import dev.llmlat.imports.ImportedFile;
-import dev.llmlat.imports.StoreImportLedger;
+import dev.llmlat.ingest.imports.ImportClaim;
+import dev.llmlat.ingest.imports.ImportClaims;
+import dev.llmlat.ingest.imports.ImportRecord;
+import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.ingest.imports.StoreImportLedger;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Collection;

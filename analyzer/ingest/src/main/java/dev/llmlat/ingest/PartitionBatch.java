@@ -1,7 +1,7 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.imports.ImportedFile;
-import dev.llmlat.spans.SpanRouter;
+import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.ingest.spans.SpanRouter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;

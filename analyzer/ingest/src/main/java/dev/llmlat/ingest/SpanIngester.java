@@ -1,12 +1,12 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.imports.ImportClaims;
-import dev.llmlat.imports.ImportHeaders;
-import dev.llmlat.imports.ImportedFile;
-import dev.llmlat.imports.StoreImportLedger;
+import dev.llmlat.ingest.imports.ImportClaims;
+import dev.llmlat.ingest.imports.ImportHeaders;
+import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.ingest.imports.StoreImportLedger;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.spans.OtlpRecordDecoder;
-import dev.llmlat.spans.SpanRouter;
+import dev.llmlat.ingest.spans.OtlpRecordDecoder;
+import dev.llmlat.ingest.spans.SpanRouter;
 import dev.llmlat.store.ClickHouseStore;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.time.Duration;

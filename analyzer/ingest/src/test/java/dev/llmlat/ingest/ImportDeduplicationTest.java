@@ -2,13 +2,13 @@ package dev.llmlat.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.imports.ImportClaim;
-import dev.llmlat.imports.ImportClaims;
-import dev.llmlat.imports.ImportRecord;
-import dev.llmlat.imports.ImportedFile;
-import dev.llmlat.imports.StoreImportLedger;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.ingest.imports.ImportClaim;
+import dev.llmlat.ingest.imports.ImportClaims;
+import dev.llmlat.ingest.imports.ImportRecord;
+import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.ingest.imports.StoreImportLedger;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.nio.file.Path;
 import java.time.Instant;

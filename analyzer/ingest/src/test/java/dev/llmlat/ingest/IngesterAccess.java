@@ -1,6 +1,6 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.imports.ImportClaims;
+import dev.llmlat.ingest.imports.ImportClaims;
 import java.util.Set;
 import java.util.function.Consumer;
 

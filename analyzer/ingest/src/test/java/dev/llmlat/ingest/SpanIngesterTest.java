@@ -4,9 +4,9 @@ import dev.llmlat.semconv.LlmlatTopics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.Await;
 import dev.llmlat.testing.KafkaBrokerExtension;
 import dev.llmlat.testing.SpanFixtures;

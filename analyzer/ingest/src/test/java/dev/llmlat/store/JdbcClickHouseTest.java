@@ -3,9 +3,9 @@ package dev.llmlat.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.schema.SchemaMigrator;
-import dev.llmlat.spans.OtelTracesRowEncoder;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.ingest.spans.OtelTracesRowEncoder;
 import dev.llmlat.testing.SpanFixtures;
 import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;

@@ -1,6 +1,6 @@
 package dev.llmlat.live;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.live.internal.LiveMetrics;
 import dev.llmlat.live.internal.LiveTopology;
 import dev.llmlat.live.internal.TraceAssembler;

@@ -2,14 +2,14 @@ package dev.llmlat.live;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.live.internal.LiveMetrics;
 import dev.llmlat.live.internal.LiveTopology;
 import dev.llmlat.live.internal.TraceAssembler;
 import dev.llmlat.otlpkafka.SpanBatch;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.nio.charset.StandardCharsets;

@@ -3,16 +3,16 @@ package dev.llmlat.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.analyze.otlp.OtlpSpanRecords;
-import dev.llmlat.analyze.TraceAttribution;
+import dev.llmlat.attribution.TraceAttribution;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.live.internal.LiveMetrics;
 import dev.llmlat.live.internal.LiveTopology;
 import dev.llmlat.live.internal.TraceAssembler;
 import dev.llmlat.otlpkafka.SpanBatch;
-import dev.llmlat.schema.SchemaMigrator;
-import dev.llmlat.spans.SpanRouter;
+import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.ingest.spans.SpanRouter;
 import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
@@ -122,7 +122,7 @@ class TraceAssemblyTest {
   /** Live's (or analyze's) rows of these requests in FINAL: trace id -> TTFT, start layer, adapter, components. */
   static Map<String, List<String>> rows(List<DemoTraces.Request> requests) {
     Map<String, List<String>> out = new java.util.TreeMap<>();
-    String components = String.join(", ", dev.llmlat.analyze.Attribution.COMPONENTS.stream().map(dev.llmlat.analyze.Attribution::column).toList());
+    String components = String.join(", ", dev.llmlat.attribution.Attribution.COMPONENTS.stream().map(dev.llmlat.attribution.Attribution::column).toList());
     for (List<String> r : store.query("SELECT TraceId, TtftNs, TtftStartLayer, EngineAdapter, " + components
         + " FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests)).rows()) {
       out.put(r.get(0), r.subList(1, r.size()));
@@ -252,7 +252,7 @@ class TraceAssemblyTest {
     // one round trip is too thin to move a clock by 1.75 ms (its margin is 1% of the exchange): not applied
     assertThat(corrections.get(0).get(1)).isEqualTo("{}");
     assertThat(TraceAttribution.attribute(OtlpSpanRecords.of(byTrace.get(11))).get(0).corrections())
-        .noneMatch(dev.llmlat.analyze.ClockCorrection::applied);
+        .noneMatch(dev.llmlat.attribution.ClockCorrection::applied);
     // eight and more are strong evidence: the later traces are aligned
     assertThat(corrections.subList(9, 12)).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("{'engine-host':-1750000}"));
   }

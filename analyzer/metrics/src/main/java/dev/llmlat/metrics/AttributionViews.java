@@ -1,7 +1,7 @@
 package dev.llmlat.metrics;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.QueueBreakdown;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.semconv.LlmlatMetrics;
 import io.opentelemetry.sdk.metrics.Aggregation;
 import io.opentelemetry.sdk.metrics.InstrumentSelector;

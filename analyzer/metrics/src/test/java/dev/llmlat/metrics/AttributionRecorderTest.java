@@ -3,9 +3,9 @@ package dev.llmlat.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.QueueBreakdown;
-import dev.llmlat.analyze.UpstreamConnection;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.QueueBreakdown;
+import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatMetrics;
 import io.opentelemetry.api.common.AttributeKey;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.QueueBreakdown;
-import dev.llmlat.analyze.UpstreamConnection;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.QueueBreakdown;
+import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatMetrics;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;

@@ -3,9 +3,9 @@ package dev.llmlat.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.analyze.store.Analyzer;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package dev.llmlat.report;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.stats.Wilson;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;

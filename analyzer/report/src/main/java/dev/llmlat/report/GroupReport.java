@@ -3,7 +3,7 @@ package dev.llmlat.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.stats.Wilson;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;

@@ -1,8 +1,8 @@
 package dev.llmlat.report;
 
 import dev.llmlat.semconv.LlmlatSpanNames;
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.SpanRecord;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.SpanRecord;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

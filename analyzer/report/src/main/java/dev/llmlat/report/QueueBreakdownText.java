@@ -3,8 +3,8 @@ package dev.llmlat.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.QueueBreakdown;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.QueueBreakdown;
 import java.io.PrintWriter;
 
 /** One request's queue breakdown for {@code explain}: text under the components, and JSON. */

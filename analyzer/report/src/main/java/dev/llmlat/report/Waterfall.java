@@ -1,9 +1,9 @@
 package dev.llmlat.report;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.ClockCorrection;
-import dev.llmlat.analyze.UpstreamConnection;
-import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.ClockCorrection;
+import dev.llmlat.attribution.UpstreamConnection;
+import dev.llmlat.attribution.engines.EngineAdapters;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;

@@ -3,12 +3,12 @@ package dev.llmlat.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.QueueBreakdown;
-import dev.llmlat.analyze.UpstreamConnection;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.QueueBreakdown;
+import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.analyze.store.AttributionWriter;
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package dev.llmlat.report;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.analyze.store.Analyzer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.IOException;
 import java.nio.file.Files;

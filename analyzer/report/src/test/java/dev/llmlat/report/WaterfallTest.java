@@ -2,7 +2,7 @@ package dev.llmlat.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;

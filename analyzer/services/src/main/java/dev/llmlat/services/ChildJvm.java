@@ -1,6 +1,6 @@
 package dev.llmlat.services;
 
-import dev.llmlat.home.LlmlatHome;
+import dev.llmlat.runtime.home.LlmlatHome;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.llmlat.services;
 
 import dev.llmlat.semconv.LlmlatTopics;
-import dev.llmlat.home.LlmlatHome;
-import dev.llmlat.home.StorePassword;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.runtime.home.StorePassword;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.StoreConfig;

@@ -1,6 +1,6 @@
 package dev.llmlat.live.internal;
 
-import dev.llmlat.analyze.SpanRecord;
+import dev.llmlat.attribution.SpanRecord;
 import dev.llmlat.store.RowBinaryReader;
 import dev.llmlat.store.RowBinaryWriter;
 import java.nio.charset.StandardCharsets;

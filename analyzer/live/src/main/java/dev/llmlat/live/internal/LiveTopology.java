@@ -1,6 +1,6 @@
 package dev.llmlat.live.internal;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.store.ClickHouseStore;
 import java.util.List;
 import java.util.function.Consumer;

@@ -1,10 +1,10 @@
 package dev.llmlat.live.internal;
 
 import dev.llmlat.analyze.otlp.OtlpSpanRecords;
-import dev.llmlat.analyze.SpanRecord;
-import dev.llmlat.analyze.engines.EngineAdapters;
+import dev.llmlat.attribution.SpanRecord;
+import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.semconv.LlmlatAttributes;
-import dev.llmlat.spans.OtlpRecordDecoder;
+import dev.llmlat.ingest.spans.OtlpRecordDecoder;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

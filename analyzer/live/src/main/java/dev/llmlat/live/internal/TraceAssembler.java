@@ -1,10 +1,10 @@
 package dev.llmlat.live.internal;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.SpanRecord;
-import dev.llmlat.analyze.TraceAttribution;
-import dev.llmlat.analyze.engines.EngineAdapters;
-import dev.llmlat.analyze.engines.UnknownEngine;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.SpanRecord;
+import dev.llmlat.attribution.TraceAttribution;
+import dev.llmlat.attribution.engines.EngineAdapters;
+import dev.llmlat.attribution.engines.UnknownEngine;
 import dev.llmlat.analyze.store.AttributionWriter;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;

@@ -78,7 +78,7 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
   }
 
   /**
-   * What the requests queued behind: per {@link dev.llmlat.analyze.QueueBreakdown#KINDS} kind (the
+   * What the requests queued behind: per {@link dev.llmlat.attribution.QueueBreakdown#KINDS} kind (the
    * quantity's name), the mean over the requests that queued of the share of their queue time of
    * that kind (statistic "share"); {@code requests} per side had a breakdown (none: shares are empty).
    */

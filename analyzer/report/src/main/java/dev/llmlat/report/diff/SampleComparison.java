@@ -1,7 +1,7 @@
 package dev.llmlat.report.diff;
 
-import dev.llmlat.analyze.Attribution;
-import dev.llmlat.analyze.QueueBreakdown;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.stats.Bootstrap;
 import dev.llmlat.stats.Means;
 import dev.llmlat.stats.Quantiles;

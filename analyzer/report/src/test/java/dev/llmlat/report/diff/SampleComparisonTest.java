@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;

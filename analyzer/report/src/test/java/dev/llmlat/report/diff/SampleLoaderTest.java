@@ -2,14 +2,14 @@ package dev.llmlat.report.diff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.analyze.Attribution;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
-import dev.llmlat.home.EngineLibrary;
-import dev.llmlat.imports.StoreImportTarget;
-import dev.llmlat.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.ingest.imports.StoreImportTarget;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.testing.ServedRequests;
 import java.io.IOException;

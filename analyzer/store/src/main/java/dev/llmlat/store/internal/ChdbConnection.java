@@ -1,6 +1,6 @@
 package dev.llmlat.store.internal;
 
-import dev.llmlat.process.ExitSequence;
+import dev.llmlat.runtime.process.ExitSequence;
 import dev.llmlat.store.StoreException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -70,17 +70,29 @@ public final class ResultStream implements AutoCloseable {
     }
   }
 
+  /**
+   * Frees the stream; a result not read to its end is cancelled first, since a stream freed while
+   * its query still runs leaves the engine refusing the next query on any connection.
+   */
   @Override
   public void close() {
     synchronized (connection) {
       if (stream != null) {
         try {
-          connection.destroy(stream);
+          cancel();
         } finally {
-          stream = null;
-          connection.streamClosed(this);
+          destroyStream();
         }
       }
+    }
+  }
+
+  private void destroyStream() {
+    try {
+      connection.destroy(stream);
+    } finally {
+      stream = null;
+      connection.streamClosed(this);
     }
   }
 }

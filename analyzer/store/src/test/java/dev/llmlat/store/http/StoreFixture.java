@@ -1,6 +1,6 @@
 package dev.llmlat.store.http;
 
-import dev.llmlat.home.EngineLibrary;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.confine.Confinement;
 import java.io.IOException;
