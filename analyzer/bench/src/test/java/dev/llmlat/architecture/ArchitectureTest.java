@@ -30,7 +30,7 @@ class ArchitectureTest {
   private static final JavaClasses CLASSES = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
       .importPackages("dev.llmlat");
-  private static final Pattern MODULE = Pattern.compile("/([a-z-]+)/target/classes/|/llmlat-([a-z-]+)-\\d[^/]*\\.jar");
+  private static final Pattern MODULE = Pattern.compile("/([a-z-]+)/target/classes/|/llmlat-([a-z-]+?)(?:-\\d[^/]*)?\\.jar");
   /** Modules whose root is not their folder's name, the name kept short or the hyphen dropped. */
   private static final Map<String, String> ROOTS = Map.of("gpu-import", "gpu", "otlp-kafka", "otlpkafka",
       "engine-telemetry", "enginetelemetry", "agent-extension", "agent", "demo-engine", "engine",
