@@ -211,10 +211,26 @@ class LoadRunTest {
     AtomicInteger done = new AtomicInteger();
     LoadResult result;
     try (DemoEngine engine = DemoEngine.start(engine().exporter(ExporterKind.NONE).build())) {
-      // a closed loop of 4 always has requests in flight: each one that ends is replaced at once
+      // the first three requests are short, every later one far longer than the test: when the third
+      // ends, the fourth (sent with the first three) is still streaming, so there is something to cancel
       LoadConfig config = LoadConfig.builder(Target.parse(engine.baseUri().toString(), null), "tinylm")
           .shape(new LoadShape.Closed(4)).duration(Duration.ofMinutes(5)).requests(0).build();
-      LoadRun run = LoadRun.start(config, new SyntheticPrompts(new Length(20, 0), new Length(40, 0), 1), null, new LoadRun.Listener() {
+      SyntheticPrompts lengths = new SyntheticPrompts(new Length(20, 0), new Length(40, 0), 1);
+      PromptSource prompts = new PromptSource() {
+        private int sent;
+
+        @Override
+        public Prompt next() {
+          Prompt p = lengths.next();
+          return sent++ < 3 ? p : new Prompt(p.text(), p.inputTokens(), 8_000);
+        }
+
+        @Override
+        public String description() {
+          return "three short prompts, then long ones";
+        }
+      };
+      LoadRun run = LoadRun.start(config, prompts, null, new LoadRun.Listener() {
         @Override
         public void requestDone(RequestOutcome outcome, LoadRun.Progress progress) {
           done.incrementAndGet();
