@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -102,8 +103,21 @@ final class TestTargets {
     final List<ExportTraceServiceRequest> batches = new CopyOnWriteArrayList<>();
 
     @Override
-    public void accept(SpanBatch batch) {
+    public synchronized void accept(SpanBatch batch) {
       batches.addAll(batch.requests());
+      notifyAll();
+    }
+
+    /** Waits until {@code n} spans have arrived; the timeout only guards against a hang (then it fails). */
+    synchronized void awaitSpans(int n, Duration hangGuard) throws InterruptedException {
+      long deadline = System.nanoTime() + hangGuard.toNanos();
+      for (long left = hangGuard.toMillis(); spans().size() < n; left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
+        if (left <= 0) {
+          throw new AssertionError("timed out after " + hangGuard.toSeconds() + " s waiting for " + n + " spans; "
+              + spans().size() + " arrived");
+        }
+        wait(left);
+      }
     }
 
     List<Span> spans() {

@@ -157,7 +157,8 @@ class IngesterScaleOutTest {
         assertThat(storedBy(n)).as("spans stored by ingester " + n).isBetween(1L, 2000L);
       }
 
-      // the rest streams in (~10 s) while ingester 0 is killed outright mid-stream
+      // the rest streams in (100 spans every 250 ms, ~10 s) while ingester 0 is killed outright
+      // mid-stream: once the store has a quarter of the stream, with three quarters still to come
       Thread streamer = Thread.ofPlatform().start(() -> {
         try {
           produce(producer, topic, 2000, sent, 250);
@@ -165,7 +166,7 @@ class IngesterScaleOutTest {
           Thread.currentThread().interrupt();
         }
       });
-      Thread.sleep(3000);
+      Await.until(() -> count(store, "SELECT count() FROM otel_traces") >= 3000, "a quarter of the stream stored", 120);
       ingesters.get(0).destroyForcibly(); // SIGKILL: no close, no commit
       assertThat(ingesters.get(0).waitFor(10, TimeUnit.SECONDS)).isTrue();
       streamer.join();

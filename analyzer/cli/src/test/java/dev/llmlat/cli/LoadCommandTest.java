@@ -24,6 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -111,18 +114,21 @@ class LoadCommandTest {
   void aResultThatCannotBeWrittenAfterTheRunStillLeavesTheSummaryAndExitsOne() throws Exception {
     Path out = Files.createDirectory(dir.resolve("out"));
     Path result = out.resolve("result.json");
-    // the directory goes away while the run goes on (it lasts 4 s at least): the check passed, the write cannot
+    // the directory goes away once the engine runs a step (it has a request: the check passed) while
+    // the run still has requests to send, 2 s apart: the write at the end cannot
+    AtomicReference<Throwable> removing = new AtomicReference<>();
     Thread remover = Thread.ofPlatform().start(() -> {
       try {
-        Thread.sleep(2000);
+        Await.until(() -> engineStat("steps") >= 1, "the engine to run a step of the load's first request", 120);
         Files.delete(out);
-      } catch (Exception e) {
-        throw new AssertionError(e);
+      } catch (Throwable e) {
+        removing.set(e);
       }
     });
     LlmlatCliTest.Run r = load("--rate", "0.5", "--requests", "3", "--input-len", "5", "--output-len", "3", "--no-spans", "--model", "tinylm",
         "--save-result", result.toString());
     remover.join();
+    assertThat(removing.get()).as("removing the directory mid-run").isNull();
     assertThat(r.exit()).as(r.out() + r.err()).isEqualTo(1);
     assertThat(r.out()).contains("Serving Benchmark Result").contains("Successful requests:                     3").doesNotContain("wrote ");
     assertThat(r.err()).contains("llmlat load: the result was not saved (nothing was written): --save-result " + result + ": directory "
@@ -251,8 +257,9 @@ class LoadCommandTest {
     Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
     try {
-      Await.until(() -> read(log).contains("load: "), "the load to start", 60);
-      Thread.sleep(2000); // some requests finish, others are in flight
+      Await.until(() -> read(log).contains("load: "), "the load to start", 120);
+      // some requests finished (at 10 a second for 5 minutes, others follow)
+      Await.until(() -> engineStat("finished") >= 2, "the engine to finish two of the load's requests", 120);
       new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
       if (!p.waitFor(60, TimeUnit.SECONDS)) {
         // what it was doing, for whoever reads the failure
@@ -272,6 +279,14 @@ class LoadCommandTest {
     assertThat(saved.get("llmlat_stopped").asBoolean()).isTrue();
     assertThat(saved.get("completed").asInt()).isPositive();
     assertThat(saved.get("ttfts")).hasSize(saved.get("llmlat_trace_ids").size());
+  }
+
+  /** A count of the engine's stats line ({@code steps}, {@code finished}, ...). */
+  private long engineStat(String name) {
+    String line = engine.statsLine();
+    Matcher m = Pattern.compile("\\b" + name + "=(\\d+)").matcher(line);
+    assertThat(m.find()).as("%s in %s", name, line).isTrue();
+    return Long.parseLong(m.group(1));
   }
 
   private static String read(Path file) {

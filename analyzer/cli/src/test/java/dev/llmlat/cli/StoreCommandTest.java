@@ -2,10 +2,10 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.llmlat.testing.Await;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,35 +36,23 @@ class StoreCommandTest {
 
   @Test
   void servesWithAGeneratedPasswordAndIgnoresItsStdin() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
     Path passwordFile = dir.resolve("home").resolve("store.password");
+    Path log = dir.resolve("store.log");
     Process store = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), "dev.llmlat.cli.Llmlat",
-        "store", "serve", "--port", Integer.toString(port), "--data-dir", dir.resolve("data").toString(),
+        "store", "serve", "--port", "0", "--data-dir", dir.resolve("data").toString(),
         "--password-file", passwordFile.toString()))
-        .redirectErrorStream(true).redirectOutput(dir.resolve("store.log").toFile()).start();
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     // a line waiting on the store's stdin: chDB would take it as INSERT data
     OutputStream stdin = store.getOutputStream();
     stdin.write("garbage-from-stdin\n".getBytes(StandardCharsets.UTF_8));
     stdin.flush();
     try {
       HttpClient http = HttpClient.newHttpClient();
-      URI base = URI.create("http://127.0.0.1:" + port + "/");
-      long deadline = System.nanoTime() + 60_000_000_000L;
-      while (true) {
-        assertThat(store.isAlive()).as(Files.exists(dir.resolve("store.log")) ? Files.readString(dir.resolve("store.log")) : "").isTrue();
-        try {
-          if (http.send(HttpRequest.newBuilder(base.resolve("/ping")).build(), HttpResponse.BodyHandlers.ofString()).statusCode() == 200) {
-            break;
-          }
-        } catch (java.io.IOException notYet) {
-          assertThat(System.nanoTime()).isLessThan(deadline);
-        }
-        Thread.sleep(100);
-      }
+      // the store says where it serves once it does
+      URI base = URI.create(Await.logged(store, log, Pattern.compile("serving .* at (http://\\S+)"), 120).group(1) + "/");
+      assertThat(http.send(HttpRequest.newBuilder(base.resolve("/ping")).build(), HttpResponse.BodyHandlers.ofString()).body())
+          .isEqualTo("Ok.\n");
       assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(passwordFile))).isEqualTo("rw-------");
       String password = Files.readString(passwordFile).strip();
       assertThat(post(http, base, "", null, "SELECT 1").statusCode()).isEqualTo(401);

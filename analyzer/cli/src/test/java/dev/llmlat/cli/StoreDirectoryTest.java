@@ -2,16 +2,20 @@ package dev.llmlat.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.llmlat.testing.Await;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A directory a user names is opened as a store, never made into one, unless the command writes and it is empty or new. */
 class StoreDirectoryTest {
+  /** The threads that open a store ahead ({@code EmbeddedClickHouse.openAhead}) and bind the engine's library. */
+  private static final Set<String> WARM_UP_THREADS = Set.of("llmlat-store-open-ahead", "llmlat-engine-warm-up");
   @TempDir Path dir;
 
   /** Every command that reads a store, on {@code data}. */
@@ -101,7 +105,9 @@ class StoreDirectoryTest {
     List<String> before = tree(notes);
     EngineWarmUp.startFor(new String[] {"sql", "--data-dir", notes.toString(), "SELECT 1"});
     EngineWarmUp.startFor(new String[] {"report", "--data-dir=" + empty});
-    Thread.sleep(2_000); // opening ahead takes well under that
+    // what the warm-up starts, it starts before it returns: once those threads are done, all they did shows
+    Await.until(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> WARM_UP_THREADS.contains(t.getName())),
+        "the warm-up's threads to end", 120);
     assertThat(tree(notes)).isEqualTo(before);
     assertThat(tree(empty)).containsExactly("");
   }

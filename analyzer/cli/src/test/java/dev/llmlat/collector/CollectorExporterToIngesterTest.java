@@ -7,6 +7,7 @@ import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.testing.Await;
 import dev.llmlat.testing.KafkaBrokerExtension;
 import dev.llmlat.testing.SpanFixtures;
 import dev.llmlat.store.EmbeddedClickHouse;
@@ -88,10 +89,7 @@ class CollectorExporterToIngesterTest {
       IngesterConfig config = IngesterConfig.builder(broker.bootstrapServers()).topic(topic).groupId("g-" + topic)
           .linger(Duration.ofMillis(100)).reportInterval(Duration.ZERO).build();
       try (SpanIngester ingester = new SpanIngester(config, store).start()) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (ingester.metrics().snapshot().spans() < 3 && System.nanoTime() < deadline) {
-          Thread.sleep(50);
-        }
+        Await.until(() -> ingester.metrics().snapshot().spans() >= 3, "the ingester to take the 3 spans of " + topic, 120);
         assertThat(ingester.metrics().snapshot().records()).isEqualTo(3);
         assertThat(ingester.metrics().snapshot().spans()).isEqualTo(3);
         assertThat(ingester.metrics().snapshot().deadLettered()).isZero();

@@ -8,6 +8,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,17 +44,31 @@ class DiskSpaceTest {
 
   @Test
   void theWatchTellsOnceWhenACheckFindsTheDiskFull() throws InterruptedException {
+    AtomicInteger tells = new AtomicInteger();
     CountDownLatch told = new CountDownLatch(1);
     DiskSpace.Full broker = new DiskSpace.Full(dir, "0 bytes free; the Kafka broker (pid 1) stopped");
-    boolean[] dead = {false};
-    try (DiskWatch watch = DiskWatch.start(List.of(dir), List.of(() -> dead[0] ? broker : null), Duration.ofMillis(20),
-        full -> told.countDown())) {
-      Thread.sleep(100);
+    AtomicBoolean dead = new AtomicBoolean();
+    CountDownLatch lookedWhileAlive = new CountDownLatch(3);
+    Supplier<DiskSpace.Full> brokerCheck = () -> {
+      if (dead.get()) {
+        return broker;
+      }
+      lookedWhileAlive.countDown();
+      return null;
+    };
+    // the latches' timeouts only guard against a hang
+    try (DiskWatch watch = DiskWatch.start(List.of(dir), List.of(brokerCheck), Duration.ofMillis(20), full -> {
+      tells.incrementAndGet();
+      told.countDown();
+    })) {
+      assertThat(lookedWhileAlive.await(60, TimeUnit.SECONDS)).as("three looks while the broker lives").isTrue();
       assertThat(watch.full()).isNull();
-      dead[0] = true;
-      assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(tells).hasValue(0);
+      dead.set(true);
+      assertThat(told.await(60, TimeUnit.SECONDS)).isTrue();
       assertThat(watch.full()).isSameAs(broker);
       assertThat(watch.explain(new RuntimeException("timeout"))).isSameAs(broker);
     }
+    assertThat(tells).as("told once").hasValue(1);
   }
 }

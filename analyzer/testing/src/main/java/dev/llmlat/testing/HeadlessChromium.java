@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javax.imageio.ImageIO;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A real headless Chromium rendering a self-contained page: the DOM it built, and the pixels it drew
@@ -30,15 +29,11 @@ public final class HeadlessChromium {
         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile);
   }
 
-  /** The browser, with its profile in {@code profile}; the test is skipped, saying why, where there is none. */
+  /** The browser, with its profile in {@code profile}; where there is none, the test skips or fails as {@link RequiredTools} says. */
   public static HeadlessChromium require(Path profile) {
     String binary = Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
         .filter(p -> Files.isExecutable(Path.of(p))).findFirst().orElse(null);
-    if (binary == null && "true".equalsIgnoreCase(System.getenv("CI"))) {
-      throw new AssertionError("no Chromium on this CI machine: scripts/test installs Debian's chromium; the browser tests"
-          + " must run in CI, not skip");
-    }
-    Assumptions.assumeTrue(binary != null, "no Chromium here (scripts/test installs Debian's chromium)");
+    RequiredTools.require(binary != null, "no Chromium here (scripts/test installs Debian's chromium)");
     return new HeadlessChromium(binary, profile);
   }
 

@@ -74,7 +74,8 @@ class KafkaSpanExporterTest {
 
       // 10 traces, 3 fit in the queue: at least 7 traces (14 spans) refused at once
       assertThat(exporter.stats().spansDroppedQueueFull()).isGreaterThanOrEqualTo(14);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      // the queued traces fail one max.block after another; the deadline only guards against a hang
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (exporter.stats().spansDropped() < 20 && System.nanoTime() < deadline) {
         Thread.sleep(50);
       }

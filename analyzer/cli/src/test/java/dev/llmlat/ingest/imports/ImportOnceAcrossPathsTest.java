@@ -11,6 +11,7 @@ import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.KafkaBrokerExtension;
+import dev.llmlat.testing.TopicEnd;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.Test;
@@ -51,9 +51,11 @@ class ImportOnceAcrossPathsTest {
 
     try (EmbeddedClickHouse store = EmbeddedClickHouse.open(data, EngineLibrary.locate())) {
       SchemaMigrator.bundled().migrate(store);
+      TopicEnd end = TopicEnd.mark(broker.bootstrapServers(), LlmlatTopics.SPANS);
       try (SpanIngester ingester = new SpanIngester(ingesterConfig("g-kafka-first"), store).start()) {
-        awaitCounts(store, id, List.of(1L, 50L));
+        end.awaitHandledBy("g-kafka-first"); // everything published before the markers is stored: a second copy would show
       }
+      assertThat(counts(store, id)).isEqualTo(List.of(1L, 50L));
       assertThat(store.query("SELECT Status, File, Format FROM llmlat_imports FINAL WHERE ImportId = {id:String}", Map.of("id", id)).rows())
           .containsExactly(List.of("ingested", export.toAbsolutePath().toString(), "nsys"));
     }
@@ -88,12 +90,10 @@ class ImportOnceAcrossPathsTest {
     Cli forced = cli("import", "nsys", export.toString(), "--force", "--kafka", broker.bootstrapServers(), "--data-dir", data.toString());
     assertThat(forced.out()).startsWith("--force: publishing; the ingester will not store it, since embedded ClickHouse (chDB) at ")
         .contains("imported " + export);
+    TopicEnd end = TopicEnd.mark(broker.bootstrapServers(), LlmlatTopics.SPANS);
     try (EmbeddedClickHouse store = EmbeddedClickHouse.open(data, EngineLibrary.locate());
         SpanIngester ingester = new SpanIngester(ingesterConfig("g-store-first"), store).start()) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (ingester.metrics().snapshot().importSpansSkipped() < 51 && System.nanoTime() < deadline) {
-        Thread.sleep(100);
-      }
+      end.awaitHandledBy("g-store-first"); // the forced publication, before the markers, is handled
       assertThat(ingester.metrics().snapshot().importSpansSkipped()).isEqualTo(51);
     }
     assertThat(counts(data, id)).isEqualTo(List.of(1L, 50L));
@@ -118,16 +118,6 @@ class ImportOnceAcrossPathsTest {
   private static IngesterConfig ingesterConfig(String group) {
     return IngesterConfig.builder(broker.bootstrapServers()).topic(LlmlatTopics.SPANS).groupId(group)
         .linger(Duration.ofMillis(100)).reportInterval(Duration.ZERO).build();
-  }
-
-  /** Waits until the spans and kernels of import {@code id} number {@code expected}, then a little longer (a second copy would show). */
-  private static void awaitCounts(EmbeddedClickHouse store, String id, List<Long> expected) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!counts(store, id).equals(expected) && System.nanoTime() < deadline) {
-      Thread.sleep(200);
-    }
-    Thread.sleep(1500);
-    assertThat(counts(store, id)).isEqualTo(expected);
   }
 
   /** Rows of import {@code id} in otel_traces and gpu_kernels. */

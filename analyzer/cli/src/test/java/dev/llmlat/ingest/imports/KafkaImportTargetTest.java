@@ -17,7 +17,9 @@ import dev.llmlat.otlpkafka.KafkaClientProperties;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBroker;
+import dev.llmlat.testing.Await;
 import dev.llmlat.testing.KafkaBrokerExtension;
+import dev.llmlat.testing.TopicEnd;
 import dev.llmlat.store.EmbeddedClickHouse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.Span;
@@ -25,16 +27,24 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import com.google.protobuf.InvalidProtocolBufferException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -85,14 +95,18 @@ class KafkaImportTargetTest {
         ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest", ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
         new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (spans.size() < kernels + 1 && System.nanoTime() < deadline) {
+      Await.until(() -> {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           records.add(r);
-          ExportTraceServiceRequest.parseFrom(r.value()).getResourceSpansList()
-              .forEach(rs -> rs.getScopeSpansList().forEach(ss -> spans.addAll(ss.getSpansList())));
+          try {
+            ExportTraceServiceRequest.parseFrom(r.value()).getResourceSpansList()
+                .forEach(rs -> rs.getScopeSpansList().forEach(ss -> spans.addAll(ss.getSpansList())));
+          } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("record at offset " + r.offset() + " is no OTLP request", e);
+          }
         }
-      }
+        return spans.size() >= kernels + 1;
+      }, (kernels + 1) + " spans on " + topic, 120);
     }
     assertThat(spans).hasSize(kernels + 1);
     assertThat(records).allSatisfy(r -> assertThat(r.value().length).isLessThan(600_000));
@@ -121,7 +135,7 @@ class KafkaImportTargetTest {
     assertThat(again.toString()).startsWith("already imported into Kafka " + broker.bootstrapServers() + " topic otlp_spans on ")
         .contains(" (51 spans): nothing to do (--force publishes it again)");
 
-    assertThat(ingestAndCount(LlmlatTopics.SPANS, List.of(1L, 50L, 200L))).isEqualTo(List.of(1L, 50L, 200L));
+    assertThat(ingestAndCount(LlmlatTopics.SPANS)).isEqualTo(List.of(1L, 50L, 200L));
   }
 
   /**
@@ -138,7 +152,10 @@ class KafkaImportTargetTest {
     ImportedFile file = ImportedFile.of(export, "nsys", "--nvtx-pattern auto --service llm-engine");
     KafkaImportTarget killed = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), file);
     GpuImporter.importFile(export, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), killed);
-    Thread.sleep(500); // its records reach the broker (linger 5 ms); then it stops, as a killed process does, mid-transaction
+    // its records reach the broker; then it stops, as a killed process does, mid-transaction
+    long sent = killed.records();
+    assertThat(sent).isPositive();
+    Await.until(() -> recordsOnTheBroker(topic) == sent, sent + " records of the open transaction on " + topic, 120);
 
     try (KafkaImportTarget rerun = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), file)) {
       assertThat(rerun.earlier()).isEmpty();
@@ -155,34 +172,43 @@ class KafkaImportTargetTest {
       });
     }
 
-    assertThat(ingestAndCount(topic, List.of(1L, 50L, 200L))).isEqualTo(List.of(1L, 50L, 200L));
+    assertThat(ingestAndCount(topic)).isEqualTo(List.of(1L, 50L, 200L));
+  }
+
+  /** Records on {@code topic}'s partitions, committed or not (an open transaction's too). */
+  private static long recordsOnTheBroker(String topic) {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (TopicPartitionInfo p : admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()) {
+        latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest());
+      }
+      return admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all().get().values().stream()
+          .mapToLong(ListOffsetsResult.ListOffsetsResultInfo::offset).sum();
+    } catch (InterruptedException | ExecutionException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
-   * Ingests {@code topic} into a fresh store until otel_traces, gpu_kernels and gpu_kernel_requests
-   * hold {@code expected} rows (or 60 s pass), then a little longer, and returns the counts.
+   * Ingests {@code topic} into a fresh store until the ingester has committed the markers written
+   * to every partition after the test's records (so everything before them is stored) and returns
+   * the rows of otel_traces, gpu_kernels and gpu_kernel_requests, the markers not counted.
    */
-  private List<Long> ingestAndCount(String topic, List<Long> expected) throws Exception {
+  private List<Long> ingestAndCount(String topic) throws Exception {
+    TopicEnd end = TopicEnd.mark(broker.bootstrapServers(), topic);
     try (EmbeddedClickHouse store = EmbeddedClickHouse.open(dir.resolve("data-" + topic), EngineLibrary.locate())) {
       SchemaMigrator.bundled().migrate(store);
       IngesterConfig config = IngesterConfig.builder(broker.bootstrapServers()).topic(topic).groupId("g-" + topic)
           .linger(Duration.ofMillis(100)).reportInterval(Duration.ZERO).build();
-      SpanIngester ingester = new SpanIngester(config, store).start();
-      try {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!counts(store).equals(expected) && System.nanoTime() < deadline) {
-          Thread.sleep(200);
-        }
-        Thread.sleep(1500); // anything more (a second copy) would arrive meanwhile
-        return counts(store);
-      } finally {
-        ingester.close();
+      try (SpanIngester ingester = new SpanIngester(config, store).start()) {
+        end.awaitHandledBy(config.groupId());
       }
+      return counts(store);
     }
   }
 
   private static List<Long> counts(EmbeddedClickHouse store) {
-    return Stream.of("otel_traces", "gpu_kernels", "gpu_kernel_requests")
+    return Stream.of("otel_traces WHERE SpanName != '" + TopicEnd.SPAN_NAME + "'", "gpu_kernels", "gpu_kernel_requests")
         .map(t -> Long.parseLong(store.query("SELECT count() FROM " + t).single())).toList();
   }
 }

@@ -1,10 +1,10 @@
 package dev.llmlat.store.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.llmlat.testing.RequiredTools;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,8 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The official JavaScript client ({@code @clickhouse/client}, written by no one here) against the
  * store: password, parameters, sessions, settings, compressed inserts and answers, streamed rows,
- * ClickHouse's error codes. npm installs it once into the user's cache; without npm (or the
- * registry) the test is skipped, saying why.
+ * ClickHouse's error codes. npm installs it once into the user's cache; without Node.js, npm or
+ * the registry the test skips or fails, saying why, as {@link RequiredTools} says. It lives in this
+ * module for that rule (module testing, which has it, builds on the store) and reaches the
+ * store's {@code StoreFixture} through the store's test jar.
  */
 class JavaScriptClientTest {
   static final String VERSION = "1.23.1";
@@ -63,9 +65,9 @@ class JavaScriptClientTest {
     }
   }
 
-  /** The client installed by npm into the user's cache, or the test skipped saying why. */
+  /** The client installed by npm into the user's cache; without it the test skips or fails as {@link RequiredTools} says. */
   private static Path installedClient() throws IOException, InterruptedException {
-    assumeTrue(works(List.of("node", "--version")), "node is not installed: the JavaScript client's test needs Node.js 18+");
+    RequiredTools.require(works(List.of("node", "--version")), "node is not installed: the JavaScript client's test needs Node.js 18+");
     String cache = System.getenv("LLMLAT_CACHE");
     Path root = cache != null && !cache.isBlank() ? Path.of(cache)
         : Path.of(System.getProperty("user.home"), ".cache", "llmlat");
@@ -73,13 +75,13 @@ class JavaScriptClientTest {
     if (Files.exists(prefix.resolve("node_modules/@clickhouse/client/package.json"))) {
       return prefix;
     }
-    assumeTrue(works(List.of("npm", "--version")), "npm is not installed: it installs @clickhouse/client for this test");
+    RequiredTools.require(works(List.of("npm", "--version")), "npm is not installed: it installs @clickhouse/client for this test");
     Files.createDirectories(prefix);
     Process npm = new ProcessBuilder("npm", "install", "--no-audit", "--no-fund", "--prefix", prefix.toString(),
         "@clickhouse/client@" + VERSION).redirectErrorStream(true).start();
     String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     boolean done = npm.waitFor(300, TimeUnit.SECONDS);
-    assumeTrue(done && npm.exitValue() == 0, "npm could not install @clickhouse/client@" + VERSION + ": " + log.strip());
+    RequiredTools.require(done && npm.exitValue() == 0, "npm could not install @clickhouse/client@" + VERSION + ": " + log.strip());
     return prefix;
   }
 
