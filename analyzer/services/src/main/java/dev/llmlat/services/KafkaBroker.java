@@ -20,7 +20,8 @@ import org.apache.kafka.common.Uuid;
 /**
  * A real single-node KRaft Kafka broker (kafka_2.13 from the build's jars) running as a child
  * JVM with its own data directory, log file and PID file. {@link #start} returns once the broker
- * answers the Admin API; {@link #stop} sends SIGTERM and waits for a clean shutdown.
+ * answers the Admin API; {@link #stop} sends SIGTERM and waits for a clean shutdown, {@link #kill}
+ * crashes it. {@link KafkaCluster} runs several as one cluster.
  */
 public final class KafkaBroker {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
@@ -60,6 +61,21 @@ public final class KafkaBroker {
     /** The layout under one llmlat home, with the given ports (0: any free ones). */
     public static Config under(Path dataDir, Path logs, Path run, int port, int controllerPort) {
       return new Config(dataDir, logs.resolve("kafka.log"), run.resolve("kafka.pid"), port, controllerPort);
+    }
+  }
+
+  /**
+   * A node's place in its KRaft quorum: its id, the voters ({@code id@127.0.0.1:port,...}; null for a
+   * node that is its own quorum), the cluster id every node is formatted with, and how many replicas
+   * (of which at least {@code minInsyncReplicas} in sync for a write) the cluster's topics get.
+   */
+  record Quorum(int nodeId, String voters, String clusterId, int replicas, int minInsyncReplicas) {
+    static Quorum standalone() {
+      return new Quorum(1, null, Uuid.randomUuid().toString(), 1, 1);
+    }
+
+    boolean isStandalone() {
+      return voters == null;
     }
   }
 
@@ -123,32 +139,46 @@ public final class KafkaBroker {
   public static KafkaBroker start(Config config) throws IOException {
     int port = config.port() == 0 ? freePort() : config.port();
     int controllerPort = config.controllerPort() == 0 ? freePort() : config.controllerPort();
-    int saslPort = config.saslPlainUsers().isEmpty() ? 0 : freePort();
     for (int p : new int[] {port, controllerPort}) {
       if (inUse(p)) {
         throw new IllegalStateException("port " + p + " on 127.0.0.1 is in use: is a broker already running?"
             + " (llmlat services status) Pick others with --kafka-port/--kafka-controller-port");
       }
     }
+    KafkaBroker broker = launch(config, port, controllerPort, Quorum.standalone());
+    broker.awaitStarted();
+    return broker;
+  }
+
+  /**
+   * Formats the data directory if new and starts the node without waiting for it: the nodes of a
+   * quorum answer only once a majority of them runs ({@link KafkaCluster}).
+   */
+  static KafkaBroker launch(Config config, int port, int controllerPort, Quorum quorum) throws IOException {
+    int saslPort = config.saslPlainUsers().isEmpty() ? 0 : freePort();
     Path dataDir = config.dataDir().toAbsolutePath();
     Path logDir = dataDir.resolve("log");
     Files.createDirectories(logDir);
     Files.createDirectories(config.logFile().getParent());
     Files.createDirectories(config.pidFile().getParent());
     Path properties = dataDir.resolve("server.properties");
-    Files.writeString(properties, serverProperties(logDir, port, controllerPort, saslPort, config.saslPlainUsers()), StandardCharsets.UTF_8);
+    Files.writeString(properties, serverProperties(logDir, port, controllerPort, saslPort, config.saslPlainUsers(), quorum),
+        StandardCharsets.UTF_8);
     if (saslPort > 0) { // it holds the users' passwords
       Files.setPosixFilePermissions(properties, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
     }
     if (!Files.exists(logDir.resolve("meta.properties"))) {
-      format(properties, config.logFile());
+      format(properties, config.logFile(), quorum);
     }
     Process process = ChildJvm.start(JVM_OPTIONS, "kafka.Kafka", List.of(properties.toString()), config.logFile());
-    KafkaBroker broker = new KafkaBroker(config, process.toHandle(), port, saslPort);
+    return new KafkaBroker(config, process.toHandle(), port, saslPort);
+  }
+
+  /** Waits until the node serves and writes its PID file; kills it if it does not come up. */
+  void awaitStarted() throws IOException {
     try {
-      broker.awaitReady();
-      new PidFile(process.pid(), broker.bootstrapServers()).write(config.pidFile());
-      return broker;
+      awaitReady();
+      new PidFile(process.pid(), bootstrapServers()).write(config.pidFile());
     } catch (RuntimeException e) {
       process.destroyForcibly();
       throw e;
@@ -173,6 +203,16 @@ public final class KafkaBroker {
       Files.deleteIfExists(config.pidFile());
     } catch (IOException ignored) {
       // a stale PID file is detected as not running
+    }
+  }
+
+  /** SIGKILL, as a crash: no controlled shutdown, no leadership handed over; returns once it is gone. */
+  public void kill() {
+    process.destroyForcibly();
+    try {
+      process.onExit().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("the Kafka broker (pid " + process.pid() + ") did not exit within 30 s of SIGKILL", e);
     }
   }
 
@@ -209,9 +249,12 @@ public final class KafkaBroker {
     return ChildJvm.tail(config.logFile(), 8);
   }
 
-  private static void format(Path properties, Path logFile) throws IOException {
-    Process format = ChildJvm.start(JVM_OPTIONS, "kafka.tools.StorageTool",
-        List.of("format", "-t", Uuid.randomUuid().toString(), "-c", properties.toString(), "--standalone"), logFile);
+  private static void format(Path properties, Path logFile, Quorum quorum) throws IOException {
+    // a static quorum (controller.quorum.voters) is formatted without naming its controllers here
+    List<String> args = quorum.isStandalone()
+        ? List.of("format", "-t", quorum.clusterId(), "-c", properties.toString(), "--standalone")
+        : List.of("format", "-t", quorum.clusterId(), "-c", properties.toString());
+    Process format = ChildJvm.start(JVM_OPTIONS, "kafka.tools.StorageTool", args, logFile);
     try {
       if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
         format.destroyForcibly();
@@ -223,11 +266,16 @@ public final class KafkaBroker {
     }
   }
 
-  static String serverProperties(Path logDir, int port, int controllerPort, int saslPort, Map<String, String> saslPlainUsers) {
+  static String serverProperties(Path logDir, int port, int controllerPort, int saslPort, Map<String, String> saslPlainUsers,
+      Quorum quorum) {
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
-    p.put("node.id", "1");
-    p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+    p.put("node.id", String.valueOf(quorum.nodeId()));
+    if (quorum.isStandalone()) {
+      p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+    } else {
+      p.put("controller.quorum.voters", quorum.voters());
+    }
     String sasl = saslPort > 0 ? ",SASL_PLAINTEXT://127.0.0.1:" + saslPort : "";
     p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + sasl + ",CONTROLLER://127.0.0.1:" + controllerPort);
     p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port + sasl);
@@ -243,12 +291,22 @@ public final class KafkaBroker {
     }
     p.put("log.dirs", logDir.toString());
     p.put("num.partitions", "1");
-    p.put("offsets.topic.replication.factor", "1");
+    String replicas = String.valueOf(quorum.replicas());
+    String minInsync = String.valueOf(quorum.minInsyncReplicas());
+    p.put("offsets.topic.replication.factor", replicas);
     p.put("offsets.topic.num.partitions", "1");
-    p.put("transaction.state.log.replication.factor", "1");
-    p.put("transaction.state.log.min.isr", "1");
-    p.put("share.coordinator.state.topic.replication.factor", "1");
-    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("transaction.state.log.replication.factor", replicas);
+    p.put("transaction.state.log.min.isr", minInsync);
+    p.put("share.coordinator.state.topic.replication.factor", replicas);
+    p.put("share.coordinator.state.topic.min.isr", minInsync);
+    if (!quorum.isStandalone()) {
+      // topics created without a replication factor (Kafka Streams' changelogs and repartition topic) get the cluster's
+      p.put("default.replication.factor", replicas);
+      p.put("min.insync.replicas", minInsync);
+      // a node that died is fenced, and its partitions led by others, after 3 s instead of 9 s
+      p.put("broker.session.timeout.ms", "3000");
+      p.put("broker.heartbeat.interval.ms", "500");
+    }
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("num.network.threads", "1");
     p.put("num.io.threads", "2");

@@ -17,15 +17,26 @@ import org.apache.kafka.common.errors.TopicExistsException;
 public final class SpanTopics {
   private SpanTopics() {}
 
-  /** Creates the span topic (with {@code partitions}) and its dead-letter topic unless they exist. */
+  /** Creates the span topic (with {@code partitions}) and its dead-letter topic unless they exist, one replica each. */
   public static void ensure(Admin admin, String spansTopic, int partitions) {
+    ensure(admin, spansTopic, partitions, (short) 1);
+  }
+
+  /**
+   * The same, each partition of both topics on {@code replicationFactor} brokers (the cluster's
+   * {@code min.insync.replicas} then says how many of them an {@code acks=all} write needs).
+   */
+  public static void ensure(Admin admin, String spansTopic, int partitions, short replicationFactor) {
+    if (replicationFactor < 1) {
+      throw new IllegalArgumentException("the replication factor of " + spansTopic + " must be at least 1, got " + replicationFactor);
+    }
     Set<String> existing;
     try {
       existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
       List<NewTopic> missing = new ArrayList<>();
       for (String topic : List.of(spansTopic, LlmlatTopics.deadLetterTopic(spansTopic))) {
         if (!existing.contains(topic)) {
-          missing.add(new NewTopic(topic, topic.equals(spansTopic) ? partitions : 1, (short) 1)
+          missing.add(new NewTopic(topic, topic.equals(spansTopic) ? partitions : 1, replicationFactor)
               .configs(Map.of("compression.type", "producer")));
         }
       }
