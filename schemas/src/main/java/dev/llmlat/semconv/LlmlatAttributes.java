@@ -135,7 +135,9 @@ public final class LlmlatAttributes {
   /**
    * Where the acquire events are (the CLIENT span, else the SERVER span): the client stack whose
    * connection hooks saw the call ({@code reactor-netty}, {@code apache-httpclient-5},
-   * {@code jetty-client-12}); absent, the connection's set-up is unknown.
+   * {@code jetty-client-12}, {@code jdk-http-client}, {@code vertx-http-client}); absent, the
+   * connection's set-up is unknown. The JDK client never waits for a connection (it bounds only
+   * the idle ones): its acquire events carry no pool size nor pending count.
    */
   public static final String UPSTREAM_CLIENT = "llmlat.upstream.client";
 

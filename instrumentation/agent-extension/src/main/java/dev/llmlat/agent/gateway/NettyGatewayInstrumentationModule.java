@@ -2,15 +2,21 @@ package dev.llmlat.agent.gateway;
 
 import static io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers.hasClassesNamed;
 import static io.opentelemetry.javaagent.extension.matcher.AgentElementMatchers.implementsInterface;
+import static net.bytebuddy.matcher.ElementMatchers.isPublic;
 import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
 import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
+import dev.llmlat.agent.gateway.internal.NettyConnectTimer;
 import dev.llmlat.agent.gateway.internal.NettyGatewayHandler;
 import dev.llmlat.agent.gateway.internal.NettyUpstreamHandler;
 import dev.llmlat.agent.gateway.internal.ReactorNettyAcquire;
+import dev.llmlat.agent.gateway.internal.VertxAcquire;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
@@ -30,7 +36,9 @@ import reactor.netty.internal.shaded.reactor.pool.PooledRef;
  * {@code NettyUpstreamHandler} behind the HTTP client codec (the engine's first chunk received, the
  * channel's connect and TLS handshake, the request written); and, where the client is Reactor
  * Netty's, follows its connection pool's acquisitions ({@code ReactorNettyAcquire}: Reactor Netty
- * 1.2 and 1.3, whose reactor-pool is shaded inside reactor-netty-core).
+ * 1.2 and 1.3, whose reactor-pool is shaded inside reactor-netty-core); where it is Vert.x's (4.5
+ * and 5), its pool's leases ({@code VertxAcquire}) and, as Vert.x adds the HTTP codec only once a
+ * channel is connected, the channel's connect and TLS handshake ({@code NettyConnectTimer}).
  */
 public final class NettyGatewayInstrumentationModule extends InstrumentationModule {
 
@@ -63,12 +71,149 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
         "NettyAgentContexts",
         "NettyUpstreamHandler",
         "UpstreamConnection",
-        "ReactorNettyAcquire");
+        "ReactorNettyAcquire",
+        "VertxAcquire",
+        "VertxAcquire$Waiters",
+        "VertxAcquire$Acquisition",
+        "NettyConnectTimer",
+        "NettyConnectTimer$Connected",
+        "NettyConnectTimer$Cancelled",
+        "NettyConnectTimer$Handshaken");
   }
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new PipelineAddInstrumentation(), new ReactorNettyAcquireInstrumentation());
+    return List.of(new PipelineAddInstrumentation(), new ReactorNettyAcquireInstrumentation(),
+        new VertxPoolInstrumentation(), new VertxLeaseInstrumentation(), new VertxStreamInstrumentation(),
+        new VertxChannelInstrumentation());
+  }
+
+  /** Vert.x 4.5 and 5 keep the pool in different packages, with the same classes and members. */
+  private static final String[] VERTX_POOLS = {"io.vertx.core.net.impl.pool.", "io.vertx.core.internal.pool."};
+
+  private static String[] vertxPool(String simpleName) {
+    return new String[] {VERTX_POOLS[0] + simpleName, VERTX_POOLS[1] + simpleName};
+  }
+
+  static final class VertxPoolInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return namedOneOf(vertxPool("SimpleConnectionPool"));
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // acquire(context, listener, kind, handler) and acquire(context, kind, handler): a lease is asked for
+      transformer.applyAdviceToMethod(
+          named("acquire").and(isPublic()).and(takesArguments(4)).and(takesArgument(2, int.class)),
+          NettyGatewayInstrumentationModule.class.getName() + "$VertxAcquireAdvice");
+      transformer.applyAdviceToMethod(
+          named("acquire").and(isPublic()).and(takesArguments(3)).and(takesArgument(1, int.class)),
+          NettyGatewayInstrumentationModule.class.getName() + "$VertxAcquireWithoutListenerAdvice");
+    }
+  }
+
+  static final class VertxLeaseInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return namedOneOf(vertxPool("SimpleConnectionPool$LeaseImpl"));
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // emit(): the lease (its connection) is handed to the waiter's handler
+      transformer.applyAdviceToMethod(named("emit").and(takesArguments(0)),
+          NettyGatewayInstrumentationModule.class.getName() + "$VertxLeaseAdvice");
+    }
+  }
+
+  static final class VertxStreamInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("io.vertx.core.http.impl.Http1xClientConnection");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // createStream(context[, handler]): the leased connection makes the request's stream
+      transformer.applyAdviceToMethod(named("createStream").and(isPublic()),
+          NettyGatewayInstrumentationModule.class.getName() + "$VertxStreamAdvice");
+    }
+  }
+
+  static final class VertxChannelInstrumentation implements TypeInstrumentation {
+    @Override
+    public ElementMatcher<TypeDescription> typeMatcher() {
+      return named("io.vertx.core.net.impl.ChannelProvider");
+    }
+
+    @Override
+    public void transform(TypeTransformer transformer) {
+      // initSSL(handler, peer, serverName, ssl, ..., channel, promise): each new client channel, before its connect
+      transformer.applyAdviceToMethod(
+          named("initSSL").and(takesArguments(7)).and(takesArgument(5, named("io.netty.channel.Channel"))),
+          NettyGatewayInstrumentationModule.class.getName() + "$VertxChannelAdvice");
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class VertxAcquireAdvice {
+    private VertxAcquireAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(
+        @Advice.This Object pool,
+        @Advice.FieldValue("maxCapacity") int maxCapacity,
+        @Advice.FieldValue("capacityFactors") int[] capacityFactors,
+        @Advice.Argument(2) int kind,
+        @Advice.Argument(3) Object handler) {
+      VertxAcquire.started(handler, pool, maxCapacity, capacityFactors, kind);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class VertxAcquireWithoutListenerAdvice {
+    private VertxAcquireWithoutListenerAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(
+        @Advice.This Object pool,
+        @Advice.FieldValue("maxCapacity") int maxCapacity,
+        @Advice.FieldValue("capacityFactors") int[] capacityFactors,
+        @Advice.Argument(1) int kind,
+        @Advice.Argument(2) Object handler) {
+      VertxAcquire.started(handler, pool, maxCapacity, capacityFactors, kind);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class VertxLeaseAdvice {
+    private VertxLeaseAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.FieldValue("handler") Object handler, @Advice.FieldValue("connection") Object connection) {
+      VertxAcquire.granted(handler, connection);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class VertxStreamAdvice {
+    private VertxStreamAdvice() {}
+
+    @Advice.OnMethodEnter(suppress = Throwable.class)
+    public static void onEnter(@Advice.This Object connection, @Advice.FieldValue("chctx") ChannelHandlerContext context) {
+      VertxAcquire.streamCreated(connection, context);
+    }
+  }
+
+  @SuppressWarnings("unused")
+  public static final class VertxChannelAdvice {
+    private VertxChannelAdvice() {}
+
+    @Advice.OnMethodExit(suppress = Throwable.class)
+    public static void onExit(@Advice.Argument(5) Channel channel) {
+      NettyConnectTimer.install(channel);
+    }
   }
 
   static final class PipelineAddInstrumentation implements TypeInstrumentation {

@@ -21,13 +21,14 @@ import javax.net.ssl.SSLContext;
  * An OpenAI-compatible upstream engine (no agent): answers {@code /v1/chat/completions} and
  * {@code /v1/completions}, streaming SSE when asked to, and records the {@code traceparent} it
  * received, when the request arrived, when it wrote its first chunk and when its last write was
- * done. Over HTTP, or HTTPS with a given server certificate; it can be told to close each
+ * done, and the client's port (which TCP connection carried it). Over HTTP, or HTTPS with a given server certificate; it can be told to close each
  * connection after its response (so a gateway's pool holds none afterwards).
  */
 public final class FakeEngine implements AutoCloseable {
   /** What the engine saw of one request. */
   public record Received(
-      String path, String traceparent, long firstWriteEpochNanos, long arrivalEpochNanos, long lastWriteEpochNanos) {
+      String path, String traceparent, long firstWriteEpochNanos, long arrivalEpochNanos, long lastWriteEpochNanos,
+      int remotePort) {
     public String traceId() {
       return traceparent == null ? null : traceparent.split("-")[1];
     }
@@ -108,7 +109,8 @@ public final class FakeEngine implements AutoCloseable {
         long first = epochNanos();
         exchange.sendResponseHeaders(200, json.length);
         exchange.getResponseBody().write(json);
-        received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos()));
+        received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos(),
+            exchange.getRemoteAddress().getPort()));
         return;
       }
       exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
@@ -127,7 +129,8 @@ public final class FakeEngine implements AutoCloseable {
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
       out.close(); // the chunked body's end is on the wire: the exchange is over for the gateway
-      received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos()));
+      received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos(),
+            exchange.getRemoteAddress().getPort()));
     }
   }
 

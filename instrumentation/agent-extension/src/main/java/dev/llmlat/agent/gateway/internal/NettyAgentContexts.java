@@ -10,7 +10,7 @@ import io.opentelemetry.context.Context;
  * span under ({@code client-parent-context}: for Reactor Netty, the context of Reactor Netty's own
  * CLIENT span). They are the agent's internal attribute keys (agent 2.x, the library relocated
  * under {@code io.opentelemetry.javaagent.shaded}); looked up by name and never created here, so
- * another agent version just yields null.
+ * another agent version just yields null (and {@link #parentIfNone} does nothing).
  */
 final class NettyAgentContexts {
   private static final String PREFIX = "io.opentelemetry.javaagent.shaded.instrumentation.netty.v4_1.internal.AttributeKeys#";
@@ -33,6 +33,20 @@ final class NettyAgentContexts {
       key = clientParentKey = find("client-parent-context");
     }
     return key == null || !channel.hasAttr(key) ? null : channel.attr(key).get();
+  }
+
+  /**
+   * Makes {@code parent} the context the agent starts the channel's next CLIENT span under, unless
+   * one is set already (the agent clears it as each response ends).
+   */
+  static void parentIfNone(Channel channel, Context parent) {
+    AttributeKey<Context> key = clientParentKey;
+    if (key == null) {
+      key = clientParentKey = find("client-parent-context");
+    }
+    if (key != null) {
+      channel.attr(key).compareAndSet(null, parent);
+    }
   }
 
   /** The key once the agent has created it (its class initializes with the first traced channel). */

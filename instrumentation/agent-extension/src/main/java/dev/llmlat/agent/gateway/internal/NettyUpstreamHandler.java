@@ -22,6 +22,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.instrumentation.api.instrumenter.LocalRootSpan;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
@@ -62,7 +63,8 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
   private long connected;
   private long tlsStart;
   private long tlsDone;
-  private boolean firstRequestWritten;
+  /** Read from the thread that hands an acquisition over (Vert.x's lease). */
+  private volatile boolean firstRequestWritten;
 
   /** Called after any handler is added to a pipeline: follows an HTTP client codec with this handler. */
   public static void addAfterClientCodec(ChannelPipeline pipeline, ChannelHandler added) {
@@ -81,6 +83,23 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
     if (handler instanceof NettyUpstreamHandler) {
       ((NettyUpstreamHandler) handler).acquiredFor = connection;
     }
+  }
+
+  /** Whether a request went over {@code channel} before (null when no handler follows its codec). */
+  static Boolean servedRequests(Channel channel) {
+    ChannelHandler handler = channel.pipeline().get(NAME);
+    return handler instanceof NettyUpstreamHandler ? ((NettyUpstreamHandler) handler).firstRequestWritten : null;
+  }
+
+  /** A client pool's key for {@code channel}'s destination, its remote address, as scheme://host:port. */
+  static String pool(Channel channel) {
+    SocketAddress remote = channel.remoteAddress();
+    if (!(remote instanceof InetSocketAddress)) {
+      return remote == null ? null : remote.toString();
+    }
+    InetSocketAddress address = (InetSocketAddress) remote;
+    String scheme = isSecure(channel) ? "https" : "http";
+    return scheme + "://" + address.getHostString() + ":" + address.getPort();
   }
 
   /** Whether the channel speaks TLS (an SslHandler in its pipeline). */
@@ -160,6 +179,13 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
 
   /** The head of {@code call}'s request was written: its events go on the root span when it is found. */
   private void written(UpstreamConnection call, Channel channel, HttpRequest sent, boolean firstOnChannel) {
+    long[] setup = firstOnChannel && connectStart == 0 ? NettyConnectTimer.takeSetup(channel) : null;
+    if (setup != null) { // connected before this handler was added (Vert.x adds the codec then)
+      connectStart = setup[0];
+      connected = setup[1];
+      tlsStart = setup[2];
+      tlsDone = setup[3];
+    }
     if (firstOnChannel && connectStart != 0) {
       call.connectStart(connectStart);
       if (connected != 0) {

@@ -1,8 +1,6 @@
 package dev.llmlat.agent.gateway.internal;
 
 import io.netty.channel.Channel;
-import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.util.Collections;
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -44,19 +42,8 @@ public final class ReactorNettyAcquire {
       return;
     }
     UpstreamConnection connection = UpstreamConnection.pending(UpstreamConnection.REACTOR_NETTY);
-    connection.acquireStart(start[0], pool(channel), start[1], start[2], start[3]);
+    connection.acquireStart(start[0], NettyUpstreamHandler.pool(channel), start[1], start[2], start[3]);
     connection.acquired(acquireCount > 1);
     NettyUpstreamHandler.acquired(channel, connection);
-  }
-
-  /** The pool's key as Reactor Netty has it, the remote address, as scheme://host:port. */
-  private static String pool(Channel channel) {
-    SocketAddress remote = channel.remoteAddress();
-    if (!(remote instanceof InetSocketAddress)) {
-      return remote == null ? null : remote.toString();
-    }
-    InetSocketAddress address = (InetSocketAddress) remote;
-    String scheme = NettyUpstreamHandler.isSecure(channel) ? "https" : "http";
-    return scheme + "://" + address.getHostString() + ":" + address.getPort();
   }
 }

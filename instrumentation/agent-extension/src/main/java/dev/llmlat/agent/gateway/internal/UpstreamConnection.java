@@ -32,8 +32,10 @@ public final class UpstreamConnection {
   /** {@value LlmlatAttributes#UPSTREAM_CLIENT} values. */
   public static final String APACHE_HTTPCLIENT_5 = "apache-httpclient-5";
 
+  public static final String JDK_HTTP_CLIENT = "jdk-http-client";
   public static final String JETTY_CLIENT_12 = "jetty-client-12";
   public static final String REACTOR_NETTY = "reactor-netty";
+  public static final String VERTX_HTTP_CLIENT = "vertx-http-client";
 
   private static final AttributeKey<String> CLIENT = AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_CLIENT);
   private static final AttributeKey<String> SPAN_ID = AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_SPAN_ID);
@@ -143,7 +145,12 @@ public final class UpstreamConnection {
 
   /** The call got its connection: a pooled one ({@code reused}), a new one, or unknown (null). */
   public void acquired(Boolean reused) {
-    record(ACQUIRED, epochNanos(), reused == null ? Attributes.empty() : Attributes.of(REUSED, reused));
+    acquired(epochNanos(), reused);
+  }
+
+  /** As {@link #acquired(Boolean)}, at a time taken earlier. */
+  public void acquired(long epochNanos, Boolean reused) {
+    record(ACQUIRED, epochNanos, reused == null ? Attributes.empty() : Attributes.of(REUSED, reused));
   }
 
   public void connectStart() {

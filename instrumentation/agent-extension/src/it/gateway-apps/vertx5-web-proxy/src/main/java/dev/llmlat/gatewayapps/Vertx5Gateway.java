@@ -2,6 +2,8 @@ package dev.llmlat.gatewayapps;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.proxy.handler.ProxyHandler;
 import io.vertx.httpproxy.HttpProxy;
@@ -21,7 +23,13 @@ public final class Vertx5Gateway {
   public static void main(String[] args) {
     URI upstream = URI.create(args[0]);
     Vertx vertx = Vertx.vertx();
-    HttpClient client = vertx.createHttpClient();
+    // an https engine: TLS, trusted as the JVM's javax.net.ssl settings say
+    HttpClientOptions options = new HttpClientOptions().setSsl("https".equals(upstream.getScheme()));
+    PoolOptions pool = new PoolOptions();
+    if (args.length > 1) {
+      pool.setHttp1MaxSize(Integer.parseInt(args[1]));
+    }
+    HttpClient client = vertx.createHttpClient(options, pool);
     HttpProxy proxy = HttpProxy.reverseProxy(client).origin(upstream.getPort(), upstream.getHost());
     Router router = Router.router(vertx);
     router.route("/v1/*").handler(ProxyHandler.create(proxy));
