@@ -254,8 +254,11 @@ public final class KafkaSender {
     Map<String, Object> p = new HashMap<>();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-span-exporter");
-    p.put(ProducerConfig.ACKS_CONFIG, "1"); // as the Collector's kafka exporter (required_acks: 1)
-    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false);
+    // Kafka's own defaults, not the Collector exporter's acks=1: with acks=1 a leader that dies before
+    // its followers copied a batch loses those spans; sending is asynchronous, so waiting for the
+    // in-sync replicas costs no request latency. Idempotence keeps a retried batch from landing twice.
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     // Spans already wait up to the batch span processor's delay; lingering a little longer lets one
     // export's traces (arriving in a burst) travel as a few large produce requests instead of many
     // small ones: fewer wake-ups of the producer's network thread and of the broker.
