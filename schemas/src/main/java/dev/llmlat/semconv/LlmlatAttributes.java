@@ -141,6 +141,25 @@ public final class LlmlatAttributes {
    */
   public static final String UPSTREAM_CLIENT = "llmlat.upstream.client";
 
+  // Backpressure on the way back: the gateway could not write to its client (the client read slowly)
+  /**
+   * Event on the gateway's SERVER span: its connection to the client stopped taking writes (Netty: the channel
+   * turned unwritable, its pending response bytes over the write buffer's high-water mark); the event's time is
+   * when it began, {@link #GATEWAY_BACKPRESSURE_DURATION_NS} how long it lasted (until writable again, or the
+   * connection's close). The first 32 per request; the span's count and total cover all of them.
+   */
+  public static final String EVENT_GATEWAY_BACKPRESSURE = "llmlat.gateway.backpressure";
+  /** On that event: how long the gateway could not write to its client, in ns. */
+  public static final String GATEWAY_BACKPRESSURE_DURATION_NS = "llmlat.gateway.backpressure.duration_ns";
+  /**
+   * On the gateway's SERVER span: how many times it could not write to its client while answering. Present (0
+   * included) only where the server stack's writability is observed (Netty 4.1/4.2 HTTP/1.x: Reactor Netty, Spring
+   * Cloud Gateway WebFlux, Vert.x); absent, backpressure is unknown (servlet stacks, Jetty, JDK HttpServer, HTTP/2).
+   */
+  public static final String GATEWAY_BACKPRESSURE_COUNT = "llmlat.gateway.backpressure.count";
+  /** On the gateway's SERVER span: the total time it could not write to its client, in ns. */
+  public static final String GATEWAY_BACKPRESSURE_TOTAL_NS = "llmlat.gateway.backpressure.total_ns";
+
   // Engine requests (the scheduler SDK's request, queue, prefill and decode spans and their events)
   /** Monotonic step number within one scheduler tracer. */
   public static final String STEP_INDEX = "llmlat.step.index";

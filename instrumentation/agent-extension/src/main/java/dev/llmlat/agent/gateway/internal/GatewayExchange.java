@@ -30,6 +30,12 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   static final AttributeKey<String> INPUT_MESSAGES = AttributeKey.stringKey("gen_ai.input.messages");
   static final AttributeKey<String> OUTPUT_MESSAGES = AttributeKey.stringKey("gen_ai.output.messages");
   static final AttributeKey<String> TENANT = AttributeKey.stringKey(LlmlatAttributes.TENANT);
+  static final AttributeKey<Long> BACKPRESSURE_COUNT = AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT);
+  static final AttributeKey<Long> BACKPRESSURE_TOTAL_NS = AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
+  static final AttributeKey<Long> BACKPRESSURE_DURATION_NS =
+      AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS);
+  /** Backpressure events per request: the span's event limit (128 by default) is shared with the others. */
+  static final int MAX_BACKPRESSURE_EVENTS = 32;
 
   private enum ResponseMode {
     UNKNOWN,
@@ -57,6 +63,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   private boolean pendingBytes;
   private long chunks;
   private volatile boolean firstChunkRecorded;
+  private long backpressureCount;
+  private long backpressureNs;
 
   /**
    * {@code requestHeaders} gives a request header's first value by name (any case), or null: the
@@ -277,6 +285,34 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     span.setAttribute(CHUNKS, chunks);
   }
 
+  /**
+   * This server stack tells when the client stops taking writes (called as the exchange starts): the span says
+   * so with a count of 0, which {@link #onBackpressure} raises; without it, backpressure is unknown.
+   */
+  public synchronized void backpressureObserved() {
+    if (span() != null) {
+      span.setAttribute(BACKPRESSURE_COUNT, backpressureCount);
+    }
+  }
+
+  /**
+   * The gateway could not write to its client from {@code startEpochNanos} for {@code durationNs} (the client read
+   * slowly): an event for each of the first {@link #MAX_BACKPRESSURE_EVENTS}, the count and total for all.
+   */
+  public synchronized void onBackpressure(long startEpochNanos, long durationNs) {
+    if (span() == null) {
+      return;
+    }
+    backpressureCount++;
+    backpressureNs += durationNs;
+    if (backpressureCount <= MAX_BACKPRESSURE_EVENTS) {
+      span.addEvent(LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE, Attributes.of(BACKPRESSURE_DURATION_NS, durationNs),
+          startEpochNanos, TimeUnit.NANOSECONDS);
+    }
+    span.setAttribute(BACKPRESSURE_COUNT, backpressureCount);
+    span.setAttribute(BACKPRESSURE_TOTAL_NS, backpressureNs);
+  }
+
   private void captureResponse(byte b) {
     if (mode == ResponseMode.EVENT_STREAM) {
       completion.acceptEventStream(b);
@@ -285,7 +321,7 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     }
   }
 
-  private static long epochNanos() {
+  static long epochNanos() {
     Instant now = Instant.now();
     return TimeUnit.SECONDS.toNanos(now.getEpochSecond()) + now.getNano();
   }

@@ -22,8 +22,11 @@ import java.nio.ByteBuffer;
  * Cloud Gateway, Vert.x, Micronaut), right after the agent's server tracing handler. Inbound it
  * sees each request while the agent has the request's SERVER span current; outbound it sees the
  * response objects the application writes, before they are encoded (raw {@code ByteBuf}s are body
- * content too: Reactor Netty writes them). A flush is when written bytes go to the network. Netty
- * calls it on the channel's event loop only, so its state needs no locking.
+ * content too: Reactor Netty writes them). A flush is when written bytes go to the network. The
+ * channel's writability turning false (more response bytes pending than its write buffer's high-water
+ * mark: the client reads slower than the gateway writes) until true again is the request's
+ * backpressure; nothing is done per write for it. Netty calls it on the channel's event loop only,
+ * so its state needs no locking.
  */
 public final class NettyGatewayHandler extends ChannelDuplexHandler {
   public static final String NAME = "llmlat.gateway";
@@ -32,6 +35,10 @@ public final class NettyGatewayHandler extends ChannelDuplexHandler {
   private GatewayExchange exchange;
   /** The response's last content was written: the exchange ends at the next flush. */
   private boolean responseEnded;
+  /** The exchange being answered when the channel turned unwritable; null while writable. */
+  private GatewayExchange blocked;
+  private long blockedSinceEpochNanos;
+  private long blockedSinceNanoTime;
 
   /**
    * Called after any handler is added to a pipeline; follows an HTTP server codec with this
@@ -56,6 +63,9 @@ public final class NettyGatewayHandler extends ChannelDuplexHandler {
     if (msg instanceof HttpRequest) {
       exchange = start((HttpRequest) msg);
       responseEnded = false;
+      if (exchange != null) {
+        exchange.backpressureObserved();
+      }
     }
     if (exchange != null && msg instanceof HttpContent) {
       observe(((HttpContent) msg).content(), true);
@@ -86,9 +96,33 @@ public final class NettyGatewayHandler extends ChannelDuplexHandler {
   }
 
   @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+    if (!ctx.channel().isWritable()) {
+      if (blocked == null && exchange != null) {
+        blocked = exchange;
+        blockedSinceNanoTime = System.nanoTime();
+        blockedSinceEpochNanos = GatewayExchange.epochNanos();
+      }
+    } else {
+      unblocked();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
   public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    unblocked(); // a client that left while the gateway could not write to it
     exchange = null;
     ctx.fireChannelInactive();
+  }
+
+  /** The channel takes writes again: the interval since it turned unwritable goes to the exchange it held up. */
+  private void unblocked() {
+    GatewayExchange held = blocked;
+    if (held != null) {
+      blocked = null;
+      held.onBackpressure(blockedSinceEpochNanos, System.nanoTime() - blockedSinceNanoTime);
+    }
   }
 
   private static GatewayExchange start(HttpRequest request) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpContent;
@@ -128,6 +129,78 @@ class NettyGatewayHandlerTest {
     unrelated.end();
     assertThat(((ReadableSpan) unrelated).toSpanData().getAttributes().isEmpty()).isTrue();
     channel.readInbound();
+  }
+
+  @Test
+  void unwritableClientIntervalsBecomeBackpressureEvents() {
+    Span span = request(HttpMethod.POST, "/v1/chat/completions", BODY);
+    HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
+    writeUnchanged(head);
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(EVENT.length(), 2 * EVENT.length()));
+    long[] starts = new long[2];
+    long[] ends = new long[2];
+    for (int i = 0; i < 2; i++) {
+      // written, not flushed: the bytes pend in the channel until over the high-water mark
+      starts[i] = now();
+      for (int k = 0; k < 3 && channel.isWritable(); k++) {
+        channel.write(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8));
+      }
+      assertThat(channel.isWritable()).isFalse();
+      channel.flush(); // the client took them: writable again
+      ends[i] = now();
+      assertThat(channel.isWritable()).isTrue();
+      for (Object out; (out = channel.readOutbound()) != null; ) {
+        ((ByteBuf) out).release();
+      }
+    }
+    channel.config().setWriteBufferWaterMark(WriteBufferWaterMark.DEFAULT);
+    writeUnchanged(LastHttpContent.EMPTY_LAST_CONTENT);
+    span.end();
+
+    SpanData data = ((ReadableSpan) span).toSpanData();
+    java.util.List<io.opentelemetry.sdk.trace.data.EventData> blocked = data.getEvents().stream()
+        .filter(e -> e.getName().equals(dev.llmlat.semconv.LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE)).toList();
+    assertThat(blocked).hasSize(2);
+    long total = 0;
+    for (int i = 0; i < 2; i++) {
+      io.opentelemetry.sdk.trace.data.EventData e = blocked.get(i);
+      long duration = e.getAttributes().get(GatewayExchange.BACKPRESSURE_DURATION_NS);
+      assertThat(e.getEpochNanos()).isBetween(starts[i], ends[i]);
+      assertThat(duration).isBetween(0L, ends[i] - starts[i]);
+      total += duration;
+    }
+    assertThat(data.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT)).isEqualTo(2L);
+    assertThat(data.getAttributes().get(GatewayExchange.BACKPRESSURE_TOTAL_NS)).isEqualTo(total);
+  }
+
+  @Test
+  void writableClientGetsACountOfZeroAndAClientLeavingUnwritableEndsTheInterval() {
+    Span calm = request(HttpMethod.POST, "/v1/chat/completions", BODY);
+    HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
+    writeUnchanged(head);
+    writeUnchanged(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8));
+    writeUnchanged(LastHttpContent.EMPTY_LAST_CONTENT);
+    calm.end();
+    SpanData calmData = ((ReadableSpan) calm).toSpanData();
+    assertThat(calmData.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT)).as("observed, none").isZero();
+    assertThat(calmData.getAttributes().get(GatewayExchange.BACKPRESSURE_TOTAL_NS)).isNull();
+
+    Span left = request(HttpMethod.POST, "/v1/chat/completions", BODY);
+    HttpResponse again = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    again.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
+    writeUnchanged(again);
+    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(1, 2));
+    long start = now();
+    channel.write(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8));
+    assertThat(channel.isWritable()).isFalse();
+    channel.close(); // the client went away while the gateway could not write to it
+    long end = now();
+    left.end();
+    SpanData leftData = ((ReadableSpan) left).toSpanData();
+    assertThat(leftData.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT)).isEqualTo(1L);
+    assertThat(leftData.getAttributes().get(GatewayExchange.BACKPRESSURE_TOTAL_NS)).isBetween(0L, end - start);
   }
 
   @Test
