@@ -81,7 +81,7 @@ class H200DisaggregatedTest {
   }
 
   static Path traces() {
-    return dev.llmlat.testing.SharedTraces.resolve("h200x2-pd");
+    return dev.llmlat.sharedtraces.SharedTraces.resolve("h200x2-pd");
   }
 
   static Map<String, Truth> truths() throws Exception {

@@ -264,6 +264,6 @@ class H200EnginesTest {
   }
 
   private static Path traces() {
-    return dev.llmlat.testing.SharedTraces.resolve("h200-e2e");
+    return dev.llmlat.sharedtraces.SharedTraces.resolve("h200-e2e");
   }
 }

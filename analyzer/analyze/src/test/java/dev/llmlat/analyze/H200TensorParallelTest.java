@@ -66,7 +66,7 @@ class H200TensorParallelTest {
 
   @Test
   void theWaitForALateRankIsAComponentAndNamesTheRank() throws Exception {
-    Path root = dev.llmlat.testing.SharedTraces.resolve("h200x2-tp");
+    Path root = dev.llmlat.sharedtraces.SharedTraces.resolve("h200x2-tp");
     Map<String, Truth> truth = new HashMap<>();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + root.resolve("tp.sqlite"));
         ResultSet rs = c.createStatement().executeQuery(WAITS)) {

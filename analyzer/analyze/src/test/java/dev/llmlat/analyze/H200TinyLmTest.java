@@ -41,7 +41,7 @@ class H200TinyLmTest {
   @ParameterizedTest
   @CsvSource({"nsys, nsys/nsys_b.sqlite, NSYS_SQLITE", "kineto, kineto/kineto_trace.json.gz, KINETO_JSON"})
   void everyRequestIsAttributedConsistentlyWithTheCapture(String run, String export, ExportFormat format) throws IOException {
-    Path root = dev.llmlat.testing.SharedTraces.resolve("h200-tinylm");
+    Path root = dev.llmlat.sharedtraces.SharedTraces.resolve("h200-tinylm");
     List<Step> steps = new ArrayList<>();
     for (String line : Files.readAllLines(root.resolve(run).resolve("cuda_events.jsonl"))) {
       JsonNode s = JSON.readTree(line);

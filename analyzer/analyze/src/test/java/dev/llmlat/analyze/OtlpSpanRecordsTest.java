@@ -15,8 +15,7 @@ import dev.llmlat.analyze.enginetraces.TensorRtLlmTraceWriter;
 import dev.llmlat.analyze.enginetraces.TgiTraceWriter;
 import dev.llmlat.analyze.enginetraces.VllmTraceWriter;
 import dev.llmlat.analyze.store.TraceReader;
-import dev.llmlat.gpu.ImportProgress;
-import dev.llmlat.gpu.internal.OtlpJson;
+import dev.llmlat.otlpjson.OtlpJsonReader;
 import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.ingest.spans.GpuKernelRowEncoder;
@@ -137,7 +136,7 @@ class OtlpSpanRecordsTest {
     Path file = Files.createTempFile(dir, "otlp", ".jsonl");
     Files.writeString(file, String.join("\n", jsonLines) + "\n", StandardCharsets.UTF_8);
     List<ExportTraceServiceRequest> out = new ArrayList<>();
-    OtlpJson.scan(file, ImportProgress.NONE, 0, Files.size(file), out::add);
+    new OtlpJsonReader(file).readRequests(out::add);
     return out;
   }
 

@@ -71,7 +71,7 @@ class RequestRulesTest {
       }
     }
     // the real agent's gateway spans of ../shared/traces/h200-e2e
-    Path capture = dev.llmlat.testing.SharedTraces.resolve("h200-e2e");
+    Path capture = dev.llmlat.sharedtraces.SharedTraces.resolve("h200-e2e");
     requests.addAll(parse(Files.readAllLines(capture.resolve("gateway.otlp.jsonl"))));
     requests.add(SpanFixtures.everyField());
     requests.add(schedulerSdk());

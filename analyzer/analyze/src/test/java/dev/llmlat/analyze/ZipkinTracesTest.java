@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Zipkin's published traces: the skewed one corrected as Zipkin's own adjuster does, the others left alone. */
 class ZipkinTracesTest {
   static Path publicTrace(String name) {
-    return dev.llmlat.testing.SharedTraces.resolve("public").resolve(name);
+    return dev.llmlat.sharedtraces.SharedTraces.resolve("public").resolve(name);
   }
 
   @Test

@@ -32,7 +32,7 @@ class ArchitectureTest {
       .importPackages("dev.llmlat");
   private static final Pattern MODULE = Pattern.compile("/([a-z-]+)/target/classes/|/llmlat-([a-z-]+?)(?:-\\d[^/]*)?\\.jar");
   /** Modules whose root is not their folder's name, the name kept short or the hyphen dropped. */
-  private static final Map<String, String> ROOTS = Map.of("gpu-import", "gpu", "otlp-kafka", "otlpkafka",
+  private static final Map<String, String> ROOTS = Map.of("gpu-import", "gpu", "otlp-kafka", "otlpkafka", "otlp-json", "otlpjson", "shared-traces", "sharedtraces",
       "engine-telemetry", "enginetelemetry", "agent-extension", "agent", "demo-engine", "engine",
       "scheduler-sdk", "scheduler", "ebpf-bridge", "ebpf");
 
@@ -63,7 +63,7 @@ class ArchitectureTest {
       }
     }
     assertThat(seen).as("modules whose classes were found").contains("attribution", "analyze", "store", "runtime", "ingest",
-        "live", "cli", "gpu-import", "otlp-kafka");
+        "live", "cli", "gpu-import", "otlp-kafka", "otlp-json");
     assertThat(wrong).as("classes outside their module's package root").isEmpty();
   }
 

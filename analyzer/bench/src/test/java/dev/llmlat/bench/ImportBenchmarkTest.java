@@ -20,7 +20,7 @@ class ImportBenchmarkTest {
 
   @Test
   void threeCopiesImportThreeTimesTheKernelsAndStepsAndPrintBothRatios() throws Exception {
-    Path source = dev.llmlat.testing.SharedTraces.resolve("h200-tinylm/nsys/nsys_b.sqlite");
+    Path source = dev.llmlat.sharedtraces.SharedTraces.resolve("h200-tinylm/nsys/nsys_b.sqlite");
     long kernels;
     long ranges;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + source)) {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TensorParallelExportTest {
   @TempDir Path dir;
 
-  static final Path CAPTURE = dev.llmlat.testing.SharedTraces.resolve("h200x2-tp/tp.sqlite");
+  static final Path CAPTURE = dev.llmlat.sharedtraces.SharedTraces.resolve("h200x2-tp/tp.sqlite");
 
   static final String TEXT = "COALESCE(text, (SELECT value FROM StringIds s WHERE s.id = textId))";
 

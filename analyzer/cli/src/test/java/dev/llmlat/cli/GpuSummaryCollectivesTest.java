@@ -15,7 +15,7 @@ class GpuSummaryCollectivesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static Path traces(String relative) {
-    return dev.llmlat.testing.SharedTraces.resolve(relative);
+    return dev.llmlat.sharedtraces.SharedTraces.resolve(relative);
   }
 
   @Test

@@ -14,7 +14,7 @@ import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.store.EmbeddedClickHouse;
-import dev.llmlat.testing.SharedTraces;
+import dev.llmlat.sharedtraces.SharedTraces;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

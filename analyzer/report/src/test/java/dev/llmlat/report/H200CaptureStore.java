@@ -24,7 +24,7 @@ final class H200CaptureStore {
   private H200CaptureStore() {}
 
   static Path traces() {
-    return dev.llmlat.testing.SharedTraces.resolve("h200-e2e");
+    return dev.llmlat.sharedtraces.SharedTraces.resolve("h200-e2e");
   }
 
   /** Migrates, imports the three layers and runs the analyzer; returns how many requests it wrote. */

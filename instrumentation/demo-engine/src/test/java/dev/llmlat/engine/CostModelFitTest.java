@@ -3,13 +3,14 @@ package dev.llmlat.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.llmlat.sharedtraces.SharedTraces;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class CostModelFitTest {
-  private static final Path TRACES = Path.of(System.getProperty("llmlat.traces.dir", "../../../shared/traces/h200-tinylm"));
+  private static final Path TRACES = SharedTraces.resolve("h200-tinylm");
 
   @Test
   void refittingTheH200CaptureGivesTheShippedCoefficients() throws Exception {

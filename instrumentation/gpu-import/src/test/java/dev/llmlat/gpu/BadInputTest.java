@@ -59,7 +59,7 @@ class BadInputTest {
 
   @Test
   void truncatedGzip() throws Exception {
-    Path full = SharedTraces.file("public/kineto__tracelens_hf_qwen1.5-0.5b-chat_h100.json.gz");
+    Path full = ImportFixtures.file("public/kineto__tracelens_hf_qwen1.5-0.5b-chat_h100.json.gz");
     byte[] bytes = Files.readAllBytes(full);
     Path file = dir.resolve("truncated.json.gz");
     Files.write(file, Arrays.copyOf(bytes, bytes.length / 2));
@@ -120,8 +120,8 @@ class BadInputTest {
   @Test
   void everySharedFileIsReadOrRefused() throws Exception {
     List<Path> files;
-    try (Stream<Path> s = Stream.concat(Files.list(SharedTraces.file("public")),
-        Files.walk(SharedTraces.file("h200-tinylm")))) {
+    try (Stream<Path> s = Stream.concat(Files.list(ImportFixtures.file("public")),
+        Files.walk(ImportFixtures.file("h200-tinylm")))) {
       files = s.filter(Files::isRegularFile).filter(p -> !p.toString().endsWith(".txt")
           && !p.toString().endsWith(".md")).sorted().toList();
     }

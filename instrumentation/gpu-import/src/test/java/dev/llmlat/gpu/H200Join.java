@@ -18,8 +18,8 @@ final class H200Join {
   private H200Join() {}
 
   static void assertJoin(List<Span> spans, Path requestsFile, ImportReport report) throws Exception {
-    List<JsonNode> requests = SharedTraces.lines(requestsFile);
-    List<JsonNode> events = SharedTraces.lines(requestsFile.resolveSibling("cuda_events.jsonl"));
+    List<JsonNode> requests = ImportFixtures.lines(requestsFile);
+    List<JsonNode> events = ImportFixtures.lines(requestsFile.resolveSibling("cuda_events.jsonl"));
     List<Span> steps = new ArrayList<>();
     for (Span s : spans) {
       if (s.getName().equals("step")) {
@@ -36,8 +36,8 @@ final class H200Join {
       JsonNode ev = events.get(i);
       List<String> served = new ArrayList<>();
       ev.get("trace_ids").forEach(t -> served.add(t.asText()));
-      assertThat(SharedTraces.attr(step, LlmlatAttributes.STEP_KIND)).isEqualTo(ev.get("kind").asText());
-      assertThat(SharedTraces.attr(step, LlmlatAttributes.TRACE_IDS)).isEqualTo(String.join(",", served));
+      assertThat(ImportFixtures.attr(step, LlmlatAttributes.STEP_KIND)).isEqualTo(ev.get("kind").asText());
+      assertThat(ImportFixtures.attr(step, LlmlatAttributes.TRACE_IDS)).isEqualTo(String.join(",", served));
       assertThat(step.getLinksList()).extracting(l -> HexFormat.of().formatHex(l.getTraceId().toByteArray()))
           .containsExactlyElementsOf(served);
       assertThat(HexFormat.of().formatHex(step.getTraceId().toByteArray())).isEqualTo(served.get(0));
@@ -57,7 +57,7 @@ final class H200Join {
       long expected = events.stream().filter(e -> e.get("trace_ids").toString().contains(id)).count();
       assertThat(mine).as("steps of %s", id).hasSize((int) expected);
       assertThat(mine.get(0).getStartTimeUnixNano()).as("first step of %s after arrival", id).isGreaterThan(arrival);
-      assertThat(SharedTraces.attr(mine.get(0), LlmlatAttributes.STEP_KIND)).isEqualTo("prefill");
+      assertThat(ImportFixtures.attr(mine.get(0), LlmlatAttributes.STEP_KIND)).isEqualTo("prefill");
       byFirstStep.add(id);
     }
     byFirstStep.sort(Comparator.comparingLong(id -> perRequest.get(id).get(0).getStartTimeUnixNano()));

@@ -1,6 +1,6 @@
 package dev.llmlat.gpu;
 
-import static dev.llmlat.gpu.SharedTraces.attr;
+import static dev.llmlat.gpu.ImportFixtures.attr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -56,15 +56,15 @@ class KinetoImportTest {
       "public/kineto__tracelens_vllm_prefilldecode_piecewise_mi300x.json.gz",
       "h200-tinylm/kineto/kineto_trace.json.gz"})
   void importsAndSummarizesWithFiguresFromATreeWalk(String name) throws Exception {
-    Path file = SharedTraces.file(name);
-    JsonNode root = SharedTraces.tree(file);
+    Path file = ImportFixtures.file(name);
+    JsonNode root = ImportFixtures.tree(file);
     List<long[]> acts = activities(root);
     long base = root.has("baseTimeNanoseconds") ? root.get("baseTimeNanoseconds").asLong() : 0;
     long kernels = acts.stream().filter(a -> a[0] == 0).count();
     long memcpys = acts.stream().filter(a -> a[0] == 1).count();
     long memsets = acts.stream().filter(a -> a[0] == 2).count();
 
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     long[] lastProgress = new long[2];
     ImportReport report = GpuImporter.importFile(file,
         ImportOptions.defaults().withProgress((d, t) -> {
@@ -90,7 +90,7 @@ class KinetoImportTest {
     assertThat(summary.memcpys()).isEqualTo(memcpys);
     List<long[]> intervals = new ArrayList<>();
     acts.forEach(a -> intervals.add(new long[] {a[1], a[2]}));
-    long busy = SharedTraces.union(intervals);
+    long busy = ImportFixtures.union(intervals);
     long total = acts.isEmpty() ? 0 : acts.stream().mapToLong(a -> a[2]).max().getAsLong()
         - acts.stream().mapToLong(a -> a[1]).min().getAsLong();
     List<long[]> copies = new ArrayList<>();
@@ -98,7 +98,7 @@ class KinetoImportTest {
     assertThat(summary.busyNs()).isEqualTo(busy);
     assertThat(summary.totalNs()).isEqualTo(total);
     assertThat(summary.idleNs()).isEqualTo(total - busy);
-    assertThat(summary.memcpyNs()).isEqualTo(SharedTraces.union(copies));
+    assertThat(summary.memcpyNs()).isEqualTo(ImportFixtures.union(copies));
     assertThat(summary.streams().stream().mapToLong(GpuSummary.StreamSummary::kernels).sum()).isEqualTo(kernels);
   }
 
@@ -110,10 +110,10 @@ class KinetoImportTest {
       "public/kineto__tracelens_vllm_decode_fullgraph_mi300x.json.gz, 10.7177, 10.7432",
       "public/kineto__tracelens_vllm_prefilldecode_piecewise_mi300x.json.gz, 156.086, 156.466"})
   void summaryMatchesTraceLensOracle(String name, double busyMs, double totalMs) throws Exception {
-    GpuSummary s = GpuSummary.of(SharedTraces.file(name));
+    GpuSummary s = GpuSummary.of(ImportFixtures.file(name));
     assertThat(s.busyNs() / 1e6).isCloseTo(busyMs, within(0.001));
     assertThat(s.totalNs() / 1e6).isCloseTo(totalMs, within(0.001));
-    JsonNode json = SharedTraces.JSON.readTree(s.toJson());
+    JsonNode json = ImportFixtures.JSON.readTree(s.toJson());
     List<String> keys = new ArrayList<>();
     json.fieldNames().forEachRemaining(keys::add);
     assertThat(keys).containsExactly("total_ms", "busy_ms", "computation_ms", "memcpy_ms", "idle_ms", "kernels",
@@ -123,8 +123,8 @@ class KinetoImportTest {
 
   @Test
   void h200KinetoStepsJoinRequestsInArrivalOrder() throws Exception {
-    Path file = SharedTraces.file("h200-tinylm/kineto/kineto_trace.json.gz");
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    Path file = ImportFixtures.file("h200-tinylm/kineto/kineto_trace.json.gz");
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(file, ImportOptions.defaults(), sink);
     H200Join.assertJoin(sink.spans, file.resolveSibling("requests.jsonl"), report);
     assertThat(report.stepsMatched()).isEqualTo(50);
@@ -137,8 +137,8 @@ class KinetoImportTest {
   void graphReplayKernelsFindTheirLaunchByCorrelation() throws Exception {
     // vLLM full HIP-graph decode: 425 kernels, only 4 with External id; the replayed kernels share the
     // graph launch's correlation id, so they still find their launching thread.
-    Path file = SharedTraces.file("public/kineto__tracelens_vllm_decode_fullgraph_mi300x.json.gz");
-    JsonNode root = SharedTraces.tree(file);
+    Path file = ImportFixtures.file("public/kineto__tracelens_vllm_decode_fullgraph_mi300x.json.gz");
+    JsonNode root = ImportFixtures.tree(file);
     java.util.Set<Long> launchCorrelations = new java.util.HashSet<>();
     long expected = 0;
     for (JsonNode e : root.get("traceEvents")) {
@@ -153,7 +153,7 @@ class KinetoImportTest {
         expected++;
       }
     }
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(file, ImportOptions.defaults(), sink);
     long withThread = sink.spans.stream().filter(s -> "kernel".equals(attr(s, LlmlatAttributes.GPU_KIND)))
         .filter(s -> attr(s, LlmlatAttributes.THREAD_ID) != null).count();

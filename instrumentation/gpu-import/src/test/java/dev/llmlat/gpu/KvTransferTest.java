@@ -1,6 +1,6 @@
 package dev.llmlat.gpu;
 
-import static dev.llmlat.gpu.SharedTraces.attr;
+import static dev.llmlat.gpu.ImportFixtures.attr;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class KvTransferTest {
   private static final long MS = 1_000_000;
-  private static final Path DIR = SharedTraces.file("h200x2-pd");
+  private static final Path DIR = ImportFixtures.file("h200x2-pd");
 
   /** One side as the test reads it: the range (Unix ns), its process (pid: bits 24-47 of globalTid) and the NCCL kernel's device and times. */
   private record Side(long pid, long rangeStart, long rangeEnd, long device, long kernelStart, long kernelEnd) {}
@@ -88,7 +88,7 @@ class KvTransferTest {
   }
 
   private static List<JsonNode> log(int rank) throws Exception {
-    return SharedTraces.lines(DIR.resolve("requests.rank" + rank + ".jsonl"));
+    return ImportFixtures.lines(DIR.resolve("requests.rank" + rank + ".jsonl"));
   }
 
   private static long longAttr(Span s, String key) {
@@ -107,7 +107,7 @@ class KvTransferTest {
     List<JsonNode> received = log(1);
     assertThat(sent).hasSize(8);
     assertThat(TRUTH).hasSize(8);
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(DIR.resolve("pd.sqlite"), ImportOptions.defaults(), sink);
     assertThat(report.requestsMatched()).isEqualTo(8);
 

@@ -44,7 +44,7 @@ class MalformedValuesTest {
     assertThat(emitted).isEmpty();
   }
 
-  private static ImportReport imported(Path file, ExportFormat format, SharedTraces.Collector sink) throws Exception {
+  private static ImportReport imported(Path file, ExportFormat format, ImportFixtures.Collector sink) throws Exception {
     return GpuImporter.importFile(file, format, ImportOptions.defaults(), sink);
   }
 
@@ -158,7 +158,7 @@ class MalformedValuesTest {
     @Test
     void negativeDurIsKeptAsZeroLengthAndCounted() throws Exception {
       // Kineto wrote these from CUPTI records without an end (kineto#646): kept, not refused
-      SharedTraces.Collector sink = new SharedTraces.Collector();
+      ImportFixtures.Collector sink = new ImportFixtures.Collector();
       ImportReport r = imported(kernel("1700000000000010", "-3", "0", "7"), ExportFormat.KINETO_JSON, sink);
       assertThat(r.kernels()).isEqualTo(1);
       Span k = sink.spans.get(0);
@@ -173,11 +173,11 @@ class MalformedValuesTest {
     @Test
     void launchThreadIdOutsideUInt32IsLeftOutAndCounted() throws Exception {
       // Some Kineto versions write thread ids as negative int32s: the join keeps them, the span does not carry them
-      SharedTraces.Collector sink = new SharedTraces.Collector();
+      ImportFixtures.Collector sink = new ImportFixtures.Collector();
       ImportReport r = imported(trace(null, String.format(LAUNCH, -247463936, 5),
           String.format(KERNEL, "1700000000000010", "1", "0", "7")), ExportFormat.KINETO_JSON, sink);
-      assertThat(SharedTraces.attr(sink.spans.get(0), "thread.id")).isNull();
-      assertThat(SharedTraces.attr(sink.spans.get(0), "process.pid")).isEqualTo("100");
+      assertThat(ImportFixtures.attr(sink.spans.get(0), "thread.id")).isNull();
+      assertThat(ImportFixtures.attr(sink.spans.get(0), "process.pid")).isEqualTo("100");
       assertThat(r.warnings()).singleElement().satisfies(w -> {
         assertThat(w.problem()).contains("not a UInt32");
         assertThat(w.first()).isEqualTo("traceEvents[0] tid -247463936");
@@ -186,12 +186,12 @@ class MalformedValuesTest {
 
     @Test
     void aWellFormedTraceHasNoWarnings() throws Exception {
-      SharedTraces.Collector sink = new SharedTraces.Collector();
+      ImportFixtures.Collector sink = new ImportFixtures.Collector();
       ImportReport r = imported(kernel("1700000000000010.5", "1.25", "3", "4294967295"), ExportFormat.KINETO_JSON,
           sink);
       assertThat(r.warnings()).isEmpty();
       assertThat(sink.spans.get(0).getStartTimeUnixNano()).isEqualTo(1700000000000010500L);
-      assertThat(SharedTraces.attr(sink.spans.get(0), "gpu.stream.id")).isEqualTo("4294967295");
+      assertThat(ImportFixtures.attr(sink.spans.get(0), "gpu.stream.id")).isEqualTo("4294967295");
     }
   }
 
@@ -256,7 +256,7 @@ class MalformedValuesTest {
 
     @Test
     void endBeforeStartIsKeptAsZeroLengthAndCounted() throws Exception {
-      SharedTraces.Collector sink = new SharedTraces.Collector();
+      ImportFixtures.Collector sink = new ImportFixtures.Collector();
       ImportReport r = imported(export(SESSION, "(100, 200, 0, 7, 1, NULL, NULL), (300, 0, 0, 7, 2, NULL, NULL),"
           + " (400, 350, 0, 7, 3, NULL, NULL)"), ExportFormat.NSYS_SQLITE, sink);
       assertThat(r.kernels()).isEqualTo(3);
@@ -454,7 +454,7 @@ class MalformedValuesTest {
 
     @Test
     void repeatedSpanIdInATraceIsKeptAndCounted() throws Exception {
-      SharedTraces.Collector sink = new SharedTraces.Collector();
+      ImportFixtures.Collector sink = new ImportFixtures.Collector();
       ImportReport r = imported(file(ok("a", "eee19b7ec3c1b175"), ok("again", "eee19b7ec3c1b174"),
           ok("b", "eee19b7ec3c1b176")), ExportFormat.OTLP_JSON, sink);
       assertThat(r.spans()).isEqualTo(4);
@@ -471,7 +471,7 @@ class MalformedValuesTest {
     void theSameSpanIdInAnotherTraceIsNoRepeat() throws Exception {
       String other = span("other", "\"traceId\":\"5b8efff798038103d269b633813fc60d\",\"spanId\":\"eee19b7ec3c1b174\""
           + times("1", "2"));
-      ImportReport r = imported(file(other), ExportFormat.OTLP_JSON, new SharedTraces.Collector());
+      ImportReport r = imported(file(other), ExportFormat.OTLP_JSON, new ImportFixtures.Collector());
       assertThat(r.warnings()).isEmpty();
     }
   }

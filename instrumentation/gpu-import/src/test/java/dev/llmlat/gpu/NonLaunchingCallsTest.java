@@ -48,7 +48,7 @@ class NonLaunchingCallsTest {
   @Test
   void noActivityOfAnyRealCaptureWasLaunchedByASkippedCall() throws Exception {
     List<Path> exports;
-    try (Stream<Path> s = Files.walk(SharedTraces.root())) {
+    try (Stream<Path> s = Files.walk(ImportFixtures.root())) {
       exports = s.filter(p -> p.toString().endsWith(".sqlite")).sorted().toList();
     }
     assertThat(exports).hasSizeGreaterThanOrEqualTo(7);

@@ -1,7 +1,7 @@
 package dev.llmlat.gpu;
 
 import dev.llmlat.nvtx.NvtxPattern;
-import static dev.llmlat.gpu.SharedTraces.attr;
+import static dev.llmlat.gpu.ImportFixtures.attr;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.semconv.LlmlatAttributes;
@@ -47,8 +47,8 @@ class NsysImportTest {
       "h200-tinylm/nsys/nsys_b.sqlite",
       "h200-e2e/engine.sqlite"})
   void importsEveryActivityWithCountsFromSql(String name) throws Exception {
-    Path file = SharedTraces.file(name);
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    Path file = ImportFixtures.file(name);
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(file, ImportOptions.defaults().withBatchSize(500), sink);
 
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
@@ -112,7 +112,7 @@ class NsysImportTest {
   @ParameterizedTest
   @ValueSource(strings = {"public/nsys__extrap_con_kernel.sqlite"})
   void kernelsWithoutRuntimeRowAreNamedAsSuch(String name) throws Exception {
-    Path file = SharedTraces.file(name);
+    Path file = ImportFixtures.file(name);
     ImportReport report = GpuImporter.importFile(file,
         ImportOptions.defaults().withPattern(NvtxPattern.regex("(?<traces>[0-9a-f]{32})")), b -> { });
     // No NVTX table: every activity is unattributed for that reason, the 2 runtime-less kernels included.
@@ -122,8 +122,8 @@ class NsysImportTest {
   @ParameterizedTest
   @ValueSource(strings = {"h200-tinylm/nsys/nsys_b.sqlite", "h200-e2e/engine.sqlite"})
   void h200StepsJoinRequestsInArrivalOrder(String name) throws Exception {
-    Path file = SharedTraces.file(name);
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    Path file = ImportFixtures.file(name);
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(file, ImportOptions.defaults(), sink);
     Path requestsFile = file.resolveSibling("requests.jsonl");
     H200Join.assertJoin(sink.spans, requestsFile, report);
@@ -146,7 +146,7 @@ class NsysImportTest {
     assertThat(byStep).hasSize(steps.size());
     byStep.forEach((id, intervals) -> {
       Span step = steps.get(id);
-      assertThat(Long.parseLong(attr(step, LlmlatAttributes.GPU_BUSY_NS))).isEqualTo(SharedTraces.union(intervals));
+      assertThat(Long.parseLong(attr(step, LlmlatAttributes.GPU_BUSY_NS))).isEqualTo(ImportFixtures.union(intervals));
       assertThat(step.getStartTimeUnixNano()).isEqualTo(intervals.stream().mapToLong(i -> i[0]).min().getAsLong());
       assertThat(step.getEndTimeUnixNano()).isEqualTo(intervals.stream().mapToLong(i -> i[1]).max().getAsLong());
     });

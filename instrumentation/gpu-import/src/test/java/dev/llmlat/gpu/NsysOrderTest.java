@@ -1,7 +1,7 @@
 package dev.llmlat.gpu;
 
 import dev.llmlat.nvtx.NvtxPattern;
-import static dev.llmlat.gpu.SharedTraces.attr;
+import static dev.llmlat.gpu.ImportFixtures.attr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,7 +64,7 @@ class NsysOrderTest {
 
   @Test
   void activitiesComeInStartOrderWithTiesByKindThenTableOrder() throws Exception {
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(export(true), ImportOptions.defaults().withBatchSize(3), sink);
 
     assertThat(sink.spans.stream().map(Span::getName).collect(Collectors.toList()))
@@ -74,7 +74,7 @@ class NsysOrderTest {
 
   @Test
   void aTableOutOfOrderIsReadAgainSortedWithoutEmittingAnythingTwice() throws Exception {
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport report = GpuImporter.importFile(export(false), ImportOptions.defaults().withBatchSize(3), sink);
 
     // Rowid order meets "Memcpy HtoD" (200) first, then "Memcpy DtoH" (50): out of order. The rest
@@ -123,7 +123,7 @@ class NsysOrderTest {
     java.util.Collections.shuffle(shuffled, new java.util.Random(7));
     ImportOptions options = ImportOptions.defaults().withPattern(NvtxPattern.regex("step (?<traces>[0-9a-f]{32})"))
         .withBatchSize(16);
-    Map<Boolean, SharedTraces.Collector> sinks = new java.util.HashMap<>();
+    Map<Boolean, ImportFixtures.Collector> sinks = new java.util.HashMap<>();
     for (boolean ordered : new boolean[] {true, false}) {
       // One file name: span ids derive from it.
       Path file = java.nio.file.Files.createDirectories(dir.resolve(ordered ? "sorted" : "shuffled")).resolve("steps.sqlite");
@@ -144,7 +144,7 @@ class NsysOrderTest {
             + " globalTid INTEGER)");
         st.execute("INSERT INTO NVTX_EVENTS VALUES (5, 60, 59, 'step " + "ab".repeat(16) + "', " + (PID + 1) + ")");
       }
-      SharedTraces.Collector sink = new SharedTraces.Collector();
+      ImportFixtures.Collector sink = new ImportFixtures.Collector();
       ImportReport report = GpuImporter.importFile(file, options, sink);
       assertThat(report.kernels()).isEqualTo(40);
       assertThat(report.stepsMatched()).isEqualTo(1);
@@ -161,7 +161,7 @@ class NsysOrderTest {
     long[][] intervals = kernels.stream().map(k -> k.substring(1).split(", "))
         .map(f -> new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])}).toArray(long[][]::new);
     assertThat(attr(sortedStep, LlmlatAttributes.GPU_BUSY_NS))
-        .isEqualTo(String.valueOf(SharedTraces.union(List.of(intervals))));
+        .isEqualTo(String.valueOf(ImportFixtures.union(List.of(intervals))));
     assertThat(withoutIds(sinks.get(false).spans)).containsExactlyInAnyOrderElementsOf(withoutIds(sinks.get(true).spans));
   }
 

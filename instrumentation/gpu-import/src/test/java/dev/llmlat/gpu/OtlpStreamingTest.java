@@ -79,7 +79,7 @@ class OtlpStreamingTest {
         + "\"version\":\"1.2\"},\"schemaUrl\":\"https://opentelemetry.io/schemas/1.2.0\"},{\"scope\":{\"name\":\"other\"},"
         + "\"spans\":[" + String.format(span, 99, 99) + "]}],\"resource\":{\"attributes\":[{\"key\":\"service.name\","
         + "\"value\":{\"stringValue\":\"engine\"}}]},\"schemaUrl\":\"https://opentelemetry.io/schemas/1.1.0\"}]}");
-    SharedTraces.Collector sink = new SharedTraces.Collector();
+    ImportFixtures.Collector sink = new ImportFixtures.Collector();
     ImportReport r = GpuImporter.importFile(file, ExportFormat.OTLP_JSON, ImportOptions.defaults().withBatchSize(2), sink);
 
     assertThat(r.spans()).isEqualTo(6);

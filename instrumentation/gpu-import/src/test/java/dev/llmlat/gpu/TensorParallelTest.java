@@ -76,7 +76,7 @@ class TensorParallelTest {
 
   @Test
   void h200TensorParallelCollectivesWaitsAndStragglers() throws Exception {
-    Path file = SharedTraces.file("h200x2-tp/tp.sqlite");
+    Path file = ImportFixtures.file("h200x2-tp/tp.sqlite");
     List<Kernel> kernels = new ArrayList<>();
     Map<Long, Integer> rankOfPid = new TreeMap<>();
     List<String[]> stepsOfRank1 = new ArrayList<>(); // text, occurrence, in start order
@@ -157,7 +157,7 @@ class TensorParallelTest {
 
     // Steps where rank 1 slept: where its GPU really was >= 20 ms late (rank 0's wait on it), it is named.
     int checked = 0;
-    for (JsonNode line : SharedTraces.lines(SharedTraces.file("h200x2-tp/straggler.jsonl"))) {
+    for (JsonNode line : ImportFixtures.lines(ImportFixtures.file("h200x2-tp/straggler.jsonl"))) {
       String[] step = stepsOfRank1.get(line.get("step").asInt());
       assertThat(step[0]).startsWith(line.get("kind").asText() + " ");
       long delay = 0;
@@ -176,7 +176,7 @@ class TensorParallelTest {
     assertThat(checked).isGreaterThanOrEqualTo(1);
 
     // The JSON carries the same figures.
-    JsonNode json = SharedTraces.JSON.readTree(all.toJson()).get("collectives");
+    JsonNode json = ImportFixtures.JSON.readTree(all.toJson()).get("collectives");
     assertThat(json.get("devices")).hasSize(2);
     assertThat(json.get("devices").get(1).get("wait_ms").decimalValue())
         .isEqualByComparingTo(BigDecimal.valueOf(s.ranks().get(1).waitNs(), 6));
@@ -185,11 +185,11 @@ class TensorParallelTest {
 
   @Test
   void htaKinetoRanksAreAlignedAndMatched() throws Exception {
-    List<Path> files = List.of(SharedTraces.file("public/kineto__hta_sampled_rank-0.json.gz"),
-        SharedTraces.file("public/kineto__hta_sampled_rank-1.json.gz"));
+    List<Path> files = List.of(ImportFixtures.file("public/kineto__hta_sampled_rank-0.json.gz"),
+        ImportFixtures.file("public/kineto__hta_sampled_rank-1.json.gz"));
     List<Kernel> kernels = new ArrayList<>();
     for (int r = 0; r < 2; r++) {
-      JsonNode events = SharedTraces.tree(files.get(r)).get("traceEvents");
+      JsonNode events = ImportFixtures.tree(files.get(r)).get("traceEvents");
       Map<Long, long[]> launches = new HashMap<>(); // correlation -> ts
       List<long[]> steps = new ArrayList<>(); // ProfilerStep ranges of the process: start, end, number
       for (JsonNode e : events) {
@@ -247,7 +247,7 @@ class TensorParallelTest {
     }
     assertThat(s.steps()).extracting(CollectiveSummary.StepStraggler::name)
         .containsExactly("ProfilerStep#551", "ProfilerStep#552");
-    JsonNode json = SharedTraces.JSON.readTree(all.toJson());
+    JsonNode json = ImportFixtures.JSON.readTree(all.toJson());
     assertThat(json.get("files")).hasSize(2);
     assertThat(json.get("collectives").get("matched").asLong()).isEqualTo(10);
   }
@@ -262,7 +262,7 @@ class TensorParallelTest {
   void singleRankExportsSummarizeAsBefore() throws Exception {
     for (String name : List.of("public/kineto__hta_nccl_data_rank0.json.gz", "public/kineto__hta_sampled_rank-0.json.gz",
         "public/nsys__pipit_saxpy-mpi-cuda_perlmutter0.sqlite")) {
-      Path f = SharedTraces.file(name);
+      Path f = ImportFixtures.file(name);
       GpuSummaries all = GpuSummaries.of(List.of(f));
       assertThat(all.collectives()).as(name).isNull();
       assertThat(all.files()).hasSize(1);

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.gpu.ImportProgress;
-import dev.llmlat.gpu.internal.OtlpJson;
+import dev.llmlat.otlpjson.OtlpJsonReader;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
@@ -71,7 +70,7 @@ class SglangTraceWriterTest {
     Path file = dir.resolve("sglang.jsonl");
     Files.write(file, lines);
     List<Span> spans = new ArrayList<>();
-    OtlpJson.scan(file, ImportProgress.NONE, 0, Files.size(file), req -> {
+    new OtlpJsonReader(file).readRequests(req -> {
       for (ResourceSpans rs : req.getResourceSpansList()) {
         assertThat(attrs(rs.getResource().getAttributesList())).containsEntry("service.name", "sglang")
             .containsEntry("telemetry.sdk.language", "python");

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.gpu.ImportProgress;
-import dev.llmlat.gpu.internal.OtlpJson;
+import dev.llmlat.otlpjson.OtlpJsonReader;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.Span;
@@ -104,7 +103,7 @@ class TensorRtLlmTraceWriterTest {
     Files.write(file, docs);
     List<Span> read = new ArrayList<>();
     String[] scope = new String[1];
-    OtlpJson.scan(file, ImportProgress.NONE, 0, Files.size(file), req -> req.getResourceSpansList()
+    new OtlpJsonReader(file).readRequests(req -> req.getResourceSpansList()
         .forEach(r -> r.getScopeSpansList().forEach(s -> {
           scope[0] = s.getScope().getName();
           read.addAll(s.getSpansList());

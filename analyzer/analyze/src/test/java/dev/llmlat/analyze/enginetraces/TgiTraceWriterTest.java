@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.gpu.ImportProgress;
-import dev.llmlat.gpu.internal.OtlpJson;
+import dev.llmlat.otlpjson.OtlpJsonReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,7 +79,7 @@ class TgiTraceWriterTest {
     Path file = dir.resolve("tgi.jsonl");
     Files.writeString(file, String.join("\n", docs) + "\n", StandardCharsets.UTF_8);
     List<io.opentelemetry.proto.trace.v1.Span> proto = new ArrayList<>();
-    long n = OtlpJson.scan(file, ImportProgress.NONE, 0, Files.size(file), req -> req.getResourceSpansList()
+    long n = new OtlpJsonReader(file).readRequests(req -> req.getResourceSpansList()
         .forEach(rs -> rs.getScopeSpansList().forEach(ss -> proto.addAll(ss.getSpansList()))));
     assertThat(n).isEqualTo(docs.size());
 

@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.gpu.ImportProgress;
-import dev.llmlat.gpu.internal.OtlpJson;
+import dev.llmlat.otlpjson.OtlpJsonReader;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
@@ -205,7 +204,7 @@ class VllmTraceWriterTest {
     Path file = dir.resolve("vllm.jsonl");
     Files.write(file, docs);
     List<Span> read = new ArrayList<>();
-    long n = OtlpJson.scan(file, ImportProgress.NONE, 0, Files.size(file), req -> req.getResourceSpansList()
+    long n = new OtlpJsonReader(file).readRequests(req -> req.getResourceSpansList()
         .forEach(r -> {
           resources.add(r);
           r.getScopeSpansList().forEach(s -> read.addAll(s.getSpansList()));

@@ -38,13 +38,15 @@ class OtlpRecordDecoderTest {
 
   @Test
   void badIdsTimesAndGpuIdsAreRefusedNamingTheSpan() {
-    assertRefused(s -> s.setTraceId(ByteString.copyFrom(new byte[16])), "span 'POST' has an all-zero trace id");
-    assertRefused(s -> s.setSpanId(ByteString.copyFrom(new byte[8])), "span 'POST' has an all-zero span id");
-    assertRefused(s -> s.setStartTimeUnixNano(0), "startTimeUnixNano 0 (missing)");
-    assertRefused(s -> s.setStartTimeUnixNano(-1).setEndTimeUnixNano(-1), "startTimeUnixNano 18446744073709551615 (past year 2262)");
-    assertRefused(s -> s.setEndTimeUnixNano(T - 1), "ends before it starts");
-    assertRefused(s -> s.addAttributes(intAttr("gpu.device.id", 70_000)), "gpu.device.id 70000 (0 to 65535 fit the store)");
-    assertRefused(s -> s.addAttributes(intAttr("gpu.stream.id", -1)), "gpu.stream.id -1");
+    assertRefused(s -> s.setTraceId(ByteString.copyFrom(new byte[16])), "span 'POST': traceId is all zeros");
+    assertRefused(s -> s.setSpanId(ByteString.copyFrom(new byte[8])), "span 'POST': spanId is all zeros");
+    assertRefused(s -> s.setTraceId(ByteString.copyFrom(new byte[] {1, 2, 3})), "traceId has 3 bytes (OTLP needs 16)");
+    assertRefused(s -> s.setSpanId(ByteString.copyFrom(new byte[] {1, 2, 3, 4})), "spanId has 4 bytes (OTLP needs 8)");
+    assertRefused(s -> s.setStartTimeUnixNano(0), "span 'POST': startTimeUnixNano is missing or 0");
+    assertRefused(s -> s.setStartTimeUnixNano(-1).setEndTimeUnixNano(-1), "startTimeUnixNano 18446744073709551615 is past year 2262");
+    assertRefused(s -> s.setEndTimeUnixNano(T - 1), "endTimeUnixNano " + (T - 1) + " is before startTimeUnixNano " + T);
+    assertRefused(s -> s.addAttributes(intAttr("gpu.device.id", 70_000)), "gpu.device.id: 70000 does not fit gpu_kernels.Device (UInt16: 0 to 65535)");
+    assertRefused(s -> s.addAttributes(intAttr("gpu.stream.id", -1)), "gpu.stream.id: -1 does not fit gpu_kernels.Stream");
   }
 
   static void assertRefused(UnaryOperator<Span.Builder> change, String reason) {

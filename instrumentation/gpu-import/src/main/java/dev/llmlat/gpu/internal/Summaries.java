@@ -4,6 +4,8 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuSummary;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.InvalidExportException;
+import dev.llmlat.otlpjson.InvalidOtlpJsonException;
+import dev.llmlat.otlpjson.OtlpJsonReader;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -82,7 +84,11 @@ public final class Summaries {
       case OTLP_JSON: {
         long size = Files.size(file);
         Timeline t = new Timeline(false);
-        new OtlpJson(file).scan(progress, 0, size, (group, span, where) -> otlpSpan(t, span));
+        try {
+          new OtlpJsonReader(file).read(progress::update, 0, size, (group, span, where) -> otlpSpan(t, span));
+        } catch (InvalidOtlpJsonException e) {
+          throw Inputs.invalid(e);
+        }
         progress.update(size, size);
         return new Scan(t.summary(file, format), List.of());
       }

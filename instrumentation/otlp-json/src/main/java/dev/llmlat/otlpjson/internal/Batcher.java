@@ -1,61 +1,61 @@
-package dev.llmlat.gpu.internal;
+package dev.llmlat.otlpjson.internal;
 
-import dev.llmlat.otlpkafka.SpanBatch;
-import dev.llmlat.otlpkafka.SpanSink;
+import dev.llmlat.otlpjson.ResourceGroup;
+import dev.llmlat.otlpjson.ScopeGroup;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
+import java.util.function.Consumer;
 
 /**
- * Regroups streamed OTLP spans into requests of at most {@code batchSize} spans, each span under
- * its own resource and scope, and hands each to the sink as a {@link SpanBatch}. A request of the
- * file (a line of the Collector's file exporter) ends a batch, so small requests stay one batch each.
+ * Regroups streamed spans into requests of at most {@code batchSize} spans, each span under its own
+ * resource and scope. The caller ends a batch at the end of each request of the file (a line of the
+ * Collector's file exporter), so small requests stay one batch each.
  */
-final class OtlpBatcher {
+public final class Batcher {
   private final int batchSize;
-  private final SpanSink sink;
+  private final Consumer<ExportTraceServiceRequest> batches;
   private ExportTraceServiceRequest.Builder request = ExportTraceServiceRequest.newBuilder();
   private ResourceSpans.Builder resourceSpans;
   private ScopeSpans.Builder scopeSpans;
-  private OtlpJson.ResourceGroup resource;
-  private OtlpJson.ScopeGroup scope;
+  private ResourceGroup resource;
+  private ScopeGroup scope;
   private int pending;
-  private long spans;
-  private long batches;
 
-  OtlpBatcher(int batchSize, SpanSink sink) {
+  public Batcher(int batchSize, Consumer<ExportTraceServiceRequest> batches) {
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batch size " + batchSize + " (at least 1)");
+    }
     this.batchSize = batchSize;
-    this.sink = sink;
+    this.batches = batches;
   }
 
-  void add(OtlpJson.ScopeGroup group, Span span) {
+  public void add(ScopeGroup group, Span span) {
     if (group != scope) {
       closeScope();
-      if (group.resource != resource) {
+      if (group.resourceGroup() != resource) {
         closeResource();
-        resource = group.resource;
-        resourceSpans = ResourceSpans.newBuilder().setResource(resource.resource).setSchemaUrl(resource.schemaUrl);
+        resource = group.resourceGroup();
+        resourceSpans = ResourceSpans.newBuilder().setResource(resource.resource()).setSchemaUrl(resource.schemaUrl());
       }
       scope = group;
-      scopeSpans = ScopeSpans.newBuilder().setScope(group.scope).setSchemaUrl(group.schemaUrl);
+      scopeSpans = ScopeSpans.newBuilder().setScope(group.scope()).setSchemaUrl(group.schemaUrl());
     }
     scopeSpans.addSpans(span);
-    spans++;
     if (++pending >= batchSize) {
       flush();
     }
   }
 
   /** Hands over what is pending as one batch. */
-  void flush() {
+  public void flush() {
     if (pending == 0) {
       return;
     }
     closeScope();
     closeResource();
-    sink.accept(SpanBatch.of(request.build()));
-    batches++;
+    batches.accept(request.build());
     request = ExportTraceServiceRequest.newBuilder();
     pending = 0;
     resource = null;
@@ -76,13 +76,5 @@ final class OtlpBatcher {
       resourceSpans = null;
     }
     resource = null;
-  }
-
-  long spans() {
-    return spans;
-  }
-
-  long batches() {
-    return batches;
   }
 }

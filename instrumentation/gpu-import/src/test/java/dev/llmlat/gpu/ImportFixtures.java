@@ -12,40 +12,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
 
-/** Finds ../shared/traces (system property llmlat.sharedTraces, else walking up from the module). */
-final class SharedTraces {
+/** The shared traces (found by the one lookup every module's tests use) and the readings gpu-import's tests share. */
+final class ImportFixtures {
   static final ObjectMapper JSON = new ObjectMapper()
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
-  private static Path root;
 
-  private SharedTraces() {}
+  private ImportFixtures() {}
 
-  static synchronized Path root() {
-    if (root == null) {
-      String p = System.getProperty("llmlat.sharedTraces");
-      if (p != null) {
-        root = Paths.get(p);
-      } else {
-        String start = System.getProperty("llmlat.moduleDir", System.getProperty("user.dir"));
-        for (Path d = Paths.get(start).toAbsolutePath(); d != null; d = d.getParent()) {
-          Path candidate = d.resolve("shared").resolve("traces");
-          if (Files.isDirectory(candidate)) {
-            root = candidate;
-            break;
-          }
-        }
-      }
-      if (root == null || !Files.isDirectory(root)) {
-        throw new IllegalStateException("shared traces not found; set -Dllmlat.sharedTraces");
-      }
-    }
-    return root;
+  static Path root() {
+    return dev.llmlat.sharedtraces.SharedTraces.root();
   }
 
   static Path file(String relative) {
