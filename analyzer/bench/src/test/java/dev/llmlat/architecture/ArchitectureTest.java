@@ -32,7 +32,7 @@ class ArchitectureTest {
       .importPackages("dev.llmlat");
   private static final Pattern MODULE = Pattern.compile("/([a-z-]+)/target/classes/|/llmlat-([a-z-]+?)(?:-\\d[^/]*)?\\.jar");
   /** Modules whose root is not their folder's name, the name kept short or the hyphen dropped. */
-  private static final Map<String, String> ROOTS = Map.of("gpu-import", "gpu", "otlp-kafka", "otlpkafka", "otlp-json", "otlpjson", "shared-traces", "sharedtraces",
+  private static final Map<String, String> ROOTS = Map.of("gpu-import", "gpu", "otlp-kafka", "otlpkafka", "otlp-json", "otlpjson", "shared-traces", "sharedtraces", "imports", "imports",
       "engine-telemetry", "enginetelemetry", "agent-extension", "agent", "demo-engine", "engine",
       "scheduler-sdk", "scheduler", "ebpf-bridge", "ebpf");
 

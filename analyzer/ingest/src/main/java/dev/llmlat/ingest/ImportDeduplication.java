@@ -2,8 +2,8 @@ package dev.llmlat.ingest;
 
 import dev.llmlat.ingest.imports.ImportClaim;
 import dev.llmlat.ingest.imports.ImportClaims;
-import dev.llmlat.ingest.imports.ImportRecord;
-import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.ingest.imports.StoreImportLedger;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -1,6 +1,6 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.ingest.spans.SpanRouter;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package dev.llmlat.ingest;
 
 import dev.llmlat.ingest.imports.ImportClaims;
-import dev.llmlat.ingest.imports.ImportHeaders;
-import dev.llmlat.ingest.imports.ImportedFile;
+import dev.llmlat.imports.ImportHeaders;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.ingest.imports.StoreImportLedger;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.ingest.spans.OtlpRecordDecoder;

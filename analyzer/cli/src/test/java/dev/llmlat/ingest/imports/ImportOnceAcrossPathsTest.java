@@ -1,5 +1,6 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.testing.ExportFixtures;
 import static org.assertj.core.api.Assertions.assertThat;

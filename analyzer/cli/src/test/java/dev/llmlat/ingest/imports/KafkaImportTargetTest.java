@@ -1,5 +1,7 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.KafkaImportTarget;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.testing.ExportFixtures;
 import dev.llmlat.semconv.LlmlatTopics;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,6 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.ImportHeaders;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryWriter;
 import java.time.Duration;
@@ -72,11 +73,6 @@ public final class ImportClaims {
   /** A new claimant id for one run of an import into the store. */
   static String storeClaimant() {
     return "store:" + UUID.randomUUID();
-  }
-
-  /** The claimant id of one run of an import to Kafka. */
-  static String kafkaClaimant(String run) {
-    return "kafka:" + run;
   }
 
   /** The claim in force for import {@code id}: its latest epoch's row. */

@@ -1,5 +1,7 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.ImportedFile;
+
 /**
  * Points where the parties of an import stop for a test that orders them ({@code
  * ImportClaimInterleavingsTest}); no-ops otherwise. The ingester's own point is {@code

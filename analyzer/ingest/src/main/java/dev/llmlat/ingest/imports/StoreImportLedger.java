@@ -1,5 +1,7 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryWriter;
 import java.time.Instant;

@@ -1,5 +1,8 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.ImportTarget;
+import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.ingest.spans.GpuKernelRowEncoder;
 import dev.llmlat.ingest.spans.OtelTracesRowEncoder;

@@ -1,5 +1,8 @@
 package dev.llmlat.ingest.imports;
 
+import dev.llmlat.imports.KafkaImportTarget;
+import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportedFile;
 import static dev.llmlat.ingest.imports.GateHooks.claimed;
 import static dev.llmlat.ingest.imports.GateHooks.claiming;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -267,7 +270,7 @@ class ImportClaimInterleavingsTest {
       return inStore.get().done() ? "already imported into the store" : "refused: pending in the store";
     }
     try (KafkaImportTarget target = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), e.file())) {
-      target.hooks(hooks);
+      target.beforeCommit(hooks::kafkaCommitting);
       if (target.earlier().filter(ImportRecord::done).isPresent()) {
         return "already imported into Kafka";
       }

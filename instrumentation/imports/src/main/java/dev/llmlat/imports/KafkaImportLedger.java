@@ -1,4 +1,4 @@
-package dev.llmlat.ingest.imports;
+package dev.llmlat.imports;
 
 import dev.llmlat.otlpkafka.KafkaClientProperties;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.llmlat.ingest.imports;
+package dev.llmlat.imports;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -53,10 +53,17 @@ public final class ImportHeaders {
     }
   }
 
-  /** The claimant for the records of an import ({@link ImportClaims}): its run. */
+  /**
+   * The claimant for the records of an import (in the ingester's claims table): {@code kafka:<run>},
+   * every ingester storing the run's records holding the claim together.
+   */
   public static String claimant(Headers headers) {
     String run = text(headers, RUN);
-    return ImportClaims.kafkaClaimant(run == null || run.isEmpty() ? UNNAMED_RUN : run);
+    return kafkaClaimant(run == null || run.isEmpty() ? UNNAMED_RUN : run);
+  }
+
+  public static String kafkaClaimant(String run) {
+    return "kafka:" + run;
   }
 
   private static String text(Headers headers, String key) {

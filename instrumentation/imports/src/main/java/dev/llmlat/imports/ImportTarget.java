@@ -1,4 +1,4 @@
-package dev.llmlat.ingest.imports;
+package dev.llmlat.imports;
 
 import dev.llmlat.otlpkafka.SpanSink;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.llmlat.ingest.imports;
+package dev.llmlat.imports;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.llmlat.ingest.imports;
+package dev.llmlat.imports;
 
 import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
@@ -32,7 +33,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * a second copy has to be stopped here.
  *
  * <p>Each record of a known file carries {@link ImportHeaders}: the ingester claims the file for
- * this run ({@link ImportClaims}) and stores its rows, tagged with the file's id, only while the
+ * this run ((the ingester's {@code ImportClaims})) and stores its rows, tagged with the file's id, only while the
  * claim is the run's; an import of the same file straight into the store that claimed it first (or
  * a run that published it before) keeps it, and the ingester drops these records.
  */
@@ -50,7 +51,7 @@ public final class KafkaImportTarget implements ImportTarget {
     }
   };
   private final org.apache.kafka.common.header.Headers headers; // null: an untracked import
-  private ImportHooks hooks = ImportHooks.NONE;
+  private Consumer<ImportedFile> beforeCommit = file -> { };
   private boolean inTransaction;
   private boolean open = true;
   private long records;
@@ -102,8 +103,9 @@ public final class KafkaImportTarget implements ImportTarget {
     return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
   }
 
-  void hooks(ImportHooks hooks) {
-    this.hooks = hooks;
+  /** Runs {@code step} just before the file's transaction commits: a test orders an import's parties there. */
+  public void beforeCommit(Consumer<ImportedFile> step) {
+    this.beforeCommit = step;
   }
 
   @Override
@@ -148,7 +150,7 @@ public final class KafkaImportTarget implements ImportTarget {
       producer.flush();
       failIfSendFailed();
       if (file != null) {
-        hooks.kafkaCommitting(file);
+        beforeCommit.accept(file);
       }
       try {
         producer.commitTransaction();
