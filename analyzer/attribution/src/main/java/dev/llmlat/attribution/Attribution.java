@@ -90,8 +90,17 @@ public record Attribution(
    */
   public record RankWait(String rank, String device, long waitNs, int steps) {}
 
-  /** One inter-token gap: between tokens {@code index-1} and {@code index}; cause when it stands out. */
-  public record Gap(int index, long startNs, long gapNs, String cause) {}
+  /**
+   * One inter-token gap as the client saw it: between tokens {@code index-1} and {@code index}; cause when it stands
+   * out. {@code backpressureNs} is the part of it token {@code index} waited, produced, for the gateway to be able to
+   * write to its client (a client reading slowly; 0 where the gateway recorded no such block); the rest is the engine's.
+   */
+  public record Gap(int index, long startNs, long gapNs, String cause, long backpressureNs) {
+    /** A gap the gateway did not hold up. */
+    public Gap(int index, long startNs, long gapNs, String cause) {
+      this(index, startNs, gapNs, cause, 0);
+    }
+  }
 
   public Attribution {
     components = new LinkedHashMap<>(components);

@@ -6,10 +6,18 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A request's inter-token latencies from its decode span's token times, and a named cause for
- * every gap that stands out from the request's own median (by 50% and at least 1 ms): a
- * preemption, a late rank its decode step waited for (tensor parallelism), another request's prefill
- * running on the same engine, the batch growing, or a slow step.
+ * A request's inter-token latencies, and a named cause for every gap that stands out from the request's own median
+ * (by 50% and at least 1 ms): the gateway blocked on its client (a slow reader), a preemption, a late rank its decode
+ * step waited for (tensor parallelism), another request's prefill running on the same engine, the batch growing, or a
+ * slow step.
+ *
+ * <p>The gaps are those the client saw. Tokens are produced at the engine's times (the decode span's); where the
+ * gateway's SERVER span records blocks during which it could not write to its client, a token that reached the
+ * gateway inside one went out when the block ended. The engine's token reaches the gateway later than produced by
+ * the first token's transit (the gateway's first chunk less the engine's first token, which also takes in what
+ * clock alignment left between the two hosts), so the blocks are moved back by it onto the engine's times. A gap's
+ * backpressure is then how long its token waited for the gateway after being produced; the rest of the gap is the
+ * engine's. A block in which no token was produced delayed nothing and counts for no gap.
  */
 final class ItlAnalyzer {
   static final double MARGIN = 1.5;
@@ -27,30 +35,94 @@ final class ItlAnalyzer {
   }
 
   static List<Attribution.Gap> gaps(RequestView v, RequestView.Index index, long firstToken) {
-    long[] times = tokenTimes(v, firstToken);
+    long[] produced = tokenTimes(v, firstToken);
     List<Attribution.Gap> gaps = new ArrayList<>();
-    if (times.length < 2) {
+    if (produced.length < 2) {
       return gaps;
     }
-    long[] g = new long[times.length - 1];
-    for (int i = 1; i < times.length; i++) {
-      g[i - 1] = times[i] - times[i - 1];
+    GatewayBackpressure blocks = GatewayBackpressure.of(v.gatewayServer()).shifted(-transitNs(v, firstToken));
+    long[] delivered = delivered(produced, blocks.blocks());
+    long[] g = new long[produced.length - 1];
+    for (int i = 1; i < produced.length; i++) {
+      g[i - 1] = delivered[i] - delivered[i - 1];
     }
     long[] sorted = g.clone();
     Arrays.sort(sorted);
     long median = sorted[sorted.length / 2];
-    for (int i = 1; i < times.length; i++) {
+    for (int i = 1; i < produced.length; i++) {
       long gap = g[i - 1];
+      // the client waits for the engine until the token is produced (or the one before went out), then for the gateway
+      long ready = Math.max(produced[i], delivered[i - 1]);
+      long waited = delivered[i] - ready;
       String cause = "";
       if (gap > median * MARGIN && gap - median >= MIN_EXCESS_NS) {
-        cause = cause(v, index, times[i - 1], times[i], gap - median);
+        long excess = gap - median;
+        cause = waited > 0 && 2 * waited >= excess ? backpressure(waited)
+            : cause(v, index, produced[i - 1], produced[i], ready - delivered[i - 1], excess);
+        if (blocks.truncated() && delivered[i] > blocks.placedUntilNs()) {
+          cause += unplaced(blocks);
+        }
       }
-      gaps.add(new Attribution.Gap(i, times[i - 1], gap, cause));
+      gaps.add(new Attribution.Gap(i, delivered[i - 1], gap, cause, waited));
     }
     return gaps;
   }
 
-  private static String cause(RequestView v, RequestView.Index index, long from, long to, long excessNs) {
+  static String backpressure(long waitedNs) {
+    return String.format("the gateway could not write to its client (the client read slowly), %.1f ms", waitedNs / 1e6);
+  }
+
+  private static String unplaced(GatewayBackpressure blocks) {
+    long rest = blocks.unplacedNs();
+    return "; only the first " + blocks.events() + " of the gateway's " + blocks.count() + " blocks writing to its client were recorded"
+        + (rest > 0 ? String.format(", %.1f ms of blocking after them is not placed", rest / 1e6) : ", later ones are not placed");
+  }
+
+  /**
+   * How much later than the engine produced it the gateway wrote a token: its first chunk less the engine's first
+   * token, 0 where either is unknown or the difference is negative.
+   */
+  static long transitNs(RequestView v, long firstToken) {
+    if (v.gatewayServer() == null || firstToken < 0) {
+      return 0;
+    }
+    long chunk = TtftAttributor.gatewayFirstChunk(v.gatewayServer());
+    return chunk > 0 && chunk >= firstToken ? chunk - firstToken : 0;
+  }
+
+  /**
+   * When each token went out: when produced, or where produced inside a block (sorted, not overlapping), at its end;
+   * never before the token before it.
+   */
+  static long[] delivered(long[] produced, List<GatewayBackpressure.Block> blocks) {
+    long[] out = produced.clone();
+    for (int i = 0; i < out.length; i++) {
+      // the last block starting by the token's time
+      int lo = 0;
+      int hi = blocks.size();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        if (blocks.get(mid).startNs() <= produced[i]) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      if (lo > 0 && blocks.get(lo - 1).endNs() > produced[i]) {
+        out[i] = blocks.get(lo - 1).endNs();
+      }
+      if (i > 0) {
+        out[i] = Math.max(out[i], out[i - 1]);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The engine's cause of a gap whose token was produced over (from, to]; {@code engineNs} is the part of the gap the
+   * client waited for the engine (the whole gap without backpressure).
+   */
+  private static String cause(RequestView v, RequestView.Index index, long from, long to, long engineNs, long excessNs) {
     SpanRecord e = v.engine();
     for (long preempted : v.request().preemptionNs()) {
       if (preempted > from && preempted <= to) {
@@ -106,7 +178,7 @@ final class ItlAnalyzer {
         return "batch grew to " + now;
       }
     }
-    return String.format("slow step (%.1f ms)", (to - from) / 1e6);
+    return String.format("slow step (%.1f ms)", engineNs / 1e6);
   }
 
   /**

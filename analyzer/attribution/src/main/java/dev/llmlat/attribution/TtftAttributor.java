@@ -116,6 +116,9 @@ final class TtftAttributor {
       client = null;
     }
     List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
+    if (gateway && !itl.isEmpty()) {
+      notes.addAll(GatewayBackpressure.of(v.gatewayServer()).notes());
+    }
     List<Labeled> labels = new ArrayList<>();
     SpanRecord inbound = prefill != null && pd.prefillClient() != null ? pd.prefillClient() : v.gatewayClient();
     UpstreamConnection upstream = UpstreamConnection.UNKNOWN;

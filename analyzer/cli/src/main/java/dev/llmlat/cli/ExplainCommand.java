@@ -120,6 +120,8 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("index", g.index());
       n.put("start_unix_nano", g.startNs());
       n.put("gap_ns", g.gapNs());
+      // the part of the gap its token waited for the gateway to write to a slow-reading client; the rest is the engine's
+      n.put("backpressure_ns", g.backpressureNs());
       if (!g.cause().isEmpty()) {
         n.put("cause", g.cause());
       }
