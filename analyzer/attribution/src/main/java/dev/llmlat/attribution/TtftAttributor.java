@@ -22,6 +22,8 @@ import java.util.TreeSet;
  * the GPU share first (the wait is spent spinning in collective kernels), then of the CPU share.
  */
 final class TtftAttributor {
+  /** The span text of a stretch of {@code gateway_out} in which the gateway could not write to its client. */
+  static final String BLOCKED_ON_CLIENT = "the gateway could not write to its client (the client read slowly)";
   private static final int P_UNATTRIBUTED = 0;
   private static final int P_EDGE = 1; // gateway_in, network_in, network_out
   private static final int P_CONNECTION = 2; // the upstream connection's pool wait, connect, TLS: inside gateway_in/network_in
@@ -214,11 +216,20 @@ final class TtftAttributor {
     }
     if (gateway) {
       long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayServer(), v.gatewayClient());
-      if (upstreamChunk >= firstToken && upstreamChunk <= serverTEnd) {
+      boolean split = upstreamChunk >= firstToken && upstreamChunk <= serverTEnd;
+      if (split) {
         labels.add(new Labeled("network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
         labels.add(new Labeled("gateway_out", v.gatewayServer().name(), upstreamChunk, serverTEnd, P_EDGE));
       } else {
         labels.add(new Labeled("network_out", v.gatewayServer().name(), firstToken, serverTEnd, P_EDGE));
+      }
+      // the gateway's own record of not being able to write the first token to its client: gateway_out, on its clock
+      long from = split ? upstreamChunk : firstToken;
+      for (GatewayBackpressure.Block b : GatewayBackpressure.of(v.gatewayServer()).blocks()) {
+        if (b.endNs() > from && b.startNs() < serverTEnd) {
+          labels.add(new Labeled("gateway_out", BLOCKED_ON_CLIENT, Math.max(from, b.startNs()), Math.min(serverTEnd, b.endNs()),
+              P_CONNECTION));
+        }
       }
     }
     if (client != null) {

@@ -178,6 +178,31 @@ class TtftAttributorTest {
     assertThat(a.ttftNs()).isEqualTo(300 * MS);
   }
 
+  @Test
+  void theGatewayBlockedOnItsClientIsItsOwnStretchOfGatewayOut() {
+    // engine first token 290 ms, the gateway's upstream first chunk 294, its first chunk to the client 300; the gateway
+    // could not write from 296 to 299 ms (and 250-260, before the first token: not TTFT's way out)
+    List<SpanRecord> s = new ArrayList<>(oneRequest());
+    SpanRecord server = s.get(0);
+    List<SpanRecord.Event> events = new ArrayList<>(server.events());
+    events.add(new SpanRecord.Event(Spans.BASE + 294 * MS, "llmlat.upstream.first_chunk", java.util.Map.of("llmlat.upstream.span_id", id(2))));
+    events.add(new SpanRecord.Event(Spans.BASE + 250 * MS, "llmlat.gateway.backpressure",
+        java.util.Map.of("llmlat.gateway.backpressure.duration_ns", Long.toString(10 * MS))));
+    events.add(new SpanRecord.Event(Spans.BASE + 296 * MS, "llmlat.gateway.backpressure",
+        java.util.Map.of("llmlat.gateway.backpressure.duration_ns", Long.toString(3 * MS))));
+    s.set(0, new SpanRecord(server.traceId(), server.spanId(), server.parentSpanId(), server.name(), server.kind(), server.service(),
+        server.layer(), server.host(), server.startNs(), server.endNs(), server.attributes(), events, server.links()));
+    Attribution a = TraceAttribution.attribute(s).get(0);
+    assertThat(a.component("network_out")).isEqualTo(4 * MS);
+    assertThat(a.component("gateway_out")).isEqualTo(6 * MS);
+    assertThat(a.ttftNs()).isEqualTo(300 * MS);
+    assertThat(a.criticalPath()).filteredOn(p -> p.component().equals("gateway_out"))
+        .extracting(p -> p.span(), p -> (p.endNs() - p.startNs()) / MS)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(server.name(), 2L),
+            org.assertj.core.groups.Tuple.tuple(TtftAttributor.BLOCKED_ON_CLIENT, 3L),
+            org.assertj.core.groups.Tuple.tuple(server.name(), 1L));
+  }
+
   /** {@link #oneRequest()} sent by a load generator: its CLIENT span is the gateway's parent. */
   static List<SpanRecord> fromClient(String clientHost, double skewMs) {
     List<SpanRecord> s = new ArrayList<>(oneRequest());
