@@ -37,6 +37,11 @@ final class GatewayHelpers {
     return with(UPSTREAM, specific);
   }
 
+  /** The binary name of helper {@code simpleName} (nested ones with {@code $}). */
+  static String helper(String simpleName) {
+    return PACKAGE + simpleName;
+  }
+
   private static List<String> with(List<String> base, String... specific) {
     List<String> all = new ArrayList<>(base);
     for (String name : specific) {

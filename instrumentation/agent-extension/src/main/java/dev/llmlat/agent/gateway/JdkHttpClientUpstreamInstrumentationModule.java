@@ -11,10 +11,12 @@ import dev.llmlat.agent.gateway.internal.JdkUpstreamBodyHandler;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
+import io.opentelemetry.javaagent.extension.instrumentation.internal.ExperimentalInstrumentationModule;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -28,7 +30,8 @@ import net.bytebuddy.matcher.ElementMatcher;
  * connection: it has no bound on those in use), a new one's TCP connect and TLS handshake, the
  * request's headers and body handed to the connection. HTTP/2 exchanges get the connect only.
  */
-public final class JdkHttpClientUpstreamInstrumentationModule extends InstrumentationModule {
+public final class JdkHttpClientUpstreamInstrumentationModule extends InstrumentationModule
+    implements ExperimentalInstrumentationModule {
 
   public JdkHttpClientUpstreamInstrumentationModule() {
     super("llmlat-gateway", "llmlat-upstream-java-http-client");
@@ -53,7 +56,17 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
   @Override
   public List<String> getAdditionalHelperClassNames() {
     return GatewayHelpers.withUpstream("JdkUpstreamBodyHandler", "JdkUpstreamBodySubscriber",
-        "UpstreamConnection", "JdkConnection", "JdkConnection$Call", "JdkConnection$Mark");
+        "UpstreamConnection", "NamedVirtualField", "JdkConnection", "JdkConnection$Call", "JdkConnection$Mark");
+  }
+
+  @Override
+  public void registerVirtualFields(BiConsumer<String, String> virtualFields) {
+    // JdkConnection's state on the client's objects (no muzzle code generation here: named by hand)
+    String call = GatewayHelpers.helper("JdkConnection$Call");
+    virtualFields.accept(JdkConnection.MULTI_EXCHANGE, call);
+    virtualFields.accept(JdkConnection.EXCHANGE, call);
+    virtualFields.accept(JdkConnection.HTTP_CONNECTION, Boolean.class.getName());
+    virtualFields.accept(JdkConnection.SSL_CONNECTION, call);
   }
 
   @Override

@@ -11,7 +11,9 @@ import dev.llmlat.agent.gateway.internal.JettyUpstream;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
+import io.opentelemetry.javaagent.extension.instrumentation.internal.ExperimentalInstrumentationModule;
 import java.util.List;
+import java.util.function.BiConsumer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
@@ -31,7 +33,8 @@ import org.eclipse.jetty.util.Promise;
  * connection ({@code JettyConnection}): the destination's queue, the connection handed to the
  * exchange, a new plain connection's connect, the request committed and sent.
  */
-public final class JettyClientUpstreamInstrumentationModule extends InstrumentationModule {
+public final class JettyClientUpstreamInstrumentationModule extends InstrumentationModule
+    implements ExperimentalInstrumentationModule {
 
   public JettyClientUpstreamInstrumentationModule() {
     super("llmlat-gateway", "llmlat-upstream-jetty-httpclient-12.0");
@@ -56,7 +59,13 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
   @Override
   public List<String> getAdditionalHelperClassNames() {
     return GatewayHelpers.withUpstream("JettyUpstream", "JettyUpstreamContentSource",
-        "UpstreamConnection", "JettyConnection", "JettyConnection$TimedPromise");
+        "UpstreamConnection", "JettyConnection", "JettyConnection$Opened", "JettyConnection$TimedPromise");
+  }
+
+  @Override
+  public void registerVirtualFields(BiConsumer<String, String> virtualFields) {
+    // JettyConnection's state on the client's connections (no muzzle code generation here: named by hand)
+    virtualFields.accept("org.eclipse.jetty.client.Connection", GatewayHelpers.helper("JettyConnection$Opened"));
   }
 
   @Override

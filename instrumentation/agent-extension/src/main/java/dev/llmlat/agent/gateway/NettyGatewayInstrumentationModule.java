@@ -21,10 +21,13 @@ import io.netty.channel.ChannelPipeline;
 import io.opentelemetry.javaagent.extension.instrumentation.InstrumentationModule;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeInstrumentation;
 import io.opentelemetry.javaagent.extension.instrumentation.TypeTransformer;
+import io.opentelemetry.javaagent.extension.instrumentation.internal.ExperimentalInstrumentationModule;
 import java.util.List;
+import java.util.function.BiConsumer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
+import reactor.core.publisher.MonoSink;
 import reactor.netty.Connection;
 import reactor.netty.internal.shaded.reactor.pool.InstrumentedPool;
 import reactor.netty.internal.shaded.reactor.pool.PooledRef;
@@ -40,7 +43,8 @@ import reactor.netty.internal.shaded.reactor.pool.PooledRef;
  * and 5), its pool's leases ({@code VertxAcquire}) and, as Vert.x adds the HTTP codec only once a
  * channel is connected, the channel's connect and TLS handshake ({@code NettyConnectTimer}).
  */
-public final class NettyGatewayInstrumentationModule extends InstrumentationModule {
+public final class NettyGatewayInstrumentationModule extends InstrumentationModule
+    implements ExperimentalInstrumentationModule {
 
   public NettyGatewayInstrumentationModule() {
     super("llmlat-gateway", "llmlat-gateway-netty-4.1");
@@ -71,7 +75,9 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
         "NettyAgentContexts",
         "NettyUpstreamHandler",
         "UpstreamConnection",
+        "NamedVirtualField",
         "ReactorNettyAcquire",
+        "ReactorNettyAcquire$Started",
         "VertxAcquire",
         "VertxAcquire$Waiters",
         "VertxAcquire$Acquisition",
@@ -79,6 +85,16 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
         "NettyConnectTimer$Connected",
         "NettyConnectTimer$Cancelled",
         "NettyConnectTimer$Handshaken");
+  }
+
+  @Override
+  public void registerVirtualFields(BiConsumer<String, String> virtualFields) {
+    // the pools' state on their objects (no muzzle code generation here: named by hand)
+    virtualFields.accept("reactor.core.publisher.MonoSink", GatewayHelpers.helper("ReactorNettyAcquire$Started"));
+    String acquisition = GatewayHelpers.helper("VertxAcquire$Acquisition");
+    virtualFields.accept(VertxAcquire.HANDLER_4, acquisition);
+    virtualFields.accept(VertxAcquire.HANDLER_5, acquisition);
+    virtualFields.accept(VertxAcquire.CONNECTION, acquisition);
   }
 
   @Override
@@ -266,7 +282,7 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private AcquireStartAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.FieldValue("sink") Object sink, @Advice.FieldValue("pool") InstrumentedPool<?> pool) {
+    public static void onEnter(@Advice.FieldValue("sink") MonoSink<?> sink, @Advice.FieldValue("pool") InstrumentedPool<?> pool) {
       InstrumentedPool.PoolMetrics metrics = pool.metrics();
       ReactorNettyAcquire.started(sink, metrics.getMaxAllocatedSize(), metrics.pendingAcquireSize(), metrics.acquiredSize());
     }
@@ -277,7 +293,7 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private AcquiredAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.FieldValue("sink") Object sink, @Advice.Argument(0) PooledRef<?> ref) {
+    public static void onEnter(@Advice.FieldValue("sink") MonoSink<?> sink, @Advice.Argument(0) PooledRef<?> ref) {
       Object poolable = ref.poolable();
       if (poolable instanceof Connection) {
         ReactorNettyAcquire.acquired(sink, ((Connection) poolable).channel(), ref.metadata().acquireCount());

@@ -22,7 +22,8 @@ import javax.net.ssl.SSLContext;
  * {@code /v1/completions}, streaming SSE when asked to, and records the {@code traceparent} it
  * received, when the request arrived, when it wrote its first chunk and when its last write was
  * done, and the client's port (which TCP connection carried it). Over HTTP, or HTTPS with a given server certificate; it can be told to close each
- * connection after its response (so a gateway's pool holds none afterwards).
+ * connection after its response (so a gateway's pool holds none afterwards). Its streamed events can be made large (their
+ * content padded to a size), written back to back, for a gateway whose client reads slowly.
  */
 public final class FakeEngine implements AutoCloseable {
   /** What the engine saw of one request. */
@@ -44,6 +45,8 @@ public final class FakeEngine implements AutoCloseable {
   private final int chunks;
   private final long prefillMillis;
   private final long gapMillis;
+  /** Appended to each streamed event's content (empty unless asked for). */
+  private final String padding;
 
   private final String scheme;
   private volatile boolean closeConnections;
@@ -54,9 +57,20 @@ public final class FakeEngine implements AutoCloseable {
 
   /** Over HTTPS with {@code tls}'s server certificate when it is not null. */
   public FakeEngine(int chunks, long prefillMillis, long gapMillis, SSLContext tls) throws IOException {
+    this(chunks, prefillMillis, gapMillis, tls, 0);
+  }
+
+  /** {@code chunks} events written back to back, each with {@code contentBytes} more bytes of content (ASCII). */
+  public static FakeEngine withLargeEvents(int chunks, int contentBytes) throws IOException {
+    return new FakeEngine(chunks, 0, 0, null, contentBytes);
+  }
+
+  private FakeEngine(int chunks, long prefillMillis, long gapMillis, SSLContext tls, int contentBytes)
+      throws IOException {
     this.chunks = chunks;
     this.prefillMillis = prefillMillis;
     this.gapMillis = gapMillis;
+    this.padding = " ".repeat(contentBytes);
     InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     if (tls == null) {
       server = HttpServer.create(address, 128);
@@ -124,7 +138,8 @@ public final class FakeEngine implements AutoCloseable {
         if (i == 0) {
           first = epochNanos(); // before the write: the gateway cannot see the chunk earlier
         }
-        out.write(("data: {\"choices\":[{\"delta\":{\"content\":\"tok" + i + "\"}}]}\n\n").getBytes(StandardCharsets.UTF_8));
+        out.write(("data: {\"choices\":[{\"delta\":{\"content\":\"tok" + i + padding + "\"}}]}\n\n")
+            .getBytes(StandardCharsets.UTF_8));
         out.flush();
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));

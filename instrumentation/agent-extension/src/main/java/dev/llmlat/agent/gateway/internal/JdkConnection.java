@@ -5,9 +5,6 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.instrumentation.api.instrumenter.LocalRootSpan;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
@@ -26,17 +23,34 @@ import java.util.function.BiConsumer;
  * end until {@code finishConnect}'s future, which waits for the handshake), and the request's
  * headers and body handed to the connection (the exchange's own futures).
  *
- * <p>The objects of one call are linked by identity: the {@code MultiExchange} (one per call, its
- * retries and redirects included) and each of its {@code Exchange}s, held weakly. The hooks run on
- * the caller's thread, the client's executor and its selector thread: the maps synchronize.
+ * <p>The objects of one call are linked by the agent's virtual fields on them: the call's record on
+ * its {@code MultiExchange} (one per call, its retries and redirects included) and on each of its
+ * {@code Exchange}s. The hooks run on the caller's thread, the client's executor and its selector
+ * thread, but each field is written and read in turn along one call or one connection (the pool
+ * hands a connection to one exchange at a time); the fields themselves are volatile.
  */
 public final class JdkConnection {
+  private static final String INTERNAL = "jdk.internal.net.http.";
+  /** The owners' names, as the instrumentation module registers its fields. */
+  public static final String MULTI_EXCHANGE = INTERNAL + "MultiExchange";
+  public static final String EXCHANGE = INTERNAL + "Exchange";
+  public static final String HTTP_CONNECTION = INTERNAL + "HttpConnection";
+  public static final String SSL_CONNECTION = INTERNAL + "AsyncSSLConnection";
+
+  /** The java.net.http module's loader (the platform class loader, not the bootstrap one). */
+  private static final ClassLoader CLIENT_LOADER = HttpRequest.class.getClassLoader();
   /** Per MultiExchange and per Exchange: the call's record. */
-  private static final Map<Object, Call> CALLS = Collections.synchronizedMap(new WeakHashMap<>());
-  /** Connections the pool handed out, until an exchange takes one. */
-  private static final Map<Object, Boolean> POOLED = Collections.synchronizedMap(new WeakHashMap<>());
-  /** TLS connections being set up for a call, until their handshake ends. */
-  private static final Map<Object, Call> HANDSHAKING = Collections.synchronizedMap(new WeakHashMap<>());
+  private static final NamedVirtualField<Call> MULTI_CALL = NamedVirtualField.find(MULTI_EXCHANGE, CLIENT_LOADER, Call.class);
+  private static final NamedVirtualField<Call> EXCHANGE_CALL = NamedVirtualField.find(EXCHANGE, CLIENT_LOADER, Call.class);
+  /** On a connection the pool handed out, until an exchange takes it. */
+  private static final NamedVirtualField<Boolean> POOLED =
+      NamedVirtualField.find(HTTP_CONNECTION, CLIENT_LOADER, Boolean.class);
+  /** On a TLS connection being set up for a call, until its handshake ends. */
+  private static final NamedVirtualField<Call> HANDSHAKING =
+      NamedVirtualField.find(SSL_CONNECTION, CLIENT_LOADER, Call.class);
+  /** Whether the client's classes are the ones these hooks know (JDK 11 to 25). */
+  private static final boolean KNOWN =
+      MULTI_CALL != null && EXCHANGE_CALL != null && POOLED != null && HANDSHAKING != null;
 
   private JdkConnection() {}
 
@@ -57,18 +71,18 @@ public final class JdkConnection {
    * record (inside the agent's CLIENT span), a later one (a retry) joins it.
    */
   public static void exchange(Object exchange, HttpRequest request, Object multi) {
-    if (exchange == null || multi == null) {
+    if (!KNOWN || exchange == null || multi == null) {
       return;
     }
-    Call call = CALLS.get(multi);
+    Call call = MULTI_CALL.get(multi);
     if (call == null) {
       call = begin(request);
       if (call == null) {
         return;
       }
-      CALLS.put(multi, call);
+      MULTI_CALL.set(multi, call);
     }
-    CALLS.put(exchange, call);
+    EXCHANGE_CALL.set(exchange, call);
   }
 
   private static Call begin(HttpRequest request) {
@@ -104,14 +118,14 @@ public final class JdkConnection {
 
   /** The pool handed out {@code connection} (idle until now); null when it had none. */
   public static void pooled(Object connection) {
-    if (connection != null) {
-      POOLED.put(connection, Boolean.TRUE);
+    if (KNOWN && connection != null) {
+      POOLED.set(connection, Boolean.TRUE);
     }
   }
 
   /** The HTTP/1.1 exchange got {@code connection}: a pooled one, or one made for it (not connected yet). */
   public static void acquired(Object exchange, Object connection) {
-    boolean pooled = connection != null && POOLED.remove(connection) != null;
+    boolean pooled = KNOWN && POOLED.take(connection) != null;
     Call call = of(exchange);
     if (call != null && connection != null) {
       call.connection.acquired(pooled);
@@ -123,7 +137,7 @@ public final class JdkConnection {
     Call call = of(exchange);
     if (call != null) {
       call.secure = true;
-      HANDSHAKING.put(sslConnection, call);
+      HANDSHAKING.set(sslConnection, call);
     }
   }
 
@@ -141,7 +155,7 @@ public final class JdkConnection {
   /** {@code sslConnection}'s set-up finishes when {@code finishing} completes: its TLS handshake is done. */
   @SuppressWarnings({"rawtypes", "unchecked"})
   public static CompletableFuture handshaking(Object sslConnection, CompletableFuture finishing) {
-    Call call = sslConnection == null ? null : HANDSHAKING.remove(sslConnection);
+    Call call = KNOWN ? HANDSHAKING.take(sslConnection) : null;
     return call == null || finishing == null ? finishing : finishing.whenComplete(new Mark(call, Mark.TLS_DONE));
   }
 
@@ -160,7 +174,7 @@ public final class JdkConnection {
   }
 
   private static Call of(Object exchange) {
-    return exchange == null ? null : CALLS.get(exchange);
+    return !KNOWN || exchange == null ? null : EXCHANGE_CALL.get(exchange);
   }
 
   /** Records one moment of a call as the future it is given to completes successfully. */

@@ -1,9 +1,7 @@
 package dev.llmlat.agent.gateway.internal;
 
 import io.opentelemetry.api.trace.Span;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
+import io.opentelemetry.instrumentation.api.util.VirtualField;
 import org.eclipse.jetty.client.AbstractConnectionPool;
 import org.eclipse.jetty.client.Connection;
 import org.eclipse.jetty.client.ConnectionPool;
@@ -30,10 +28,24 @@ public final class JettyConnection {
   /** The request attribute holding the call's {@link UpstreamConnection}. */
   static final String ATTRIBUTE = "dev.llmlat.upstream.connection";
 
-  /** Plain connections opened and not yet used: when their connect began and ended (epoch nanos). */
-  private static final Map<Connection, long[]> OPENED = Collections.synchronizedMap(new WeakHashMap<>());
+  /**
+   * On a plain connection opened and not yet used: its connect (an agent's virtual field, set as the
+   * connection is opened and taken as an exchange is first sent on it, one after the other).
+   */
+  private static final VirtualField<Connection, Opened> OPENED = VirtualField.find(Connection.class, Opened.class);
 
   private JettyConnection() {}
+
+  /** A connection's connect: when it began and ended (epoch nanos). */
+  static final class Opened {
+    final long connectStart;
+    final long connected;
+
+    Opened(long connectStart, long connected) {
+      this.connectStart = connectStart;
+      this.connected = connected;
+    }
+  }
 
   /** As an observed request is sent (inside its CLIENT span): starts the call's record. */
   public static void onSend(Request request) {
@@ -68,11 +80,14 @@ public final class JettyConnection {
     if (connection == null) {
       return;
     }
-    long[] opened = OPENED.remove(used);
+    Opened opened = used == null ? null : OPENED.get(used);
+    if (opened != null) {
+      OPENED.set(used, null);
+    }
     Boolean reused = used instanceof HttpConnectionOverHTTP ? ((HttpConnectionOverHTTP) used).getMessagesOut() > 0 : null;
     if (opened != null) {
-      connection.connectStart(opened[0]);
-      connection.connected(opened[1]);
+      connection.connectStart(opened.connectStart);
+      connection.connected(opened.connected);
       reused = Boolean.FALSE;
     }
     connection.acquired(reused);
@@ -103,7 +118,7 @@ public final class JettyConnection {
     @Override
     public void succeeded(Connection connection) {
       if (connection != null) {
-        OPENED.put(connection, new long[] {connectStart, UpstreamConnection.epochNanos()});
+        OPENED.set(connection, new Opened(connectStart, UpstreamConnection.epochNanos()));
       }
       delegate.succeeded(connection);
     }

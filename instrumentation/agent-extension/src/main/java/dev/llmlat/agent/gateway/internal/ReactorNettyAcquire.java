@@ -1,9 +1,8 @@
 package dev.llmlat.agent.gateway.internal;
 
 import io.netty.channel.Channel;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
+import io.opentelemetry.instrumentation.api.util.VirtualField;
+import reactor.core.publisher.MonoSink;
 
 /**
  * Reactor Netty's connection pool (its {@code PooledConnectionProvider}, what Spring WebFlux and
@@ -13,19 +12,35 @@ import java.util.WeakHashMap;
  * NettyUpstreamHandler}, which puts it on the gateway's root span as the request is written (when
  * the CLIENT span's id is in the request's {@code traceparent}).
  *
- * <p>One acquisition is keyed by its result sink (shared by a retried acquisition); the key is held
- * weakly, so an acquisition cancelled before it ends leaves nothing behind.
+ * <p>One acquisition is an agent's virtual field on its result sink (shared by a retried
+ * acquisition), so an acquisition cancelled before it ends leaves nothing behind. An acquisition's
+ * subscription and its result come one after the other; the field itself is volatile.
  */
 public final class ReactorNettyAcquire {
-  /** Per pending acquisition: epoch nanos of its start, then the pool's max, pending and acquired figures. */
-  private static final Map<Object, long[]> STARTED = Collections.synchronizedMap(new WeakHashMap<>());
+  /** On a pending acquisition's result sink. */
+  private static final VirtualField<MonoSink<?>, Started> STARTED = VirtualField.find(MonoSink.class, Started.class);
 
   private ReactorNettyAcquire() {}
 
+  /** A pending acquisition: when it began (epoch nanos), and the pool's max, pending and acquired figures then. */
+  static final class Started {
+    final long start;
+    final long max;
+    final long pending;
+    final long acquired;
+
+    Started(long start, long max, long pending, long acquired) {
+      this.start = start;
+      this.max = max;
+      this.pending = pending;
+      this.acquired = acquired;
+    }
+  }
+
   /** The acquisition with result sink {@code sink} subscribes to the pool (a retry keeps the first start). */
-  public static void started(Object sink, int max, int pending, int acquired) {
-    if (sink != null) {
-      STARTED.putIfAbsent(sink, new long[] {UpstreamConnection.epochNanos(), max, pending, acquired});
+  public static void started(MonoSink<?> sink, int max, int pending, int acquired) {
+    if (sink != null && STARTED.get(sink) == null) {
+      STARTED.set(sink, new Started(UpstreamConnection.epochNanos(), max, pending, acquired));
     }
   }
 
@@ -33,16 +48,17 @@ public final class ReactorNettyAcquire {
    * The acquisition got {@code channel}, acquired {@code acquireCount} times in all (1: just
    * connected for it). A closed channel is not kept: the pool acquires again for the same sink.
    */
-  public static void acquired(Object sink, Channel channel, int acquireCount) {
+  public static void acquired(MonoSink<?> sink, Channel channel, int acquireCount) {
     if (sink == null || channel == null || !channel.isActive()) {
       return;
     }
-    long[] start = STARTED.remove(sink);
+    Started start = STARTED.get(sink);
     if (start == null) {
       return;
     }
+    STARTED.set(sink, null);
     UpstreamConnection connection = UpstreamConnection.pending(UpstreamConnection.REACTOR_NETTY);
-    connection.acquireStart(start[0], NettyUpstreamHandler.pool(channel), start[1], start[2], start[3]);
+    connection.acquireStart(start.start, NettyUpstreamHandler.pool(channel), start.max, start.pending, start.acquired);
     connection.acquired(acquireCount > 1);
     NettyUpstreamHandler.acquired(channel, connection);
   }

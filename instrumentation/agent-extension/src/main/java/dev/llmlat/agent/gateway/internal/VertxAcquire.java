@@ -7,9 +7,6 @@ import io.opentelemetry.context.Context;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.util.Collections;
-import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * Vert.x's HTTP client pool (4.5 and 5: {@code SimpleConnectionPool} of each endpoint, what
@@ -27,18 +24,34 @@ import java.util.WeakHashMap;
  * under (its {@code client-parent-context}, which it clears as the response ends), keeping the
  * request in the gateway's trace.
  *
- * <p>An acquisition is keyed by its result handler until granted, then by the connection until
- * its stream is made (HTTP/1.1: one lease per connection at a time); both held weakly.
+ * <p>An acquisition is an agent's virtual field on its result handler until granted (Vert.x 4.5's
+ * {@code Handler}, 5's {@code Completable}), then on the connection until its stream is made
+ * (HTTP/1.1: one lease per connection at a time). The pool's executor runs one action at a time,
+ * so each field is written and read in turn; the fields themselves are volatile.
  */
 public final class VertxAcquire {
-  /** Per pending acquisition, by its result handler. */
-  private static final Map<Object, Acquisition> STARTED = Collections.synchronizedMap(new WeakHashMap<>());
-  /** Per connection granted, until its stream is made. */
-  private static final Map<Object, Acquisition> GRANTED = Collections.synchronizedMap(new WeakHashMap<>());
+  /** The result handler's type of Vert.x 4.5's pool. */
+  public static final String HANDLER_4 = "io.vertx.core.Handler";
+  /** The result handler's type of Vert.x 5's pool (absent from 4.5). */
+  public static final String HANDLER_5 = "io.vertx.core.Completable";
+  /** The HTTP/1.x client connection a lease holds (4.5 and 5). */
+  public static final String CONNECTION = "io.vertx.core.http.impl.Http1xClientConnection";
+
+  /** On a pending acquisition's result handler, of the Vert.x beside this class. */
+  private static final NamedVirtualField<Acquisition> STARTED = started();
+  /** On a connection granted, until its stream is made. */
+  private static final NamedVirtualField<Acquisition> GRANTED =
+      NamedVirtualField.find(CONNECTION, VertxAcquire.class.getClassLoader(), Acquisition.class);
   /** The pool's public {@code waiters()}, per pool class (Vert.x 4 and 5 name it alike). */
   private static final ClassValue<MethodHandle> WAITERS = new Waiters();
 
   private VertxAcquire() {}
+
+  private static NamedVirtualField<Acquisition> started() {
+    ClassLoader loader = VertxAcquire.class.getClassLoader();
+    NamedVirtualField<Acquisition> vertx5 = NamedVirtualField.find(HANDLER_5, loader, Acquisition.class);
+    return vertx5 != null ? vertx5 : NamedVirtualField.find(HANDLER_4, loader, Acquisition.class);
+  }
 
   /** One acquisition: when it began (epoch nanos), the pool's size and waiters then, the requester's context. */
   static final class Acquisition {
@@ -73,12 +86,12 @@ public final class VertxAcquire {
    * not connections, to mix HTTP/1 and HTTP/2 ones).
    */
   public static void started(Object handler, Object pool, int maxCapacity, int[] capacityFactors, int kind) {
-    if (handler == null) {
+    if (handler == null || STARTED == null || STARTED.get(handler) != null) {
       return;
     }
     long max = capacityFactors != null && kind >= 0 && kind < capacityFactors.length && capacityFactors[kind] > 0
         ? maxCapacity / capacityFactors[kind] : -1;
-    STARTED.putIfAbsent(handler, new Acquisition(UpstreamConnection.epochNanos(), max, waiters(pool), Context.current()));
+    STARTED.set(handler, new Acquisition(UpstreamConnection.epochNanos(), max, waiters(pool), Context.current()));
   }
 
   private static long waiters(Object pool) {
@@ -95,10 +108,13 @@ public final class VertxAcquire {
 
   /** The lease of {@code connection} is handed to {@code handler}. */
   public static void granted(Object handler, Object connection) {
-    Acquisition acquisition = handler == null || connection == null ? null : STARTED.remove(handler);
-    if (acquisition != null) {
-      acquisition.granted = UpstreamConnection.epochNanos();
-      GRANTED.put(connection, acquisition);
+    Acquisition acquisition = connection == null || STARTED == null ? null : STARTED.take(handler);
+    if (acquisition == null) {
+      return;
+    }
+    acquisition.granted = UpstreamConnection.epochNanos();
+    if (GRANTED != null) {
+      GRANTED.set(connection, acquisition);
     }
   }
 
@@ -107,7 +123,7 @@ public final class VertxAcquire {
    * request: its acquisition goes to the channel, new when no request went over it before.
    */
   public static void streamCreated(Object connection, ChannelHandlerContext context) {
-    Acquisition grant = connection == null || context == null ? null : GRANTED.remove(connection);
+    Acquisition grant = context == null || GRANTED == null ? null : GRANTED.take(connection);
     if (grant == null) {
       return;
     }
