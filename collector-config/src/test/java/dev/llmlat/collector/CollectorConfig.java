@@ -13,7 +13,10 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** One Collector configuration file, parsed as the Collector's YAML loader sees it (before env expansion). */
+/**
+ * One Collector configuration file, parsed as the Collector's YAML loader sees it (before env
+ * expansion).
+ */
 record CollectorConfig(String file, Map<String, Object> root) {
   static CollectorConfig load(Path path) {
     // SafeConstructor: plain maps, lists and scalars, as confmap reads them.
@@ -29,7 +32,9 @@ record CollectorConfig(String file, Map<String, Object> root) {
     }
   }
 
-  /** The components of one kind ({@code receivers}, ...), by id ({@code type} or {@code type/name}). */
+  /**
+   * The components of one kind ({@code receivers}, ...), by id ({@code type} or {@code type/name}).
+   */
   Map<String, Map<String, Object>> components(String kind) {
     Map<String, Map<String, Object>> result = new LinkedHashMap<>();
     Object section = root.get(kind);
@@ -52,11 +57,12 @@ record CollectorConfig(String file, Map<String, Object> root) {
   Map<String, Map<String, List<String>>> pipelines() {
     Map<String, Object> pipelines = cast(cast(root.get("service")).get("pipelines"));
     Map<String, Map<String, List<String>>> result = new LinkedHashMap<>();
-    pipelines.forEach((id, p) -> {
-      Map<String, List<String>> kinds = new LinkedHashMap<>();
-      cast(p).forEach((kind, ids) -> kinds.put(kind, strings(ids)));
-      result.put(id, kinds);
-    });
+    pipelines.forEach(
+        (id, p) -> {
+          Map<String, List<String>> kinds = new LinkedHashMap<>();
+          cast(p).forEach((kind, ids) -> kinds.put(kind, strings(ids)));
+          result.put(id, kinds);
+        });
     return result;
   }
 
@@ -66,7 +72,10 @@ record CollectorConfig(String file, Map<String, Object> root) {
     return slash < 0 ? id : id.substring(0, slash);
   }
 
-  /** Every key path under {@code config}: nested maps joined with dots, lists of maps as {@code key[]}. */
+  /**
+   * Every key path under {@code config}: nested maps joined with dots, lists of maps as {@code
+   * key[]}.
+   */
   static List<String> keyPaths(Map<String, Object> config) {
     List<String> paths = new ArrayList<>();
     collect("", config, paths);
@@ -74,18 +83,21 @@ record CollectorConfig(String file, Map<String, Object> root) {
   }
 
   private static void collect(String prefix, Map<String, Object> map, List<String> out) {
-    map.forEach((key, value) -> {
-      String path = prefix + key;
-      if (value instanceof Map<?, ?> nested && !nested.isEmpty()) {
-        collect(path + ".", cast(nested), out);
-      } else if (value instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Map<?, ?>) {
-        for (Object element : list) {
-          collect(path + "[].", cast(element), out);
-        }
-      } else {
-        out.add(path);
-      }
-    });
+    map.forEach(
+        (key, value) -> {
+          String path = prefix + key;
+          if (value instanceof Map<?, ?> nested && !nested.isEmpty()) {
+            collect(path + ".", cast(nested), out);
+          } else if (value instanceof List<?> list
+              && !list.isEmpty()
+              && list.get(0) instanceof Map<?, ?>) {
+            for (Object element : list) {
+              collect(path + "[].", cast(element), out);
+            }
+          } else {
+            out.add(path);
+          }
+        });
   }
 
   /** The value at a dotted path, or null. */

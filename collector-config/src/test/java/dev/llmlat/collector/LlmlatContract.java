@@ -10,8 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * llmlat's side of the contract, read from the schemas module (the jar this module tests
- * against), so a renamed topic or table fails here before a user's Collector writes elsewhere.
+ * llmlat's side of the contract, read from the schemas module (the jar this module tests against),
+ * so a renamed topic or table fails here before a user's Collector writes elsewhere.
  */
 final class LlmlatContract {
   private LlmlatContract() {}
@@ -34,14 +34,17 @@ final class LlmlatContract {
 
   /** The table the first CREATE TABLE of the traces migration creates. */
   static String tableFromDdl() {
-    Matcher m = Pattern.compile("CREATE TABLE IF NOT EXISTS (\\w+) \\(").matcher(resource(TRACES_DDL));
+    Matcher m =
+        Pattern.compile("CREATE TABLE IF NOT EXISTS (\\w+) \\(").matcher(resource(TRACES_DDL));
     if (!m.find()) {
       throw new AssertionError(TRACES_DDL + " creates no table");
     }
     return m.group(1);
   }
 
-  /** The insertable columns of otel_traces; a Nested column N contributes N.field for each field. */
+  /**
+   * The insertable columns of otel_traces; a Nested column N contributes N.field for each field.
+   */
   static Set<String> tracesColumns() {
     String ddl = resource(TRACES_DDL);
     String body = ddl.substring(ddl.indexOf('(') + 1, ddl.indexOf(") ENGINE"));

@@ -11,8 +11,14 @@ public final class BpftraceFailedException extends EbpfBridgeException {
   private final transient BridgeSummary summary;
 
   public BpftraceFailedException(int exitCode, String stderrTail, BridgeSummary summary) {
-    super("bpftrace died mid-run with exit code " + exitCode + describe(exitCode)
-        + " after " + summary.launches() + " launches; stderr: " + stderrTail);
+    super(
+        "bpftrace died mid-run with exit code "
+            + exitCode
+            + describe(exitCode)
+            + " after "
+            + summary.launches()
+            + " launches; stderr: "
+            + stderrTail);
     this.exitCode = exitCode;
     this.summary = summary;
   }

@@ -11,9 +11,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How to run the bridge: a target (a running {@link Builder#pid process} or a
- * {@link Builder#command command} bpftrace starts), the libraries (discovered unless given) and
- * how spans are built. Immutable; see {@link #builder()}.
+ * How to run the bridge: a target (a running {@link Builder#pid process} or a {@link
+ * Builder#command command} bpftrace starts), the libraries (discovered unless given) and how spans
+ * are built. Immutable; see {@link #builder()}.
  */
 public final class BridgeOptions {
   private final long pid;
@@ -65,7 +65,10 @@ public final class BridgeOptions {
     return pid;
   }
 
-  /** The command bpftrace launches and probes ({@code bpftrace -c}; split on spaces, no shell), or empty. */
+  /**
+   * The command bpftrace launches and probes ({@code bpftrace -c}; split on spaces, no shell), or
+   * empty.
+   */
   public Optional<String> command() {
     return Optional.ofNullable(command);
   }
@@ -86,7 +89,10 @@ public final class BridgeOptions {
     return nvtxLibraries;
   }
 
-  /** llmlat's NVTX injection library: probed, and set as {@code NVTX_INJECTION64_PATH} for a command. */
+  /**
+   * llmlat's NVTX injection library: probed, and set as {@code NVTX_INJECTION64_PATH} for a
+   * command.
+   */
   public Optional<Path> nvtxInjection() {
     return Optional.ofNullable(nvtxInjection);
   }
@@ -159,7 +165,9 @@ public final class BridgeOptions {
 
     private Builder() {}
 
-    /** Writes the launched command's stdout to this file (default: inherit this process's stdout). */
+    /**
+     * Writes the launched command's stdout to this file (default: inherit this process's stdout).
+     */
     public Builder commandOutput(Path file) {
       this.commandOutput = file;
       return this;
@@ -238,7 +246,9 @@ public final class BridgeOptions {
       return this;
     }
 
-    /** How long events wait to be put in time order (bpftrace reads per-CPU buffers, not in order). */
+    /**
+     * How long events wait to be put in time order (bpftrace reads per-CPU buffers, not in order).
+     */
     public Builder reorderWindow(Duration window) {
       this.reorderWindow = Objects.requireNonNull(window);
       return this;
@@ -261,7 +271,9 @@ public final class BridgeOptions {
       return this;
     }
 
-    /** @throws IllegalArgumentException unless exactly one of pid and command is set */
+    /**
+     * @throws IllegalArgumentException unless exactly one of pid and command is set
+     */
     public BridgeOptions build() {
       if ((pid > 0) == (command != null)) {
         throw new IllegalArgumentException("give exactly one target: a pid or a command");

@@ -11,7 +11,8 @@ package dev.llmlat.ebpf;
  * @param attributedLaunches launches inside a step range
  * @param spans spans delivered to the sink
  * @param malformedLines probe output lines that could not be read (counted, not fatal)
- * @param lostEvents events bpftrace reported lost (its per-CPU buffers overflowed): the counts above miss them
+ * @param lostEvents events bpftrace reported lost (its per-CPU buffers overflowed): the counts
+ *     above miss them
  * @param exitCode bpftrace's exit code, or -1 when it was stopped by {@link EbpfBridge#close()}
  */
 public record BridgeSummary(
@@ -28,10 +29,22 @@ public record BridgeSummary(
 
   /** One line for people: {@code launches=.. synchronizations=.. nvtx_ranges=..}. */
   public String describe() {
-    return "launches=" + launches + " (driver " + driverLaunches + ", in steps " + attributedLaunches + ")"
-        + " synchronizations=" + synchronizations
-        + " nvtx_ranges=" + nvtxRanges + " (steps " + stepRanges + ")"
-        + " spans=" + spans
+    return "launches="
+        + launches
+        + " (driver "
+        + driverLaunches
+        + ", in steps "
+        + attributedLaunches
+        + ")"
+        + " synchronizations="
+        + synchronizations
+        + " nvtx_ranges="
+        + nvtxRanges
+        + " (steps "
+        + stepRanges
+        + ")"
+        + " spans="
+        + spans
         + (malformedLines > 0 ? " malformed_lines=" + malformedLines : "")
         + (lostEvents > 0 ? " lost_events=" + lostEvents : "");
   }

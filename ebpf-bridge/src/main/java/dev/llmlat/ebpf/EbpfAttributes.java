@@ -6,14 +6,19 @@ public final class EbpfAttributes {
 
   /** Launches (runtime + driver) on the thread inside the range. */
   public static final String LAUNCHES = "llmlat.ebpf.launches";
+
   public static final String DRIVER_LAUNCHES = "llmlat.ebpf.driver_launches";
   public static final String FIRST_LAUNCH = "llmlat.ebpf.first_launch_unix_nano";
   public static final String LAST_LAUNCH = "llmlat.ebpf.last_launch_unix_nano";
+
   /** Synchronisation waits on the thread inside the range: count and total ns. */
   public static final String SYNCS = "llmlat.ebpf.syncs";
+
   public static final String SYNC_NS = "llmlat.ebpf.sync_ns";
+
   /** The range was still open when the bridge stopped: the span ends at the last event seen. */
   public static final String TRUNCATED = "llmlat.ebpf.truncated";
+
   /** {@code push} (thread-scoped) or {@code start} (process-scoped). */
   public static final String RANGE_SCOPE = "llmlat.ebpf.range";
 

@@ -60,18 +60,31 @@ public final class EbpfBridge implements AutoCloseable {
   private volatile RuntimeException failure;
   private BridgeSummary summary;
 
-  private EbpfBridge(BridgeOptions options, SpanSink sink, ProbeProgram program, Path programFile, Path fifo,
+  private EbpfBridge(
+      BridgeOptions options,
+      SpanSink sink,
+      ProbeProgram program,
+      Path programFile,
+      Path fifo,
       Process bpftrace) {
     this.options = options;
     this.fifo = fifo;
     this.program = program;
     this.programFile = programFile;
     this.bpftrace = bpftrace;
-    this.assembler = new SpanAssembler(options, sink, new KernelSymbolizer(options.demangle()), ClockOffset.measure(),
-        hostName());
-    this.reader = Thread.ofPlatform().name("llmlat-ebpf-stdout").daemon().unstarted(this::readStdout);
-    this.stderrReader = Thread.ofPlatform().name("llmlat-ebpf-stderr").daemon().unstarted(this::readStderr);
-    this.processor = Thread.ofPlatform().name("llmlat-ebpf-spans").daemon().unstarted(this::process);
+    this.assembler =
+        new SpanAssembler(
+            options,
+            sink,
+            new KernelSymbolizer(options.demangle()),
+            ClockOffset.measure(),
+            hostName());
+    this.reader =
+        Thread.ofPlatform().name("llmlat-ebpf-stdout").daemon().unstarted(this::readStdout);
+    this.stderrReader =
+        Thread.ofPlatform().name("llmlat-ebpf-stderr").daemon().unstarted(this::readStderr);
+    this.processor =
+        Thread.ofPlatform().name("llmlat-ebpf-spans").daemon().unstarted(this::process);
   }
 
   /**
@@ -83,7 +96,8 @@ public final class EbpfBridge implements AutoCloseable {
    * @throws EbpfBridgeException bpftrace failed to start for another reason (its stderr included)
    */
   public static EbpfBridge start(BridgeOptions options, SpanSink sink) {
-    if (options.pid() > 0 && ProcessHandle.of(options.pid()).filter(ProcessHandle::isAlive).isEmpty()) {
+    if (options.pid() > 0
+        && ProcessHandle.of(options.pid()).filter(ProcessHandle::isAlive).isEmpty()) {
       throw new TargetProcessNotFoundException(options.pid());
     }
     ProbeProgram program = ProbeProgram.generate(LibraryDiscovery.discover(options));
@@ -95,7 +109,10 @@ public final class EbpfBridge implements AutoCloseable {
       Files.writeString(file, program.text());
       // bpftrace writes its JSON into a named pipe: its stdout is the launched command's stdout.
       fifo = dir.resolve("events.fifo");
-      Process mkfifo = new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).redirectErrorStream(true).start();
+      Process mkfifo =
+          new ProcessBuilder("mkfifo", "-m", "600", fifo.toString())
+              .redirectErrorStream(true)
+              .start();
       if (!mkfifo.waitFor(10, TimeUnit.SECONDS) || mkfifo.exitValue() != 0) {
         throw new IOException("mkfifo " + fifo + " failed");
       }
@@ -105,7 +122,9 @@ public final class EbpfBridge implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new EbpfBridgeException("interrupted", e);
     }
-    List<String> cmd = new ArrayList<>(List.of(options.bpftrace(), "-f", "json", "-B", "line", "-o", fifo.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(options.bpftrace(), "-f", "json", "-B", "line", "-o", fifo.toString()));
     if (options.pid() > 0) {
       cmd.addAll(List.of("-p", Long.toString(options.pid())));
     } else {
@@ -113,12 +132,18 @@ public final class EbpfBridge implements AutoCloseable {
     }
     cmd.add(file.toString());
     ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.redirectOutput(options.commandOutput().map(p -> ProcessBuilder.Redirect.to(p.toFile())).orElse(ProcessBuilder.Redirect.INHERIT));
+    pb.redirectOutput(
+        options
+            .commandOutput()
+            .map(p -> ProcessBuilder.Redirect.to(p.toFile()))
+            .orElse(ProcessBuilder.Redirect.INHERIT));
     // 192-byte text chunks need strings of 200 bytes (the most bpftrace 0.17 allows on its stack).
     pb.environment().put("BPFTRACE_STRLEN", "200");
     // 4 MiB per CPU instead of 256 KiB: a tight launch loop outruns the reader otherwise.
     pb.environment().putIfAbsent("BPFTRACE_PERF_RB_PAGES", "1024");
-    options.nvtxInjection().ifPresent(lib -> pb.environment().putIfAbsent(NvtxInjection.ENV, lib.toString()));
+    options
+        .nvtxInjection()
+        .ifPresent(lib -> pb.environment().putIfAbsent(NvtxInjection.ENV, lib.toString()));
     pb.environment().putAll(options.environment());
     Process process;
     try {
@@ -127,8 +152,13 @@ public final class EbpfBridge implements AutoCloseable {
       deleteQuietly(file);
       deleteQuietly(fifo);
       deleteQuietly(file.getParent());
-      throw new BpfUnavailableException("cannot run " + options.bpftrace() + " (install it with"
-          + " ebpf-bridge/scripts/install-bpftrace): " + e.getMessage(), e);
+      throw new BpfUnavailableException(
+          "cannot run "
+              + options.bpftrace()
+              + " (install it with"
+              + " ebpf-bridge/scripts/install-bpftrace): "
+              + e.getMessage(),
+          e);
     }
     try {
       process.getOutputStream().close(); // the command bpftrace launches reads no input from us
@@ -168,7 +198,8 @@ public final class EbpfBridge implements AutoCloseable {
       awaitThreads(Duration.ofSeconds(5));
       String err = stderrTail();
       if (alive) {
-        throw new EbpfBridgeException("bpftrace did not attach its probes within " + options.attachTimeout() + ": " + err);
+        throw new EbpfBridgeException(
+            "bpftrace did not attach its probes within " + options.attachTimeout() + ": " + err);
       }
       throw classifyStartFailure(bpftrace.exitValue(), err);
     } catch (InterruptedException e) {
@@ -184,12 +215,18 @@ public final class EbpfBridge implements AutoCloseable {
 
   private static EbpfBridgeException classifyStartFailure(int exit, String err) {
     String e = err.toLowerCase(Locale.ROOT);
-    if (e.contains("operation not permitted") || e.contains("permission denied") || e.contains("must be run as root")
-        || e.contains("bpf_prog_load") || e.contains("kernel does not support") || e.contains("lockdown")) {
-      return new BpfUnavailableException("the kernel refused the BPF program (exit " + exit + "): " + err);
+    if (e.contains("operation not permitted")
+        || e.contains("permission denied")
+        || e.contains("must be run as root")
+        || e.contains("bpf_prog_load")
+        || e.contains("kernel does not support")
+        || e.contains("lockdown")) {
+      return new BpfUnavailableException(
+          "the kernel refused the BPF program (exit " + exit + "): " + err);
     }
     if (e.contains("no such process") || e.contains("does not exist") && e.contains("pid")) {
-      return new EbpfBridgeException("the target process went away before bpftrace attached (exit " + exit + "): " + err);
+      return new EbpfBridgeException(
+          "the target process went away before bpftrace attached (exit " + exit + "): " + err);
     }
     return new EbpfBridgeException("bpftrace failed to start (exit " + exit + "): " + err);
   }
@@ -219,7 +256,8 @@ public final class EbpfBridge implements AutoCloseable {
    * was delivered.
    *
    * @throws BpftraceFailedException bpftrace died with an error (spans read before were delivered)
-   * @throws EbpfBridgeException the timeout passed (bpftrace keeps running; {@link #close()} stops it)
+   * @throws EbpfBridgeException the timeout passed (bpftrace keeps running; {@link #close()} stops
+   *     it)
    */
   public BridgeSummary awaitCompletion(Duration timeout) {
     try {
@@ -233,7 +271,9 @@ public final class EbpfBridge implements AutoCloseable {
     return finish();
   }
 
-  /** Stops bpftrace and the command it launched, delivers what was read, and returns the summary. */
+  /**
+   * Stops bpftrace and the command it launched, delivers what was read, and returns the summary.
+   */
   public BridgeSummary stop() {
     stopping = true;
     stopProcesses();
@@ -285,9 +325,18 @@ public final class EbpfBridge implements AutoCloseable {
     }
     reapTargets();
     unblockReader();
-    BridgeSummary s = new BridgeSummary(assembler.launches, assembler.driverLaunches, assembler.syncs,
-        assembler.nvtxRanges, assembler.stepRanges, assembler.attributedLaunches, assembler.spans, malformed, lost,
-        stopping ? -1 : exit);
+    BridgeSummary s =
+        new BridgeSummary(
+            assembler.launches,
+            assembler.driverLaunches,
+            assembler.syncs,
+            assembler.nvtxRanges,
+            assembler.stepRanges,
+            assembler.attributedLaunches,
+            assembler.spans,
+            malformed,
+            lost,
+            stopping ? -1 : exit);
     if (!stopping && exit != 0) {
       failure = new BpftraceFailedException(exit, stderrTail(), s);
       throw failure;
@@ -323,16 +372,21 @@ public final class EbpfBridge implements AutoCloseable {
     reapTargets();
   }
 
-  /** A bpftrace that died before opening the pipe leaves the reader blocked in open(): release it. */
+  /**
+   * A bpftrace that died before opening the pipe leaves the reader blocked in open(): release it.
+   */
   private void unblockReader() {
     if (!fifoOpened && !bpftrace.isAlive()) {
-      Thread.ofPlatform().daemon().start(() -> {
-        try (var out = Files.newOutputStream(fifo)) {
-          // opening is enough: the reader sees EOF when this closes
-        } catch (IOException e) {
-          // nothing to release
-        }
-      });
+      Thread.ofPlatform()
+          .daemon()
+          .start(
+              () -> {
+                try (var out = Files.newOutputStream(fifo)) {
+                  // opening is enough: the reader sees EOF when this closes
+                } catch (IOException e) {
+                  // nothing to release
+                }
+              });
     }
   }
 
@@ -360,7 +414,9 @@ public final class EbpfBridge implements AutoCloseable {
 
   private static void signal(long pid, String signal) {
     try {
-      new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start()
+      new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+          .redirectErrorStream(true)
+          .start()
           .waitFor(3, TimeUnit.SECONDS);
     } catch (IOException e) {
       // no kill(1): the caller falls back to destroyForcibly
@@ -370,11 +426,14 @@ public final class EbpfBridge implements AutoCloseable {
   }
 
   private void readStdout() {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(Files.newInputStream(fifo), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(Files.newInputStream(fifo), StandardCharsets.UTF_8))) {
       fifoOpened = true;
       String line;
       while ((line = in.readLine()) != null) {
-        if (line.startsWith("{\"type\": \"attached_probes\"") || line.startsWith("{\"type\":\"attached_probes\"")) {
+        if (line.startsWith("{\"type\": \"attached_probes\"")
+            || line.startsWith("{\"type\":\"attached_probes\"")) {
           try {
             if (parser.parse(line) instanceof ProbeOutputParser.Attached a) {
               attachedProbes = a.probes();
@@ -422,7 +481,9 @@ public final class EbpfBridge implements AutoCloseable {
       // bpftrace 0.17 always warns about RLIMIT_MEMLOCK and detach errors: leave them out.
       StringBuilder out = new StringBuilder();
       for (String l : stderr.toString().split("\n")) {
-        if (!l.isBlank() && !l.contains("RLIMIT_MEMLOCK") && !l.contains("failed to detach probe")
+        if (!l.isBlank()
+            && !l.contains("RLIMIT_MEMLOCK")
+            && !l.contains("failed to detach probe")
             && !l.contains("uprobe_events): No such file")) {
           out.append(l.strip()).append(" | ");
         }

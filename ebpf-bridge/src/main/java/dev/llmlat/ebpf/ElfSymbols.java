@@ -18,8 +18,8 @@ import java.util.Set;
 
 /**
  * The function symbols of one ELF64 little-endian file ({@code .symtab} and {@code .dynsym}) and
- * its loadable segments: enough to name a code address and to check what a library exports,
- * without binutils.
+ * its loadable segments: enough to name a code address and to check what a library exports, without
+ * binutils.
  */
 public final class ElfSymbols {
   private static final int SHT_SYMTAB = 2;
@@ -44,7 +44,9 @@ public final class ElfSymbols {
     this.segments = segments;
   }
 
-  /** @throws IOException when the file cannot be read or is not an ELF64 little-endian file */
+  /**
+   * @throws IOException when the file cannot be read or is not an ELF64 little-endian file
+   */
   public static ElfSymbols read(Path path) throws IOException {
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
       MappedByteBuffer m = ch.map(FileChannel.MapMode.READ_ONLY, 0, ch.size());
@@ -120,12 +122,18 @@ public final class ElfSymbols {
     return path;
   }
 
-  /** Whether the dynamic symbol table defines function {@code name} (what a uprobe can attach to by name). */
+  /**
+   * Whether the dynamic symbol table defines function {@code name} (what a uprobe can attach to by
+   * name).
+   */
   public boolean exports(String name) {
     return exported.contains(name);
   }
 
-  /** The link-time address a byte at {@code fileOffset} is loaded at, when a loadable segment holds it. */
+  /**
+   * The link-time address a byte at {@code fileOffset} is loaded at, when a loadable segment holds
+   * it.
+   */
   public Optional<Long> vaddrOfFileOffset(long fileOffset) {
     for (Segment s : segments) {
       if (fileOffset >= s.offset && fileOffset < s.offset + Math.max(s.fileSize, 1)) {

@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Names the kernel behind a {@code cudaLaunchKernel} function pointer: the host stub symbol nvcc
- * emits under the kernel's mangled name, found through the process's mappings and the mapped
- * file's ELF symbols. Maps are read on the first address of a process (and again for an address
- * outside them, e.g. after a dlopen), so a process that already exited stays unnamed.
+ * emits under the kernel's mangled name, found through the process's mappings and the mapped file's
+ * ELF symbols. Maps are read on the first address of a process (and again for an address outside
+ * them, e.g. after a dlopen), so a process that already exited stays unnamed.
  */
 public final class KernelSymbolizer {
   private final boolean demangle;
@@ -25,7 +25,10 @@ public final class KernelSymbolizer {
     this.demangle = demangle;
   }
 
-  /** Reads the process's maps now, while it surely lives (called when the bridge sees its first event). */
+  /**
+   * Reads the process's maps now, while it surely lives (called when the bridge sees its first
+   * event).
+   */
   public void snapshot(long pid) {
     try {
       maps.put(pid, ProcessMaps.read(pid));
@@ -35,7 +38,9 @@ public final class KernelSymbolizer {
   }
 
   public Optional<String> resolve(long pid, long address) {
-    return names.computeIfAbsent(pid, p -> new HashMap<>()).computeIfAbsent(address, a -> lookup(pid, a));
+    return names
+        .computeIfAbsent(pid, p -> new HashMap<>())
+        .computeIfAbsent(address, a -> lookup(pid, a));
   }
 
   private Optional<String> lookup(long pid, long address) {

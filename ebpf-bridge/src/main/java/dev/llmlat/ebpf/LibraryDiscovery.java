@@ -13,8 +13,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Finds the CUDA and NVTX libraries to probe. For a running process its {@code /proc/PID/maps}
- * is the truth (what it really loaded, in its own mount namespace); otherwise {@code ldconfig -p},
+ * Finds the CUDA and NVTX libraries to probe. For a running process its {@code /proc/PID/maps} is
+ * the truth (what it really loaded, in its own mount namespace); otherwise {@code ldconfig -p},
  * then {@code /usr/local/cuda*}/{@code lib64} and {@code lib}. Libraries given explicitly win.
  */
 public final class LibraryDiscovery {
@@ -34,16 +34,19 @@ public final class LibraryDiscovery {
       return new CudaLibraries(
           explicitOr(options.runtimeLibraries(), fromMaps(maps, root, RUNTIME)),
           explicitOr(options.driverLibraries(), fromMaps(maps, root, DRIVER)),
-          explicitOr(options.nvtxLibraries(),
+          explicitOr(
+              options.nvtxLibraries(),
               NVTX_EXPORTS.stream().flatMap(n -> fromMaps(maps, root, n).stream()).toList()),
           distinct(injections));
     }
     List<String> ldconfig = ldconfig();
     List<Path> runtime = explicitOr(options.runtimeLibraries(), first(ldconfig, RUNTIME, true));
     List<Path> driver = explicitOr(options.driverLibraries(), first(ldconfig, DRIVER, false));
-    List<Path> nvtx = options.nvtxLibraries().isEmpty()
-        ? distinct(NVTX_EXPORTS.stream().flatMap(n -> first(ldconfig, n, true).stream()).toList())
-        : options.nvtxLibraries();
+    List<Path> nvtx =
+        options.nvtxLibraries().isEmpty()
+            ? distinct(
+                NVTX_EXPORTS.stream().flatMap(n -> first(ldconfig, n, true).stream()).toList())
+            : options.nvtxLibraries();
     return new CudaLibraries(runtime, driver, nvtx, options.nvtxInjection().stream().toList());
   }
 
@@ -55,7 +58,8 @@ public final class LibraryDiscovery {
     List<Path> out = new ArrayList<>();
     for (String file : maps.filesNamed(prefix)) {
       Path inNamespace = Path.of(root + file);
-      out.add(Files.exists(inNamespace) && !Files.exists(Path.of(file)) ? inNamespace : Path.of(file));
+      out.add(
+          Files.exists(inNamespace) && !Files.exists(Path.of(file)) ? inNamespace : Path.of(file));
     }
     return distinct(out);
   }

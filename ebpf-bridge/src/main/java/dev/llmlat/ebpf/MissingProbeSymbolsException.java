@@ -10,8 +10,12 @@ public final class MissingProbeSymbolsException extends EbpfBridgeException {
   private final List<String> expected;
 
   public MissingProbeSymbolsException(Path library, List<String> expected) {
-    super("library " + library + " exports none of the probed functions " + expected
-        + " (not a CUDA runtime/driver or NVTX library, or a stripped/static build)");
+    super(
+        "library "
+            + library
+            + " exports none of the probed functions "
+            + expected
+            + " (not a CUDA runtime/driver or NVTX library, or a stripped/static build)");
     this.library = library;
     this.expected = List.copyOf(expected);
   }

@@ -13,16 +13,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * llmlat's NVTX injection library: the only way to see NVTX v3 ranges from eBPF, because v3 is
- * header-only and exports nothing to probe. The target must be started with
- * {@code NVTX_INJECTION64_PATH=<this library>} ({@link BridgeOptions} sets it for {@code --command}).
- * The C source ships in the jar; {@link #build} compiles it with the host's C compiler once per
- * source version. Same as {@code ebpf-bridge/scripts/build-nvtx-injection}.
+ * header-only and exports nothing to probe. The target must be started with {@code
+ * NVTX_INJECTION64_PATH=<this library>} ({@link BridgeOptions} sets it for {@code --command}). The
+ * C source ships in the jar; {@link #build} compiles it with the host's C compiler once per source
+ * version. Same as {@code ebpf-bridge/scripts/build-nvtx-injection}.
  */
 public final class NvtxInjection {
   /** The library file name starts with this. */
   public static final String FILE_PREFIX = "libllmlat_nvtx_inject";
+
   /** The environment variable NVTX v3 reads. */
   public static final String ENV = "NVTX_INJECTION64_PATH";
+
   private static final String SOURCE = "llmlat_nvtx_inject.c";
 
   private NvtxInjection() {}
@@ -58,11 +60,14 @@ public final class NvtxInjection {
         Files.writeString(c, src);
         String errors = "";
         for (String cc : new String[] {"cc", "gcc"}) {
-          Process p = new ProcessBuilder(cc, "-shared", "-fPIC", "-O2", "-o", tmp.toString(), c.toString())
-              .redirectErrorStream(true).start();
+          Process p =
+              new ProcessBuilder(cc, "-shared", "-fPIC", "-O2", "-o", tmp.toString(), c.toString())
+                  .redirectErrorStream(true)
+                  .start();
           String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
           if (p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0) {
-            Files.move(tmp, lib, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(
+                tmp, lib, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             return lib;
           }
           errors += cc + ": " + out.strip() + "\n";
@@ -73,8 +78,12 @@ public final class NvtxInjection {
         Files.deleteIfExists(tmp);
       }
     } catch (IOException e) {
-      throw new EbpfBridgeException("cannot build the NVTX injection library in " + dir
-          + " (is a C compiler installed?): " + e.getMessage(), e);
+      throw new EbpfBridgeException(
+          "cannot build the NVTX injection library in "
+              + dir
+              + " (is a C compiler installed?): "
+              + e.getMessage(),
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new EbpfBridgeException("interrupted while building the NVTX injection library", e);

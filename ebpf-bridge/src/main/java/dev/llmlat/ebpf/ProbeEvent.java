@@ -11,9 +11,21 @@ public sealed interface ProbeEvent {
 
   long monoNs();
 
-  /** A kernel or graph launch entered. {@code function} is the host stub address (runtime) or CUfunction handle (driver). */
-  record Launch(long pid, long tid, long monoNs, String api, long function, int[] grid, int[] block,
-      long sharedMemBytes, long stream) implements ProbeEvent {
+  /**
+   * A kernel or graph launch entered. {@code function} is the host stub address (runtime) or
+   * CUfunction handle (driver).
+   */
+  record Launch(
+      long pid,
+      long tid,
+      long monoNs,
+      String api,
+      long function,
+      int[] grid,
+      int[] block,
+      long sharedMemBytes,
+      long stream)
+      implements ProbeEvent {
     public boolean driver() {
       return api.startsWith("cu") && !api.startsWith("cuda");
     }
@@ -24,11 +36,16 @@ public sealed interface ProbeEvent {
   }
 
   /** A synchronisation call returned: it waited from {@code monoNs} to {@code endMonoNs}. */
-  record Sync(long pid, long tid, long monoNs, long endMonoNs, String api, long handle, int returnCode)
+  record Sync(
+      long pid, long tid, long monoNs, long endMonoNs, String api, long handle, int returnCode)
       implements ProbeEvent {}
 
-  /** Bytes [{@code offset}, offset + text length) of the next range's text; {@code total} 0 when unknown. */
-  record TextChunk(long pid, long tid, long monoNs, int offset, int total, String text) implements ProbeEvent {}
+  /**
+   * Bytes [{@code offset}, offset + text length) of the next range's text; {@code total} 0 when
+   * unknown.
+   */
+  record TextChunk(long pid, long tid, long monoNs, int offset, int total, String text)
+      implements ProbeEvent {}
 
   /** A thread-scoped range was pushed; its text came in the {@link TextChunk}s just before. */
   record Push(long pid, long tid, long monoNs, int total) implements ProbeEvent {}

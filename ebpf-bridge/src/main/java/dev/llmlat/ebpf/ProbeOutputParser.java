@@ -29,7 +29,10 @@ public final class ProbeOutputParser {
 
   public record Other(String type) implements Line {}
 
-  /** @throws IllegalArgumentException when the line is not an envelope or its probe line is malformed */
+  /**
+   * @throws IllegalArgumentException when the line is not an envelope or its probe line is
+   *     malformed
+   */
   public Line parse(String line) {
     String type = null;
     String data = null;
@@ -97,13 +100,23 @@ public final class ProbeOutputParser {
     long ns = num(f, "ns");
     switch (e) {
       case "launch":
-        return new ProbeEvent.Launch(pid, tid, ns, str(f, "api"), num(f, "func"), dims(f, "grid"), dims(f, "block"),
-            num(f, "smem"), num(f, "stream"));
+        return new ProbeEvent.Launch(
+            pid,
+            tid,
+            ns,
+            str(f, "api"),
+            num(f, "func"),
+            dims(f, "grid"),
+            dims(f, "block"),
+            num(f, "smem"),
+            num(f, "stream"));
       case "sync":
-        return new ProbeEvent.Sync(pid, tid, ns, num(f, "end_ns"), str(f, "api"), num(f, "handle"), (int) num(f, "ret"));
+        return new ProbeEvent.Sync(
+            pid, tid, ns, num(f, "end_ns"), str(f, "api"), num(f, "handle"), (int) num(f, "ret"));
       case "text":
         expect(text != null, line);
-        return new ProbeEvent.TextChunk(pid, tid, ns, (int) num(f, "off"), (int) num(f, "total"), text);
+        return new ProbeEvent.TextChunk(
+            pid, tid, ns, (int) num(f, "off"), (int) num(f, "total"), text);
       case "push":
         return new ProbeEvent.Push(pid, tid, ns, (int) num(f, "total"));
       case "pop":
@@ -136,8 +149,11 @@ public final class ProbeOutputParser {
           out.put(name, dims);
         } else if (v == JsonToken.VALUE_NUMBER_INT) {
           // bpftrace prints %llu: addresses above 2^63 arrive as unsigned decimals.
-          out.put(name, p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-              ? p.getBigIntegerValue().longValue() : p.getLongValue());
+          out.put(
+              name,
+              p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                  ? p.getBigIntegerValue().longValue()
+                  : p.getLongValue());
         } else {
           out.put(name, p.getText());
         }
@@ -165,7 +181,9 @@ public final class ProbeOutputParser {
   }
 
   private static int[] dims(Map<String, Object> f, String name) {
-    return Optional.ofNullable(f.get(name)).filter(int[].class::isInstance).map(int[].class::cast)
+    return Optional.ofNullable(f.get(name))
+        .filter(int[].class::isInstance)
+        .map(int[].class::cast)
         .orElse(new int[3]);
   }
 

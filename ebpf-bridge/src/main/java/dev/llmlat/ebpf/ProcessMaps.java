@@ -21,7 +21,9 @@ public record ProcessMaps(long pid, List<Mapping> mappings) {
     mappings = List.copyOf(mappings);
   }
 
-  /** @throws TargetProcessNotFoundException when the process is gone */
+  /**
+   * @throws TargetProcessNotFoundException when the process is gone
+   */
   public static ProcessMaps read(long pid) {
     Path file = Path.of("/proc", Long.toString(pid), "maps");
     List<String> lines;
@@ -42,9 +44,13 @@ public record ProcessMaps(long pid, List<Mapping> mappings) {
         continue;
       }
       int dash = f[0].indexOf('-');
-      out.add(new Mapping(Long.parseUnsignedLong(f[0].substring(0, dash), 16),
-          Long.parseUnsignedLong(f[0].substring(dash + 1), 16), Long.parseUnsignedLong(f[2], 16), f[1],
-          f[5].endsWith(" (deleted)") ? f[5].substring(0, f[5].length() - 10) : f[5]));
+      out.add(
+          new Mapping(
+              Long.parseUnsignedLong(f[0].substring(0, dash), 16),
+              Long.parseUnsignedLong(f[0].substring(dash + 1), 16),
+              Long.parseUnsignedLong(f[2], 16),
+              f[1],
+              f[5].endsWith(" (deleted)") ? f[5].substring(0, f[5].length() - 10) : f[5]));
     }
     return new ProcessMaps(pid, out);
   }
@@ -58,9 +64,14 @@ public record ProcessMaps(long pid, List<Mapping> mappings) {
     return Optional.empty();
   }
 
-  /** Distinct mapped file paths whose name starts with {@code prefix} (e.g. {@code libcudart.so}). */
+  /**
+   * Distinct mapped file paths whose name starts with {@code prefix} (e.g. {@code libcudart.so}).
+   */
   public List<String> filesNamed(String prefix) {
-    return mappings.stream().map(Mapping::path)
-        .filter(p -> Path.of(p).getFileName().toString().startsWith(prefix)).distinct().toList();
+    return mappings.stream()
+        .map(Mapping::path)
+        .filter(p -> Path.of(p).getFileName().toString().startsWith(prefix))
+        .distinct()
+        .toList();
   }
 }

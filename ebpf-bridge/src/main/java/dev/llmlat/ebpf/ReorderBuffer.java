@@ -8,15 +8,16 @@ import java.util.function.Consumer;
  * Puts probe events back in time order. bpftrace's per-CPU buffers deliver events out of order
  * across CPUs, so events wait here for {@code window}: one older than that (on the monotonic clock
  * bpftrace and {@link System#nanoTime()} share) cannot be overtaken any more and is released. A
- * synchronisation is ordered by its end, when its record was written; events of one time keep
- * their arrival order. Bounded by time, not count: the reader's queue in front of it bounds what
- * arrives. Not thread-safe: one caller feeds it.
+ * synchronisation is ordered by its end, when its record was written; events of one time keep their
+ * arrival order. Bounded by time, not count: the reader's queue in front of it bounds what arrives.
+ * Not thread-safe: one caller feeds it.
  */
 final class ReorderBuffer {
   private record Queued(long key, long seq, ProbeEvent event) {}
 
   private final PriorityQueue<Queued> order =
-      new PriorityQueue<>((a, b) -> a.key != b.key ? Long.compare(a.key, b.key) : Long.compare(a.seq, b.seq));
+      new PriorityQueue<>(
+          (a, b) -> a.key != b.key ? Long.compare(a.key, b.key) : Long.compare(a.seq, b.seq));
   private final long windowNanos;
   private long seq;
   private long released;

@@ -28,12 +28,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * Turns probe events (in time order) into spans. Per thread it keeps the pending range text and
- * the NVTX stack: a launch belongs to the innermost open range whose text names request traces
- * ({@link NvtxPattern}); such a range becomes a {@code step} span on its first trace with one link
- * per trace and one event per launch. Launches outside steps are grouped per thread into
- * {@code launches} spans on fresh traces; each synchronisation wait is a span, a child of the step
- * it happened in. Not thread-safe: one caller feeds it.
+ * Turns probe events (in time order) into spans. Per thread it keeps the pending range text and the
+ * NVTX stack: a launch belongs to the innermost open range whose text names request traces ({@link
+ * NvtxPattern}); such a range becomes a {@code step} span on its first trace with one link per
+ * trace and one event per launch. Launches outside steps are grouped per thread into {@code
+ * launches} spans on fresh traces; each synchronisation wait is a span, a child of the step it
+ * happened in. Not thread-safe: one caller feeds it.
  */
 final class SpanAssembler {
   private static final InstrumentationScope SCOPE =
@@ -61,7 +61,12 @@ final class SpanAssembler {
   long attributedLaunches;
   long spans;
 
-  SpanAssembler(BridgeOptions options, SpanSink sink, KernelSymbolizer symbolizer, ClockOffset clock, String hostName) {
+  SpanAssembler(
+      BridgeOptions options,
+      SpanSink sink,
+      KernelSymbolizer symbolizer,
+      ClockOffset clock,
+      String hostName) {
     this.options = options;
     this.sink = sink;
     this.symbolizer = symbolizer;
@@ -118,11 +123,15 @@ final class SpanAssembler {
   }
 
   void accept(ProbeEvent event) {
-    lastMonoNs = Math.max(lastMonoNs, event instanceof ProbeEvent.Sync s ? s.endMonoNs() : event.monoNs());
-    ThreadState t = threads.computeIfAbsent(event.tid(), tid -> {
-      symbolizer.snapshot(event.pid());
-      return new ThreadState(event.pid(), tid);
-    });
+    lastMonoNs =
+        Math.max(lastMonoNs, event instanceof ProbeEvent.Sync s ? s.endMonoNs() : event.monoNs());
+    ThreadState t =
+        threads.computeIfAbsent(
+            event.tid(),
+            tid -> {
+              symbolizer.snapshot(event.pid());
+              return new ThreadState(event.pid(), tid);
+            });
     switch (event) {
       case ProbeEvent.TextChunk c -> {
         if (c.offset() == 0) {
@@ -144,7 +153,9 @@ final class SpanAssembler {
         }
       }
       case ProbeEvent.Start s ->
-          processRanges.computeIfAbsent(s.pid(), k -> new HashMap<>()).put(s.id(), open(t, takeText(t), "start", s.monoNs()));
+          processRanges
+              .computeIfAbsent(s.pid(), k -> new HashMap<>())
+              .put(s.id(), open(t, takeText(t), "start", s.monoNs()));
       case ProbeEvent.End e -> {
         OpenRange r = processRanges.getOrDefault(e.pid(), Map.of()).get(e.id());
         if (r != null) {
@@ -186,8 +197,10 @@ final class SpanAssembler {
     if (r != null) {
       attributedLaunches++;
     } else {
-      if (t.unattributed != null && (l.monoNs() - t.unattributed.startMono > options.unattributedWindow().toNanos()
-          || t.unattributed.events.size() + t.unattributed.droppedEvents >= Math.max(1, options.maxEventsPerSpan()))) {
+      if (t.unattributed != null
+          && (l.monoNs() - t.unattributed.startMono > options.unattributedWindow().toNanos()
+              || t.unattributed.events.size() + t.unattributed.droppedEvents
+                  >= Math.max(1, options.maxEventsPerSpan()))) {
         closeUnattributed(t, t.unattributed.lastLaunch);
       }
       if (t.unattributed == null) {
@@ -208,35 +221,41 @@ final class SpanAssembler {
       return;
     }
     String address = "0x" + Long.toHexString(l.function());
-    // Driver launches carry a CUfunction handle and graph launches an exec handle: no symbol to find.
-    String kernel = l.driver() || l.graph() ? address : symbolizer.resolve(l.pid(), l.function()).orElse(address);
-    r.events.add(Span.Event.newBuilder()
-        .setTimeUnixNano(clock.toUnixNanos(l.monoNs()))
-        .setName(l.api())
-        .addAttributes(string(EbpfAttributes.KERNEL, kernel))
-        .addAttributes(string(EbpfAttributes.FUNCTION, address))
-        .addAttributes(string(EbpfAttributes.GRID, dims(l.grid())))
-        .addAttributes(string(EbpfAttributes.BLOCK, dims(l.block())))
-        .addAttributes(integer(EbpfAttributes.SHARED_MEM, l.sharedMemBytes()))
-        .addAttributes(integer(LlmlatAttributes.GPU_STREAM, l.stream()))
-        .build());
+    // Driver launches carry a CUfunction handle and graph launches an exec handle: no symbol to
+    // find.
+    String kernel =
+        l.driver() || l.graph()
+            ? address
+            : symbolizer.resolve(l.pid(), l.function()).orElse(address);
+    r.events.add(
+        Span.Event.newBuilder()
+            .setTimeUnixNano(clock.toUnixNanos(l.monoNs()))
+            .setName(l.api())
+            .addAttributes(string(EbpfAttributes.KERNEL, kernel))
+            .addAttributes(string(EbpfAttributes.FUNCTION, address))
+            .addAttributes(string(EbpfAttributes.GRID, dims(l.grid())))
+            .addAttributes(string(EbpfAttributes.BLOCK, dims(l.block())))
+            .addAttributes(integer(EbpfAttributes.SHARED_MEM, l.sharedMemBytes()))
+            .addAttributes(integer(LlmlatAttributes.GPU_STREAM, l.stream()))
+            .build());
   }
 
   private void sync(ThreadState t, ProbeEvent.Sync s) {
     syncs++;
     OpenRange r = step(t);
-    Span.Builder span = Span.newBuilder()
-        .setTraceId(r != null ? r.traceId : randomId(16))
-        .setSpanId(randomId(8))
-        .setName(s.api())
-        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-        .setStartTimeUnixNano(clock.toUnixNanos(s.monoNs()))
-        .setEndTimeUnixNano(clock.toUnixNanos(Math.max(s.monoNs(), s.endMonoNs())))
-        .addAttributes(string(EbpfAttributes.API, s.api()))
-        .addAttributes(integer(LlmlatAttributes.THREAD_ID, s.tid()))
-        .addAttributes(integer(EbpfAttributes.RETURN_CODE, s.returnCode()))
-        .addAttributes(string(LlmlatAttributes.GPU_SOURCE, LlmlatAttributes.LAYER_EBPF))
-        .addAttributes(string(LlmlatAttributes.CLOCK_RULE, ClockOffset.RULE));
+    Span.Builder span =
+        Span.newBuilder()
+            .setTraceId(r != null ? r.traceId : randomId(16))
+            .setSpanId(randomId(8))
+            .setName(s.api())
+            .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+            .setStartTimeUnixNano(clock.toUnixNanos(s.monoNs()))
+            .setEndTimeUnixNano(clock.toUnixNanos(Math.max(s.monoNs(), s.endMonoNs())))
+            .addAttributes(string(EbpfAttributes.API, s.api()))
+            .addAttributes(integer(LlmlatAttributes.THREAD_ID, s.tid()))
+            .addAttributes(integer(EbpfAttributes.RETURN_CODE, s.returnCode()))
+            .addAttributes(string(LlmlatAttributes.GPU_SOURCE, LlmlatAttributes.LAYER_EBPF))
+            .addAttributes(string(LlmlatAttributes.CLOCK_RULE, ClockOffset.RULE));
     if (s.api().contains("Stream")) {
       span.addAttributes(integer(LlmlatAttributes.GPU_STREAM, s.handle()));
     } else if (s.api().contains("Event")) {
@@ -244,7 +263,8 @@ final class SpanAssembler {
     }
     if (r != null) {
       span.setParentSpanId(r.spanId)
-          .addAttributes(string(LlmlatAttributes.STEP_SPAN_ID, HEX.formatHex(r.spanId.toByteArray())))
+          .addAttributes(
+              string(LlmlatAttributes.STEP_SPAN_ID, HEX.formatHex(r.spanId.toByteArray())))
           .addAttributes(strings(LlmlatAttributes.TRACE_IDS, r.match.traceIds()));
       r.syncs++;
       r.syncNs += Math.max(0, s.endMonoNs() - s.monoNs());
@@ -270,15 +290,16 @@ final class SpanAssembler {
   }
 
   private Span.Builder build(OpenRange r, long endMono, boolean truncated) {
-    Span.Builder s = Span.newBuilder()
-        .setTraceId(r.traceId)
-        .setSpanId(r.spanId)
-        .setName(r.match != null ? "step" : "launches")
-        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-        .setStartTimeUnixNano(clock.toUnixNanos(r.startMono))
-        .setEndTimeUnixNano(clock.toUnixNanos(Math.max(r.startMono, endMono)))
-        .addAllEvents(r.events)
-        .setDroppedEventsCount(r.droppedEvents);
+    Span.Builder s =
+        Span.newBuilder()
+            .setTraceId(r.traceId)
+            .setSpanId(r.spanId)
+            .setName(r.match != null ? "step" : "launches")
+            .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+            .setStartTimeUnixNano(clock.toUnixNanos(r.startMono))
+            .setEndTimeUnixNano(clock.toUnixNanos(Math.max(r.startMono, endMono)))
+            .addAllEvents(r.events)
+            .setDroppedEventsCount(r.droppedEvents);
     if (r.match != null) {
       for (String trace : r.match.traceIds()) {
         s.addLinks(Span.Link.newBuilder().setTraceId(ByteString.fromHex(trace)).setSpanId(NO_SPAN));
@@ -313,13 +334,17 @@ final class SpanAssembler {
   /** Releases unattributed groups older than the window (called while idle). */
   void tick(long nowMono) {
     for (ThreadState t : threads.values()) {
-      if (t.unattributed != null && nowMono - t.unattributed.lastLaunch > options.unattributedWindow().toNanos()) {
+      if (t.unattributed != null
+          && nowMono - t.unattributed.lastLaunch > options.unattributedWindow().toNanos()) {
         closeUnattributed(t, t.unattributed.lastLaunch);
       }
     }
   }
 
-  /** The run is over: still-open ranges end at the last event seen, marked truncated; all is delivered. */
+  /**
+   * The run is over: still-open ranges end at the last event seen, marked truncated; all is
+   * delivered.
+   */
   void finish() {
     for (ThreadState t : threads.values()) {
       closeUnattributed(t, lastMonoNs);
@@ -353,15 +378,18 @@ final class SpanAssembler {
       if (e.getValue().isEmpty()) {
         continue;
       }
-      Resource.Builder resource = Resource.newBuilder()
-          .addAttributes(string("service.name", options.serviceName()))
-          .addAttributes(string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_EBPF))
-          .addAttributes(integer("process.pid", e.getKey()));
+      Resource.Builder resource =
+          Resource.newBuilder()
+              .addAttributes(string("service.name", options.serviceName()))
+              .addAttributes(string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_EBPF))
+              .addAttributes(integer("process.pid", e.getKey()));
       if (hostName != null) {
         resource.addAttributes(string(LlmlatAttributes.HOST_NAME, hostName));
       }
-      request.addResourceSpans(ResourceSpans.newBuilder().setResource(resource)
-          .addScopeSpans(ScopeSpans.newBuilder().setScope(SCOPE).addAllSpans(e.getValue())));
+      request.addResourceSpans(
+          ResourceSpans.newBuilder()
+              .setResource(resource)
+              .addScopeSpans(ScopeSpans.newBuilder().setScope(SCOPE).addAllSpans(e.getValue())));
     }
     pending.clear();
     pendingCount = 0;
@@ -386,6 +414,10 @@ final class SpanAssembler {
   }
 
   private static String dims(int[] d) {
-    return Integer.toUnsignedString(d[0]) + "," + Integer.toUnsignedString(d[1]) + "," + Integer.toUnsignedString(d[2]);
+    return Integer.toUnsignedString(d[0])
+        + ","
+        + Integer.toUnsignedString(d[1])
+        + ","
+        + Integer.toUnsignedString(d[2]);
   }
 }

@@ -8,7 +8,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Bad input and bad endings: clear exceptions, spans already read delivered, no process left behind. */
+/**
+ * Bad input and bad endings: clear exceptions, spans already read delivered, no process left
+ * behind.
+ */
 class EbpfBridgeFailureTest {
   private static final Duration HANG_GUARD = Duration.ofSeconds(120);
 
@@ -24,11 +27,17 @@ class EbpfBridgeFailureTest {
   void libraryWithoutTheSymbolsIsNamed() {
     Path libm = Path.of("/lib/x86_64-linux-gnu/libm.so.6");
     org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(libm), "no " + libm);
-    assertThatThrownBy(() -> EbpfBridge.start(BridgeOptions.builder().command("/bin/true").runtimeLibrary(libm).build(), b -> {}))
-        .isInstanceOfSatisfying(MissingProbeSymbolsException.class, e -> {
-          assertThat(e.library().getFileName().toString()).startsWith("libm");
-          assertThat(e.expected()).contains("cudaLaunchKernel");
-        })
+    assertThatThrownBy(
+            () ->
+                EbpfBridge.start(
+                    BridgeOptions.builder().command("/bin/true").runtimeLibrary(libm).build(),
+                    b -> {}))
+        .isInstanceOfSatisfying(
+            MissingProbeSymbolsException.class,
+            e -> {
+              assertThat(e.library().getFileName().toString()).startsWith("libm");
+              assertThat(e.expected()).contains("cudaLaunchKernel");
+            })
         .hasMessageContaining("exports none of the probed functions");
   }
 
@@ -38,13 +47,14 @@ class EbpfBridgeFailureTest {
     Path program = TestTargets.program();
     TestTargets.CollectingSink sink = new TestTargets.CollectingSink();
     // 1 thread, 100000 ranges of 1 launch, 2 ms apart: runs far longer than the test waits.
-    BridgeOptions options = BridgeOptions.builder()
-        .command(program + " steps 1 100000 1 2000")
-        .commandOutput(Files.createTempFile(TestTargets.BUILD, "dying", ".out"))
-        .nvtxInjection(TestTargets.injection())
-        .reorderWindow(Duration.ofMillis(20))
-        .batchSize(1)
-        .build();
+    BridgeOptions options =
+        BridgeOptions.builder()
+            .command(program + " steps 1 100000 1 2000")
+            .commandOutput(Files.createTempFile(TestTargets.BUILD, "dying", ".out"))
+            .nvtxInjection(TestTargets.injection())
+            .reorderWindow(Duration.ofMillis(20))
+            .batchSize(1)
+            .build();
     EbpfBridge bridge = TestTargets.start(options, sink);
     try {
       long target = bridge.targetProcesses().getFirst().pid();
@@ -52,10 +62,14 @@ class EbpfBridgeFailureTest {
       ProcessHandle bpftrace = bridge.bpftraceProcess();
       bpftrace.destroyForcibly(); // SIGKILL: bpftrace dies mid-run
       assertThatThrownBy(() -> bridge.awaitCompletion(Duration.ofSeconds(30)))
-          .isInstanceOfSatisfying(BpftraceFailedException.class, e -> {
-            assertThat(e.exitCode()).isEqualTo(137);
-            assertThat(e.summary().spans()).isEqualTo(sink.spans().size()).isGreaterThanOrEqualTo(3);
-          })
+          .isInstanceOfSatisfying(
+              BpftraceFailedException.class,
+              e -> {
+                assertThat(e.exitCode()).isEqualTo(137);
+                assertThat(e.summary().spans())
+                    .isEqualTo(sink.spans().size())
+                    .isGreaterThanOrEqualTo(3);
+              })
           .hasMessageContaining("bpftrace died mid-run with exit code 137");
       assertThat(sink.spans()).anyMatch(s -> s.getName().equals("step"));
       assertThat(TestTargets.gone(bpftrace.pid())).as("bpftrace reaped").isTrue();
@@ -70,13 +84,14 @@ class EbpfBridgeFailureTest {
     TestTargets.assumeBpf();
     Path program = TestTargets.program();
     TestTargets.CollectingSink sink = new TestTargets.CollectingSink();
-    BridgeOptions options = BridgeOptions.builder()
-        .command(program + " steps 2 100000 2 2000")
-        .commandOutput(Files.createTempFile(TestTargets.BUILD, "closing", ".out"))
-        .nvtxInjection(TestTargets.injection())
-        .reorderWindow(Duration.ofMillis(20))
-        .batchSize(1)
-        .build();
+    BridgeOptions options =
+        BridgeOptions.builder()
+            .command(program + " steps 2 100000 2 2000")
+            .commandOutput(Files.createTempFile(TestTargets.BUILD, "closing", ".out"))
+            .nvtxInjection(TestTargets.injection())
+            .reorderWindow(Duration.ofMillis(20))
+            .batchSize(1)
+            .build();
     EbpfBridge bridge = TestTargets.start(options, sink);
     long bpftrace = bridge.bpftraceProcess().pid();
     long target = bridge.targetProcesses().getFirst().pid();
@@ -89,12 +104,17 @@ class EbpfBridgeFailureTest {
     waitGone(target);
   }
 
-  /** Polls /proc until {@code pid} is gone (reaped: nothing tells a non-child's end sooner); the deadline only guards against a hang. */
+  /**
+   * Polls /proc until {@code pid} is gone (reaped: nothing tells a non-child's end sooner); the
+   * deadline only guards against a hang.
+   */
   private static void waitGone(long pid) throws InterruptedException {
     long deadline = System.nanoTime() + HANG_GUARD.toNanos();
     while (!TestTargets.gone(pid) && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
-    assertThat(TestTargets.gone(pid)).as("target %d gone (not running, not a zombie)", pid).isTrue();
+    assertThat(TestTargets.gone(pid))
+        .as("target %d gone (not running, not a zombie)", pid)
+        .isTrue();
   }
 }

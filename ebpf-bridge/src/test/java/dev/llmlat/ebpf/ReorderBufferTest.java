@@ -24,7 +24,8 @@ class ReorderBufferTest {
     ProbeEvent b = pop(2, 1_100 * MS);
     List.of(c, a, d, b).forEach(buffer::add);
 
-    // at 1.4 s what is older than 1.2 s is final: a and b, in time order; c and d may still be overtaken
+    // at 1.4 s what is older than 1.2 s is final: a and b, in time order; c and d may still be
+    // overtaken
     buffer.release(1_400 * MS, out::add);
     assertThat(out).containsExactly(a, b);
     assertThat(buffer.held()).isEqualTo(2);
@@ -51,9 +52,19 @@ class ReorderBufferTest {
   @Test
   void ordersASyncByItsEndAndEqualTimesByArrival() {
     // the wait began before the launch but ended after it: it comes after the launch
-    ProbeEvent sync = new ProbeEvent.Sync(1, 1, 1_000 * MS, 1_050 * MS, "cudaStreamSynchronize", 7, 0);
-    ProbeEvent launch = new ProbeEvent.Launch(1, 1, 1_010 * MS, "cudaLaunchKernel", 0x40, new int[] {1, 1, 1},
-        new int[] {32, 1, 1}, 0, 7);
+    ProbeEvent sync =
+        new ProbeEvent.Sync(1, 1, 1_000 * MS, 1_050 * MS, "cudaStreamSynchronize", 7, 0);
+    ProbeEvent launch =
+        new ProbeEvent.Launch(
+            1,
+            1,
+            1_010 * MS,
+            "cudaLaunchKernel",
+            0x40,
+            new int[] {1, 1, 1},
+            new int[] {32, 1, 1},
+            0,
+            7);
     ProbeEvent first = pop(2, 1_020 * MS);
     ProbeEvent second = pop(3, 1_020 * MS);
     List.of(sync, launch, first, second).forEach(buffer::add);

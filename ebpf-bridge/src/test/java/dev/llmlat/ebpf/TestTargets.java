@@ -18,7 +18,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-/** Builds the CUDA test program and the NVTX injection library into target/, and checks BPF is usable. */
+/**
+ * Builds the CUDA test program and the NVTX injection library into target/, and checks BPF is
+ * usable.
+ */
 final class TestTargets {
   static final Path MODULE = Path.of(System.getProperty("llmlat.moduleDir", "."));
   static final Path BUILD = Path.of(System.getProperty("llmlat.buildDir", "target"));
@@ -33,12 +36,25 @@ final class TestTargets {
   /** The launch_loop program (src/test/cuda), linked against the shared libcudart. */
   static synchronized Path program() throws Exception {
     if (program == null) {
-      assumeTrue(Files.isExecutable(NVCC), "no CUDA toolkit at " + NVCC + ": cannot build the test program");
+      assumeTrue(
+          Files.isExecutable(NVCC),
+          "no CUDA toolkit at " + NVCC + ": cannot build the test program");
       Path src = MODULE.resolve("src/test/cuda/launch_loop.cu");
       Path out = BUILD.resolve("cuda/launch_loop");
       Files.createDirectories(out.getParent());
-      if (!Files.isExecutable(out) || Files.getLastModifiedTime(out).compareTo(Files.getLastModifiedTime(src)) < 0) {
-        run(List.of(NVCC.toString(), "-cudart", "shared", "-O2", "-o", out.toString(), src.toString(), "-ldl"), 300);
+      if (!Files.isExecutable(out)
+          || Files.getLastModifiedTime(out).compareTo(Files.getLastModifiedTime(src)) < 0) {
+        run(
+            List.of(
+                NVCC.toString(),
+                "-cudart",
+                "shared",
+                "-O2",
+                "-o",
+                out.toString(),
+                src.toString(),
+                "-ldl"),
+            300);
       }
       program = out;
     }
@@ -52,7 +68,9 @@ final class TestTargets {
     return injection;
   }
 
-  /** Skips the test (JUnit assumption) when bpftrace cannot be installed or the kernel refuses BPF. */
+  /**
+   * Skips the test (JUnit assumption) when bpftrace cannot be installed or the kernel refuses BPF.
+   */
   static synchronized void assumeBpf() throws Exception {
     if (!bpfChecked) {
       bpfChecked = true;
@@ -108,13 +126,24 @@ final class TestTargets {
       notifyAll();
     }
 
-    /** Waits until {@code n} spans have arrived; the timeout only guards against a hang (then it fails). */
+    /**
+     * Waits until {@code n} spans have arrived; the timeout only guards against a hang (then it
+     * fails).
+     */
     synchronized void awaitSpans(int n, Duration hangGuard) throws InterruptedException {
       long deadline = System.nanoTime() + hangGuard.toNanos();
-      for (long left = hangGuard.toMillis(); spans().size() < n; left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
+      for (long left = hangGuard.toMillis();
+          spans().size() < n;
+          left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())) {
         if (left <= 0) {
-          throw new AssertionError("timed out after " + hangGuard.toSeconds() + " s waiting for " + n + " spans; "
-              + spans().size() + " arrived");
+          throw new AssertionError(
+              "timed out after "
+                  + hangGuard.toSeconds()
+                  + " s waiting for "
+                  + n
+                  + " spans; "
+                  + spans().size()
+                  + " arrived");
         }
         wait(left);
       }

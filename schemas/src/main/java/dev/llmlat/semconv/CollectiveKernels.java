@@ -1,14 +1,16 @@
 package dev.llmlat.semconv;
 
 /**
- * Which kernels are collectives between ranks: NCCL's ({@code ncclKernel_*} before 2.19,
- * {@code ncclDevKernel_*} since) and custom all-reduce kernels that bypass NCCL (vLLM's
- * {@code cross_device_reduce_1stage/2stage}). Names may carry a signature ({@code (ncclDevComm*, …)}).
- * One rule for the GPU importer, which summarises collectives, and for attribution, which reads
- * them back from the store to find a late rank.
+ * Which kernels are collectives between ranks: NCCL's ({@code ncclKernel_*} before 2.19, {@code
+ * ncclDevKernel_*} since) and custom all-reduce kernels that bypass NCCL (vLLM's {@code
+ * cross_device_reduce_1stage/2stage}). Names may carry a signature ({@code (ncclDevComm*, …)}). One
+ * rule for the GPU importer, which summarises collectives, and for attribution, which reads them
+ * back from the store to find a late rank.
  */
 public final class CollectiveKernels {
-  private static final String[] PREFIXES = {"ncclKernel_", "ncclDevKernel_", "cross_device_reduce_"};
+  private static final String[] PREFIXES = {
+    "ncclKernel_", "ncclDevKernel_", "cross_device_reduce_"
+  };
 
   private CollectiveKernels() {}
 

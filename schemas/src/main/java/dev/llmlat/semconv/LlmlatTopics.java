@@ -14,11 +14,13 @@ public final class LlmlatTopics {
 
   /** The span topic's default name. */
   public static final String SPANS = "otlp_spans";
+
   /** The span topic's dead letters by default: records the ingester could not decode. */
   public static final String DEAD_LETTERS = deadLetterTopic(SPANS);
 
   /** Dead-letter headers: why, and where the record came from. */
   public static final String HEADER_REASON = "llmlat.dlq.reason";
+
   public static final String HEADER_TOPIC = "llmlat.dlq.topic";
   public static final String HEADER_PARTITION = "llmlat.dlq.partition";
   public static final String HEADER_OFFSET = "llmlat.dlq.offset";

@@ -12,14 +12,17 @@ class NvtxPatternTest {
 
   @Test
   void llmlatFormatCarriesStepKindAndTraces() {
-    assertThat(NvtxPattern.LLMLAT.match("llmlat step=00f067aa0ba902b7 kind=mixed traces=" + A + "," + B))
+    assertThat(
+            NvtxPattern.LLMLAT.match(
+                "llmlat step=00f067aa0ba902b7 kind=mixed traces=" + A + "," + B))
         .contains(new RangeMatch("mixed", "00f067aa0ba902b7", List.of(A, B.toLowerCase())));
     assertThat(NvtxPattern.LLMLAT.match("llmlat step=xyz kind=mixed traces=" + A)).isEmpty();
   }
 
   @Test
   void presetsOfTheRealCaptures() {
-    assertThat(NvtxPattern.PREFILL.match("prefill " + A)).contains(new RangeMatch("prefill", null, List.of(A)));
+    assertThat(NvtxPattern.PREFILL.match("prefill " + A))
+        .contains(new RangeMatch("prefill", null, List.of(A)));
     assertThat(NvtxPattern.DECODE.match("decode " + A + "," + A))
         .contains(new RangeMatch("decode", null, List.of(A, A)));
     assertThat(NvtxPattern.PREFILL_TRACE_ID.match("prefill trace_id=" + A)).isPresent();
@@ -35,17 +38,22 @@ class NvtxPatternTest {
     RangeMatch send = NvtxPattern.AUTO.match("kv_send " + B).orElseThrow();
     assertThat(send).isEqualTo(new RangeMatch(RangeMatch.KV_SEND, null, List.of(B.toLowerCase())));
     assertThat(send.isKvTransfer()).isTrue();
-    assertThat(NvtxPattern.AUTO.match("kv_recv " + A)).contains(new RangeMatch(RangeMatch.KV_RECV, null, List.of(A)));
+    assertThat(NvtxPattern.AUTO.match("kv_recv " + A))
+        .contains(new RangeMatch(RangeMatch.KV_RECV, null, List.of(A)));
     assertThat(NvtxPattern.preset("kv-send").match("kv_send " + A)).isPresent();
-    assertThat(NvtxPattern.AUTO.match("kv_send " + A + "," + B)).isEmpty(); // one request per transfer
+    assertThat(NvtxPattern.AUTO.match("kv_send " + A + "," + B))
+        .isEmpty(); // one request per transfer
     assertThat(NvtxPattern.AUTO.match("prefill " + A).orElseThrow().isKvTransfer()).isFalse();
   }
 
   @Test
   void userRegexNeedsATracesGroup() {
-    NvtxPattern p = NvtxPattern.regex("step (?<kind>\\w+) for (?<traces>[0-9a-f]{32}( [0-9a-f]{32})*)");
-    assertThat(p.match("step prefill for " + A + " " + A)).contains(new RangeMatch("prefill", null, List.of(A, A)));
-    assertThatThrownBy(() -> NvtxPattern.regex("prefill (\\w+)")).isInstanceOf(IllegalArgumentException.class);
+    NvtxPattern p =
+        NvtxPattern.regex("step (?<kind>\\w+) for (?<traces>[0-9a-f]{32}( [0-9a-f]{32})*)");
+    assertThat(p.match("step prefill for " + A + " " + A))
+        .contains(new RangeMatch("prefill", null, List.of(A, A)));
+    assertThatThrownBy(() -> NvtxPattern.regex("prefill (\\w+)"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> NvtxPattern.preset("nope")).hasMessageContaining("auto");
   }
 }

@@ -18,14 +18,19 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract is written once: no main source outside {@code schemas} spells an attribute, event, span or topic
- * name that {@code schemas} defines as a string literal; it uses the constant. Names of one plain word ("decode",
- * "client") are left out: as literals they mostly mean something else (a step kind, a column value).
+ * The contract is written once: no main source outside {@code schemas} spells an attribute, event,
+ * span or topic name that {@code schemas} defines as a string literal; it uses the constant. Names
+ * of one plain word ("decode", "client") are left out: as literals they mostly mean something else
+ * (a step kind, a column value).
  */
 class ContractNamesTest {
-  private static final List<Class<?>> CONTRACT = List.of(LlmlatAttributes.class, LlmlatSpanNames.class, LlmlatTopics.class);
+  private static final List<Class<?>> CONTRACT =
+      List.of(LlmlatAttributes.class, LlmlatSpanNames.class, LlmlatTopics.class);
 
-  /** The contract's names that read as names: dotted keys, and the span and topic names with an underscore. */
+  /**
+   * The contract's names that read as names: dotted keys, and the span and topic names with an
+   * underscore.
+   */
   private static Map<String, String> names() throws IllegalAccessException {
     Map<String, String> out = new LinkedHashMap<>();
     for (Class<?> c : CONTRACT) {
@@ -44,14 +49,21 @@ class ContractNamesTest {
   @Test
   void everyContractNameIsUsedThroughItsConstant() throws Exception {
     Map<String, String> names = names();
-    assertThat(names).containsKeys(LlmlatAttributes.TENANT, LlmlatSpanNames.REQUEST, LlmlatTopics.SPANS);
+    assertThat(names)
+        .containsKeys(LlmlatAttributes.TENANT, LlmlatSpanNames.REQUEST, LlmlatTopics.SPANS);
     Path repo = Path.of("..").toAbsolutePath().normalize();
     Pattern literal = Pattern.compile("(?<![\\\\\\w])\"([a-z][a-z0-9_.]*)\"");
     List<String> found = new ArrayList<>();
     List<Path> sources;
     try (Stream<Path> walk = Files.walk(repo)) {
-      sources = walk.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/main/java/")
-          && !p.startsWith(repo.resolve("schemas")) && !p.toString().contains("/target/")).toList();
+      sources =
+          walk.filter(
+                  p ->
+                      p.toString().endsWith(".java")
+                          && p.toString().contains("/src/main/java/")
+                          && !p.startsWith(repo.resolve("schemas"))
+                          && !p.toString().contains("/target/"))
+              .toList();
     }
     assertThat(sources).as("main sources under " + repo).hasSizeGreaterThan(100);
     for (Path p : sources) {
@@ -61,7 +73,8 @@ class ContractNamesTest {
         while (m.find()) {
           String constant = names.get(m.group(1));
           if (constant != null) {
-            found.add(repo.relativize(p) + ":" + (i + 1) + " \"" + m.group(1) + "\" is " + constant);
+            found.add(
+                repo.relativize(p) + ":" + (i + 1) + " \"" + m.group(1) + "\" is " + constant);
           }
         }
       }

@@ -6,9 +6,10 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * When the gateway could not write to its client (the client read slowly), from its SERVER span: the blocks its
- * backpressure events record (start, start + duration), merged where they overlap and in time order, and the span's
- * count and total, which cover every block while the events are only the first 32.
+ * When the gateway could not write to its client (the client read slowly), from its SERVER span:
+ * the blocks its backpressure events record (start, start + duration), merged where they overlap
+ * and in time order, and the span's count and total, which cover every block while the events are
+ * only the first 32.
  *
  * @param events the backpressure events on the span
  * @param undated those of them without a usable duration (not in {@code blocks})
@@ -16,7 +17,8 @@ import java.util.List;
  * @param count the span's count of blocks, -1 where it names none
  * @param totalNs the span's total blocked time, -1 where it names none
  */
-record GatewayBackpressure(List<Block> blocks, int events, int undated, long recordedNs, long count, long totalNs) {
+record GatewayBackpressure(
+    List<Block> blocks, int events, int undated, long recordedNs, long count, long totalNs) {
 
   /** Writes blocked from {@code startNs} until {@code endNs}. */
   record Block(long startNs, long endNs) {}
@@ -36,7 +38,8 @@ record GatewayBackpressure(List<Block> blocks, int events, int undated, long rec
         continue;
       }
       events++;
-      long duration = number(ev.attributes().get(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS));
+      long duration =
+          number(ev.attributes().get(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS));
       if (duration < 0) {
         undated++;
         continue;
@@ -62,12 +65,18 @@ record GatewayBackpressure(List<Block> blocks, int events, int undated, long rec
     return new GatewayBackpressure(List.copyOf(merged), events, undated, recorded, count, total);
   }
 
-  /** Whether the span counted more blocks than it kept events for (later blocks are not placed in time). */
+  /**
+   * Whether the span counted more blocks than it kept events for (later blocks are not placed in
+   * time).
+   */
   boolean truncated() {
     return count > events;
   }
 
-  /** Blocked time the span's total has beyond its events' durations, -1 where the total is unknown or not larger. */
+  /**
+   * Blocked time the span's total has beyond its events' durations, -1 where the total is unknown
+   * or not larger.
+   */
   long unplacedNs() {
     return totalNs > recordedNs ? totalNs - recordedNs : -1;
   }
@@ -82,25 +91,37 @@ record GatewayBackpressure(List<Block> blocks, int events, int undated, long rec
     if (offsetNs == 0) {
       return this;
     }
-    List<Block> moved = blocks.stream().map(b -> new Block(b.startNs() + offsetNs, b.endNs() + offsetNs)).toList();
+    List<Block> moved =
+        blocks.stream().map(b -> new Block(b.startNs() + offsetNs, b.endNs() + offsetNs)).toList();
     return new GatewayBackpressure(moved, events, undated, recordedNs, count, totalNs);
   }
 
   /**
-   * What the request's notes say about blocks that could not be placed in time (beyond the events kept, or
-   * without a duration); empty when every block is placed.
+   * What the request's notes say about blocks that could not be placed in time (beyond the events
+   * kept, or without a duration); empty when every block is placed.
    */
   List<String> notes() {
     List<String> out = new ArrayList<>(2);
     if (truncated()) {
       long unplaced = unplacedNs();
-      out.add("the gateway could not write to its client " + count + " times; only the first " + events
-          + " were recorded as events" + (unplaced > 0 ? String.format(", %.1f ms of blocking after them is not placed in time", unplaced / 1e6) : "")
-          + ": inter-token gaps after the last recorded one do not show the gateway's part");
+      out.add(
+          "the gateway could not write to its client "
+              + count
+              + " times; only the first "
+              + events
+              + " were recorded as events"
+              + (unplaced > 0
+                  ? String.format(
+                      ", %.1f ms of blocking after them is not placed in time", unplaced / 1e6)
+                  : "")
+              + ": inter-token gaps after the last recorded one do not show the gateway's part");
     }
     if (undated > 0) {
-      out.add(undated + " gateway backpressure event(s) carry no " + LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS
-          + ": not placed in time");
+      out.add(
+          undated
+              + " gateway backpressure event(s) carry no "
+              + LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS
+              + ": not placed in time");
     }
     return out;
   }

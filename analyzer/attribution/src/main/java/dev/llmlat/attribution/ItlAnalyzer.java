@@ -6,17 +6,18 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * A request's inter-token latencies, and a named cause for every gap that stands out from the request's own median
- * (by 50% and at least 1 ms): the gateway blocked on its client (a slow reader), a preemption, a late rank its decode
- * step waited for (tensor parallelism), another request's prefill running on the same engine, the batch growing, or a
- * slow step.
+ * A request's inter-token latencies, and a named cause for every gap that stands out from the
+ * request's own median (by 50% and at least 1 ms): the gateway blocked on its client (a slow
+ * reader), a preemption, a late rank its decode step waited for (tensor parallelism), another
+ * request's prefill running on the same engine, the batch growing, or a slow step.
  *
- * <p>The gaps are those the client saw. Tokens are produced at the engine's times (the decode span's); where the
- * gateway's SERVER span records blocks during which it could not write to its client, a token that reached the
- * gateway inside one went out when the block ended. The engine's token reaches the gateway later than produced by
- * the first token's transit (the gateway's first chunk less the engine's first token, which also takes in what
- * clock alignment left between the two hosts), so the blocks are moved back by it onto the engine's times. A gap's
- * backpressure is then how long its token waited for the gateway after being produced; the rest of the gap is the
+ * <p>The gaps are those the client saw. Tokens are produced at the engine's times (the decode
+ * span's); where the gateway's SERVER span records blocks during which it could not write to its
+ * client, a token that reached the gateway inside one went out when the block ended. The engine's
+ * token reaches the gateway later than produced by the first token's transit (the gateway's first
+ * chunk less the engine's first token, which also takes in what clock alignment left between the
+ * two hosts), so the blocks are moved back by it onto the engine's times. A gap's backpressure is
+ * then how long its token waited for the gateway after being produced; the rest of the gap is the
  * engine's. A block in which no token was produced delayed nothing and counts for no gap.
  */
 final class ItlAnalyzer {
@@ -40,7 +41,8 @@ final class ItlAnalyzer {
     if (produced.length < 2) {
       return gaps;
     }
-    GatewayBackpressure blocks = GatewayBackpressure.of(v.gatewayServer()).shifted(-transitNs(v, firstToken));
+    GatewayBackpressure blocks =
+        GatewayBackpressure.of(v.gatewayServer()).shifted(-transitNs(v, firstToken));
     long[] delivered = delivered(produced, blocks.blocks());
     long[] g = new long[produced.length - 1];
     for (int i = 1; i < produced.length; i++) {
@@ -51,14 +53,17 @@ final class ItlAnalyzer {
     long median = sorted[sorted.length / 2];
     for (int i = 1; i < produced.length; i++) {
       long gap = g[i - 1];
-      // the client waits for the engine until the token is produced (or the one before went out), then for the gateway
+      // the client waits for the engine until the token is produced (or the one before went out),
+      // then for the gateway
       long ready = Math.max(produced[i], delivered[i - 1]);
       long waited = delivered[i] - ready;
       String cause = "";
       if (gap > median * MARGIN && gap - median >= MIN_EXCESS_NS) {
         long excess = gap - median;
-        cause = waited > 0 && 2 * waited >= excess ? backpressure(waited)
-            : cause(v, index, produced[i - 1], produced[i], ready - delivered[i - 1], excess);
+        cause =
+            waited > 0 && 2 * waited >= excess
+                ? backpressure(waited)
+                : cause(v, index, produced[i - 1], produced[i], ready - delivered[i - 1], excess);
         if (blocks.truncated() && delivered[i] > blocks.placedUntilNs()) {
           cause += unplaced(blocks);
         }
@@ -69,18 +74,26 @@ final class ItlAnalyzer {
   }
 
   static String backpressure(long waitedNs) {
-    return String.format("the gateway could not write to its client (the client read slowly), %.1f ms", waitedNs / 1e6);
+    return String.format(
+        "the gateway could not write to its client (the client read slowly), %.1f ms",
+        waitedNs / 1e6);
   }
 
   private static String unplaced(GatewayBackpressure blocks) {
     long rest = blocks.unplacedNs();
-    return "; only the first " + blocks.events() + " of the gateway's " + blocks.count() + " blocks writing to its client were recorded"
-        + (rest > 0 ? String.format(", %.1f ms of blocking after them is not placed", rest / 1e6) : ", later ones are not placed");
+    return "; only the first "
+        + blocks.events()
+        + " of the gateway's "
+        + blocks.count()
+        + " blocks writing to its client were recorded"
+        + (rest > 0
+            ? String.format(", %.1f ms of blocking after them is not placed", rest / 1e6)
+            : ", later ones are not placed");
   }
 
   /**
-   * How much later than the engine produced it the gateway wrote a token: its first chunk less the engine's first
-   * token, 0 where either is unknown or the difference is negative.
+   * How much later than the engine produced it the gateway wrote a token: its first chunk less the
+   * engine's first token, 0 where either is unknown or the difference is negative.
    */
   static long transitNs(RequestView v, long firstToken) {
     if (v.gatewayServer() == null || firstToken < 0) {
@@ -91,8 +104,8 @@ final class ItlAnalyzer {
   }
 
   /**
-   * When each token went out: when produced, or where produced inside a block (sorted, not overlapping), at its end;
-   * never before the token before it.
+   * When each token went out: when produced, or where produced inside a block (sorted, not
+   * overlapping), at its end; never before the token before it.
    */
   static long[] delivered(long[] produced, List<GatewayBackpressure.Block> blocks) {
     long[] out = produced.clone();
@@ -119,10 +132,11 @@ final class ItlAnalyzer {
   }
 
   /**
-   * The engine's cause of a gap whose token was produced over (from, to]; {@code engineNs} is the part of the gap the
-   * client waited for the engine (the whole gap without backpressure).
+   * The engine's cause of a gap whose token was produced over (from, to]; {@code engineNs} is the
+   * part of the gap the client waited for the engine (the whole gap without backpressure).
    */
-  private static String cause(RequestView v, RequestView.Index index, long from, long to, long engineNs, long excessNs) {
+  private static String cause(
+      RequestView v, RequestView.Index index, long from, long to, long engineNs, long excessNs) {
     SpanRecord e = v.engine();
     for (long preempted : v.request().preemptionNs()) {
       if (preempted > from && preempted <= to) {
@@ -137,7 +151,9 @@ final class ItlAnalyzer {
     long stallTokens = -1;
     SpanRecord before = null;
     SpanRecord producing = null;
-    for (SpanRecord s : RequestView.Index.overlapping(index.engineSteps, index.longestEngineStepNs, from - index.longestEngineStepNs, to)) {
+    for (SpanRecord s :
+        RequestView.Index.overlapping(
+            index.engineSteps, index.longestEngineStepNs, from - index.longestEngineStepNs, to)) {
       if (!s.service().equals(e.service()) || !s.clockDomain().equals(e.clockDomain())) {
         continue;
       }
@@ -147,7 +163,9 @@ final class ItlAnalyzer {
       if (s.startNs() < to && s.endNs() > from) {
         List<String> served = index.served(s);
         long prefill = s.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0);
-        if (prefill > 0 && prefill > stallTokens && served.stream().anyMatch(t -> !t.equals(v.traceId()))) {
+        if (prefill > 0
+            && prefill > stallTokens
+            && served.stream().anyMatch(t -> !t.equals(v.traceId()))) {
           stall = s;
           stallTokens = prefill;
         }
@@ -157,15 +175,19 @@ final class ItlAnalyzer {
       }
     }
     if (stall != null) {
-      String other = index.served(stall).stream().filter(t -> !t.equals(v.traceId())).findFirst().orElse("?");
+      String other =
+          index.served(stall).stream().filter(t -> !t.equals(v.traceId())).findFirst().orElse("?");
       return "stalled by prefill of request " + other + " (" + stallTokens + " tokens)";
     }
     if (producing == null) {
       // engines without step spans: GPU steps name their requests too
-      for (SpanRecord g : RequestView.Index.overlapping(index.gpuSteps, index.longestGpuStepNs, from, to)) {
+      for (SpanRecord g :
+          RequestView.Index.overlapping(index.gpuSteps, index.longestGpuStepNs, from, to)) {
         {
           List<String> served = index.served(g);
-          if ("prefill".equals(g.attr(LlmlatAttributes.STEP_KIND)) && !served.contains(v.traceId()) && !served.isEmpty()) {
+          if ("prefill".equals(g.attr(LlmlatAttributes.STEP_KIND))
+              && !served.contains(v.traceId())
+              && !served.isEmpty()) {
             return "stalled by prefill of request " + served.get(0);
           }
         }
@@ -182,16 +204,19 @@ final class ItlAnalyzer {
   }
 
   /**
-   * "waited N ms for rank R" where the request's steps in the gap (those mostly inside it) waited for a late
-   * rank at least half the gap's excess over the median, else null.
+   * "waited N ms for rank R" where the request's steps in the gap (those mostly inside it) waited
+   * for a late rank at least half the gap's excess over the median, else null.
    */
-  private static String rankWait(RequestView v, RequestView.Index index, long from, long to, long excessNs) {
+  private static String rankWait(
+      RequestView v, RequestView.Index index, long from, long to, long excessNs) {
     if (index.rankWaits.isEmpty()) {
       return null;
     }
     java.util.Map<String, Long> byRank = new java.util.LinkedHashMap<>();
-    java.util.Set<RankWaits.StepWait> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    for (SpanRecord g : RequestView.Index.overlapping(index.gpuSteps, index.longestGpuStepNs, from, to)) {
+    java.util.Set<RankWaits.StepWait> seen =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    for (SpanRecord g :
+        RequestView.Index.overlapping(index.gpuSteps, index.longestGpuStepNs, from, to)) {
       RankWaits.StepWait w = index.rankWaits.get(g);
       if (w == null || !seen.add(w) || !index.served(g).contains(v.traceId())) {
         continue;
@@ -201,8 +226,10 @@ final class ItlAnalyzer {
         byRank.merge(w.late().name(), w.waitNs(), Long::sum);
       }
     }
-    return byRank.entrySet().stream().max(java.util.Map.Entry.comparingByValue())
+    return byRank.entrySet().stream()
+        .max(java.util.Map.Entry.comparingByValue())
         .filter(r -> 2 * r.getValue() >= excessNs)
-        .map(r -> String.format("waited %.1f ms for %s", r.getValue() / 1e6, r.getKey())).orElse(null);
+        .map(r -> String.format("waited %.1f ms for %s", r.getValue() / 1e6, r.getKey()))
+        .orElse(null);
   }
 }

@@ -20,8 +20,9 @@ import java.util.Set;
  * keeps its own as {@link LlmlatAttributes#JOINED_FROM_TRACE_ID}.
  *
  * <p>The kept trace is the one the client's request is on (a gateway or client span), else the
- * decode half's where the engine names the roles (the client's first token is its), else the earlier half's. Spans without a key pass through
- * untouched: the common path costs one attribute lookup per span.
+ * decode half's where the engine names the roles (the client's first token is its), else the
+ * earlier half's. Spans without a key pass through untouched: the common path costs one attribute
+ * lookup per span.
  */
 final class JoinSplitTraces {
   private static final Set<String> KEY_ATTRIBUTES = keyAttributes();
@@ -34,7 +35,8 @@ final class JoinSplitTraces {
     if (KEY_ATTRIBUTES.isEmpty()) {
       return spans;
     }
-    // request spans that carry a key, and spans a request may hang under (SGLang's "Bootstrap Room" span)
+    // request spans that carry a key, and spans a request may hang under (SGLang's "Bootstrap Room"
+    // span)
     Map<String, List<Half>> byKey = new LinkedHashMap<>();
     Map<String, SpanRecord> keyedParents = new HashMap<>();
     for (SpanRecord s : spans) {
@@ -50,7 +52,10 @@ final class JoinSplitTraces {
     }
     if (!keyedParents.isEmpty()) {
       for (SpanRecord s : spans) {
-        SpanRecord parent = s.parentSpanId().isEmpty() || hasKey(s) ? null : keyedParents.get(s.traceId() + s.parentSpanId());
+        SpanRecord parent =
+            s.parentSpanId().isEmpty() || hasKey(s)
+                ? null
+                : keyedParents.get(s.traceId() + s.parentSpanId());
         EngineAdapter adapter = parent == null ? null : EngineAdapters.forRequest(s);
         if (adapter != null) {
           add(byKey, s, adapter, adapter.joinKey(parent));
@@ -61,7 +66,8 @@ final class JoinSplitTraces {
     Set<String> clientSide = null;
     for (List<Half> halves : byKey.values()) {
       // two halves in two traces; more (a client's id reused for retries) is no pair to join
-      if (halves.size() != 2 || halves.get(0).request().traceId().equals(halves.get(1).request().traceId())) {
+      if (halves.size() != 2
+          || halves.get(0).request().traceId().equals(halves.get(1).request().traceId())) {
         continue;
       }
       if (clientSide == null) {
@@ -91,10 +97,32 @@ final class JoinSplitTraces {
         attributes = new HashMap<>(attributes);
         attributes.put(LlmlatAttributes.JOINED_FROM_TRACE_ID, s.traceId());
       }
-      List<SpanRecord.Link> links = !linked ? s.links() : s.links().stream()
-          .map(l -> new SpanRecord.Link(renamed.getOrDefault(l.traceId(), l.traceId()), l.spanId())).toList();
-      out.add(new SpanRecord(to == null ? s.traceId() : to, s.spanId(), s.parentSpanId(), s.name(), s.kind(), s.service(),
-          s.layer(), s.host(), s.scope(), s.instance(), s.startNs(), s.endNs(), attributes, s.events(), links));
+      List<SpanRecord.Link> links =
+          !linked
+              ? s.links()
+              : s.links().stream()
+                  .map(
+                      l ->
+                          new SpanRecord.Link(
+                              renamed.getOrDefault(l.traceId(), l.traceId()), l.spanId()))
+                  .toList();
+      out.add(
+          new SpanRecord(
+              to == null ? s.traceId() : to,
+              s.spanId(),
+              s.parentSpanId(),
+              s.name(),
+              s.kind(),
+              s.service(),
+              s.layer(),
+              s.host(),
+              s.scope(),
+              s.instance(),
+              s.startNs(),
+              s.endNs(),
+              attributes,
+              s.events(),
+              links));
     }
     return out;
   }
@@ -108,9 +136,12 @@ final class JoinSplitTraces {
     return false;
   }
 
-  private static void add(Map<String, List<Half>> byKey, SpanRecord request, EngineAdapter adapter, String key) {
+  private static void add(
+      Map<String, List<Half>> byKey, SpanRecord request, EngineAdapter adapter, String key) {
     if (!key.isEmpty()) {
-      byKey.computeIfAbsent(adapter.name() + '\u0000' + key, k -> new ArrayList<>(2)).add(new Half(request, adapter, key));
+      byKey
+          .computeIfAbsent(adapter.name() + '\u0000' + key, k -> new ArrayList<>(2))
+          .add(new Half(request, adapter, key));
     }
   }
 
@@ -126,7 +157,11 @@ final class JoinSplitTraces {
         return h.request().traceId();
       }
     }
-    return halves.stream().min(Comparator.comparingLong(h -> h.request().startNs())).orElseThrow().request().traceId();
+    return halves.stream()
+        .min(Comparator.comparingLong(h -> h.request().startNs()))
+        .orElseThrow()
+        .request()
+        .traceId();
   }
 
   /** Traces with a span of the gateway or client layer. */

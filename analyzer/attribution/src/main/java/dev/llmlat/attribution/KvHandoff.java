@@ -6,27 +6,37 @@ import java.util.List;
 
 /**
  * How a disaggregated request's KV cache went from the prefill to the decode instance: when it was
- * ready to go (the prefill done and the send posted), and the wire time alone, while both sides were in
- * the transfer. Between the two the decode instance was not receiving (busy decoding, no free blocks,
- * bootstrapping the connection): {@code decode_wait}.
+ * ready to go (the prefill done and the send posted), and the wire time alone, while both sides
+ * were in the transfer. Between the two the decode instance was not receiving (busy decoding, no
+ * free blocks, bootstrapping the connection): {@code decode_wait}.
  *
- * <p>The wire time is the overlap of the send and receive kernels; a buffered send (its kernel ended
- * before the receive started) is the receive kernel's duration; without kernels, the overlap of the two
- * instances' own transfer spans where both time their side, else the one engine's transfer time.
+ * <p>The wire time is the overlap of the send and receive kernels; a buffered send (its kernel
+ * ended before the receive started) is the receive kernel's duration; without kernels, the overlap
+ * of the two instances' own transfer spans where both time their side, else the one engine's
+ * transfer time.
  */
 record KvHandoff(long readyNs, long wireStartNs, long wireEndNs, String wireSource) {
 
-  static KvHandoff of(Disaggregation pair, long prefillDoneNs, EngineRequest prefill, EngineRequest decode, List<String> notes) {
+  static KvHandoff of(
+      Disaggregation pair,
+      long prefillDoneNs,
+      EngineRequest prefill,
+      EngineRequest decode,
+      List<String> notes) {
     long ready = prefillDoneNs;
     if (pair.kvSend() != null) {
-      ready = Math.max(ready, pair.kvSend().longAttr(LlmlatAttributes.KV_RANGE_START, pair.kvSend().startNs()));
+      ready =
+          Math.max(
+              ready,
+              pair.kvSend().longAttr(LlmlatAttributes.KV_RANGE_START, pair.kvSend().startNs()));
     }
     long[] send = kernel(pair.kvSend());
     long[] recv = kernel(pair.kvRecv());
     long start;
     long end;
     String source;
-    List<EngineRequest.Interval> engine = !decode.kvTransfers().isEmpty() ? decode.kvTransfers() : prefill.kvTransfers();
+    List<EngineRequest.Interval> engine =
+        !decode.kvTransfers().isEmpty() ? decode.kvTransfers() : prefill.kvTransfers();
     if (send != null && recv != null) {
       start = Math.max(send[0], recv[0]);
       end = Math.min(send[1], recv[1]);
@@ -36,13 +46,18 @@ record KvHandoff(long readyNs, long wireStartNs, long wireEndNs, String wireSour
         end = recv[1];
         source = "buffered send: the receive kernel";
       }
-    } else if (!decode.kvTransfers().isEmpty() && !prefill.kvTransfers().isEmpty()
+    } else if (!decode.kvTransfers().isEmpty()
+        && !prefill.kvTransfers().isEmpty()
         && overlap(prefill.kvTransfers(), decode.kvTransfers()) != null) {
       // both instances time their side (SGLang): the wire is while both were in the transfer
       long[] both = overlap(prefill.kvTransfers(), decode.kvTransfers());
       start = both[0];
       end = both[1];
-      source = prefill.kvTransfers().get(0).source() + " and " + decode.kvTransfers().get(0).source() + " overlapping";
+      source =
+          prefill.kvTransfers().get(0).source()
+              + " and "
+              + decode.kvTransfers().get(0).source()
+              + " overlapping";
     } else if (!engine.isEmpty()) {
       start = engine.get(0).startNs();
       end = engine.get(engine.size() - 1).endNs();
@@ -51,12 +66,14 @@ record KvHandoff(long readyNs, long wireStartNs, long wireEndNs, String wireSour
       start = recv[0];
       end = recv[1];
       source = "the receive kernel";
-      notes.add("disaggregated: no send kernel on the prefill instance: the receive kernel is taken as the wire time");
+      notes.add(
+          "disaggregated: no send kernel on the prefill instance: the receive kernel is taken as the wire time");
     } else {
       start = decode.queuedNs();
       end = start;
       source = "";
-      notes.add("disaggregated: neither instance times the KV transfer: kv_transfer cannot be split from decode_wait");
+      notes.add(
+          "disaggregated: neither instance times the KV transfer: kv_transfer cannot be split from decode_wait");
     }
     start = Math.max(start, ready);
     return new KvHandoff(ready, start, Math.max(start, end), source);

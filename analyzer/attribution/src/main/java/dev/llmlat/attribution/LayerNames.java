@@ -2,7 +2,10 @@ package dev.llmlat.attribution;
 
 import dev.llmlat.semconv.LlmlatAttributes;
 
-/** Layer and step names the analyzer keys on (the instrumentation's contract; engine conventions live in their adapters). */
+/**
+ * Layer and step names the analyzer keys on (the instrumentation's contract; engine conventions
+ * live in their adapters).
+ */
 final class LayerNames {
   static final String CLIENT = LlmlatAttributes.LAYER_CLIENT;
   static final String GATEWAY = LlmlatAttributes.LAYER_GATEWAY;

@@ -9,24 +9,34 @@ import java.util.Map;
 /**
  * Splits the request's {@code queue} pieces of the critical path by what its engine instance ran
  * meanwhile (see {@link QueueBreakdown}): each instant goes to the step running then (a prefill
- * before a decode, else the earliest started when steps overlap), else to the engine loop between steps; after a preemption, to
- * waiting to resume. A step's time is shared among the requests it prefilled and the decodes it
- * ran by their tokens where the engine tells them, else equally. The parts sum exactly to queue.
+ * before a decode, else the earliest started when steps overlap), else to the engine loop between
+ * steps; after a preemption, to waiting to resume. A step's time is shared among the requests it
+ * prefilled and the decodes it ran by their tokens where the engine tells them, else equally. The
+ * parts sum exactly to queue.
  */
 final class QueueAnalyzer {
   static final String NO_STEPS = "cannot show why: the engine shows no steps";
 
   private QueueAnalyzer() {}
 
-  static QueueBreakdown breakdown(String traceId, String instance, List<Attribution.Segment> path, List<Long> preemptions,
+  static QueueBreakdown breakdown(
+      String traceId,
+      String instance,
+      List<Attribution.Segment> path,
+      List<Long> preemptions,
       StepIndex steps) {
-    List<Attribution.Segment> queue = path.stream().filter(s -> s.component().equals("queue") && s.endNs() > s.startNs()).toList();
+    List<Attribution.Segment> queue =
+        path.stream()
+            .filter(s -> s.component().equals("queue") && s.endNs() > s.startNs())
+            .toList();
     long total = queue.stream().mapToLong(s -> s.endNs() - s.startNs()).sum();
     if (total == 0) {
       return QueueBreakdown.NONE;
     }
     if (!steps.has(instance)) {
-      return new QueueBreakdown(List.of(new QueueBreakdown.Part(QueueBreakdown.NO_STEPS, NO_STEPS, total, "", 0, 0, 0)), "");
+      return new QueueBreakdown(
+          List.of(new QueueBreakdown.Part(QueueBreakdown.NO_STEPS, NO_STEPS, total, "", 0, 0, 0)),
+          "");
     }
     long preempted = preemptions.stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE);
     Tally t = new Tally(traceId, steps);
@@ -61,7 +71,10 @@ final class QueueAnalyzer {
     }
 
     void waitedFor(String instance, long from, long to) {
-      List<StepIndex.Step> running = steps.overlapping(instance, from, to).stream().filter(s -> !s.served().contains(self)).toList();
+      List<StepIndex.Step> running =
+          steps.overlapping(instance, from, to).stream()
+              .filter(s -> !s.served().contains(self))
+              .toList();
       java.util.TreeSet<Long> cuts = new java.util.TreeSet<>(List.of(from, to));
       for (StepIndex.Step s : running) {
         cuts.add(Math.max(from, s.startNs()));
@@ -76,7 +89,9 @@ final class QueueAnalyzer {
         if (previous != null && cut > previous) {
           StepIndex.Step best = null;
           for (StepIndex.Step s : running) {
-            if (s.startNs() <= previous && s.endNs() >= cut && (best == null || (!s.prefill().isEmpty() && best.prefill().isEmpty()))) {
+            if (s.startNs() <= previous
+                && s.endNs() >= cut
+                && (best == null || (!s.prefill().isEmpty() && best.prefill().isEmpty()))) {
               best = s;
             }
           }
@@ -101,7 +116,8 @@ final class QueueAnalyzer {
     void ranFor(StepIndex.Step s, long ns) {
       List<String> others = s.prefill().keySet().stream().filter(x -> !x.equals(self)).toList();
       boolean tokensKnown = others.stream().allMatch(x -> s.prefill().get(x) > 0);
-      // weights: prefill tokens and one token per decode where the engine tells them, else one per request
+      // weights: prefill tokens and one token per decode where the engine tells them, else one per
+      // request
       long[] w = new long[others.size() + 1];
       for (int i = 0; i < others.size(); i++) {
         w[i] = tokensKnown ? s.prefill().get(others.get(i)) : 1;
@@ -131,26 +147,67 @@ final class QueueAnalyzer {
 
     QueueBreakdown breakdown() {
       List<QueueBreakdown.Part> parts = new ArrayList<>();
-      prefillNs.forEach((x, ns) -> {
-        long tokens = prefillTokens.get(x) > 0 ? prefillTokens.get(x) : steps.promptTokens(x);
-        parts.add(new QueueBreakdown.Part(QueueBreakdown.PREFILL, "behind prefill of request " + x
-            + (tokens > 0 ? " (" + tokens + " tokens)" : ""), ns, x, tokens, 0, prefillSteps.get(x)));
-      });
+      prefillNs.forEach(
+          (x, ns) -> {
+            long tokens = prefillTokens.get(x) > 0 ? prefillTokens.get(x) : steps.promptTokens(x);
+            parts.add(
+                new QueueBreakdown.Part(
+                    QueueBreakdown.PREFILL,
+                    "behind prefill of request "
+                        + x
+                        + (tokens > 0 ? " (" + tokens + " tokens)" : ""),
+                    ns,
+                    x,
+                    tokens,
+                    0,
+                    prefillSteps.get(x)));
+          });
       if (decodeNs > 0) {
-        parts.add(new QueueBreakdown.Part(QueueBreakdown.DECODE, "behind " + decodeSteps + " decode step" + (decodeSteps == 1 ? "" : "s")
-            + " (batch up to " + decodeBatch + ")", decodeNs, "", 0, decodeBatch, decodeSteps));
+        parts.add(
+            new QueueBreakdown.Part(
+                QueueBreakdown.DECODE,
+                "behind "
+                    + decodeSteps
+                    + " decode step"
+                    + (decodeSteps == 1 ? "" : "s")
+                    + " (batch up to "
+                    + decodeBatch
+                    + ")",
+                decodeNs,
+                "",
+                0,
+                decodeBatch,
+                decodeSteps));
       }
       if (betweenNs > 0) {
-        parts.add(new QueueBreakdown.Part(QueueBreakdown.BETWEEN_STEPS, "between steps: the engine loop, no step running", betweenNs,
-            "", 0, 0, 0));
+        parts.add(
+            new QueueBreakdown.Part(
+                QueueBreakdown.BETWEEN_STEPS,
+                "between steps: the engine loop, no step running",
+                betweenNs,
+                "",
+                0,
+                0,
+                0));
       }
       if (preemptedNs > 0) {
-        parts.add(new QueueBreakdown.Part(QueueBreakdown.PREEMPTED, "preempted, waiting to resume", preemptedNs, "", 0, 0, 0));
+        parts.add(
+            new QueueBreakdown.Part(
+                QueueBreakdown.PREEMPTED,
+                "preempted, waiting to resume",
+                preemptedNs,
+                "",
+                0,
+                0,
+                0));
       }
       parts.removeIf(p -> p.ns() == 0);
       parts.sort(Comparator.comparingLong(QueueBreakdown.Part::ns).reversed());
-      String limit = limitNs.entrySet().stream().max(Map.Entry.comparingByValue())
-          .map(e -> limitWorst.get(e.getKey()).describe(e.getKey())).orElse("");
+      String limit =
+          limitNs.entrySet().stream()
+              .max(Map.Entry.comparingByValue())
+              .map(e -> limitWorst.get(e.getKey()).describe(e.getKey()))
+              .orElse("");
       return new QueueBreakdown(parts, limit);
     }
   }
@@ -164,7 +221,10 @@ final class QueueAnalyzer {
     };
   }
 
-  /** {@code ns} in integer shares proportional to {@code weights} that sum exactly to it (the remainder to the largest). */
+  /**
+   * {@code ns} in integer shares proportional to {@code weights} that sum exactly to it (the
+   * remainder to the largest).
+   */
   static long[] split(long ns, long[] weights) {
     long sum = 0;
     int largest = 0;

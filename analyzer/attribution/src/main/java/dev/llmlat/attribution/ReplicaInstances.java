@@ -44,9 +44,14 @@ final class ReplicaInstances {
     }
     List<SpanRecord> out = new ArrayList<>(spans.size());
     for (SpanRecord s : spans) {
-      String instance = s.host().isEmpty() && s.instance().isEmpty() ? called.get(s.traceId() + '\u0000' + s.service()) : null;
+      String instance =
+          s.host().isEmpty() && s.instance().isEmpty()
+              ? called.get(s.traceId() + '\u0000' + s.service())
+              : null;
       // batch spans in traces of their own (TGI) belong to the replica of the requests they link to
-      for (int i = 0; instance == null && i < s.links().size() && s.host().isEmpty() && s.instance().isEmpty(); i++) {
+      for (int i = 0;
+          instance == null && i < s.links().size() && s.host().isEmpty() && s.instance().isEmpty();
+          i++) {
         instance = called.get(s.links().get(i).traceId() + '\u0000' + s.service());
       }
       out.add(instance == null ? s : s.withInstance(instance));

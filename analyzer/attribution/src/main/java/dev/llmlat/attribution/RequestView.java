@@ -14,8 +14,8 @@ import java.util.Map;
 
 /**
  * One request's spans across the layers, found by trace id, parentage and step links: the engine
- * request, the gateway's SERVER span and its upstream CLIENT span, and the client layer's span
- * (a load generator's request, the trace's root) when the trace has one.
+ * request, the gateway's SERVER span and its upstream CLIENT span, and the client layer's span (a
+ * load generator's request, the trace's root) when the trace has one.
  */
 record RequestView(
     String traceId,
@@ -28,8 +28,8 @@ record RequestView(
     DisaggregatedView disaggregated) {
 
   /**
-   * The two instances of a disaggregated request: the prefill instance's request (null when its spans
-   * are missing), the gateway's call to it, and how the instances were told apart.
+   * The two instances of a disaggregated request: the prefill instance's request (null when its
+   * spans are missing), the gateway's call to it, and how the instances were told apart.
    */
   record DisaggregatedView(Disaggregation pair, EngineRequest prefill, SpanRecord prefillClient) {}
 
@@ -40,34 +40,60 @@ record RequestView(
   /** Index of the loaded spans: by trace, by id, by link target, and the step spans. */
   static final class Index {
     final Map<String, List<SpanRecord>> byTrace = new HashMap<>();
+
     /** Spans with links, by the trace (and trace + span) they link to. */
     final Map<String, List<SpanRecord>> byLinkTarget = new HashMap<>();
+
     final List<SpanRecord> engineSteps = new ArrayList<>();
     final Map<String, SpanRecord> engineStepsById = new HashMap<>();
     final Map<String, SpanRecord> gpuStepsByEngineStep = new HashMap<>();
     final List<SpanRecord> gpuSteps = new ArrayList<>();
+
     /** GPU steps by the request traces they served, in start order. */
     final Map<String, List<SpanRecord>> gpuStepsByTrace = new HashMap<>();
-    /** Collective kernels of GPU steps (tensor parallelism), by the step span that launched them. */
+
+    /**
+     * Collective kernels of GPU steps (tensor parallelism), by the step span that launched them.
+     */
     final Map<String, List<SpanRecord>> collectivesByStep = new HashMap<>();
-    /** GPU steps that several ranks ran, each rank's copy mapped to the step's wait for a late rank. */
+
+    /**
+     * GPU steps that several ranks ran, each rank's copy mapped to the step's wait for a late rank.
+     */
     final Map<SpanRecord, RankWaits.StepWait> rankWaits;
+
     /** The request traces each step served ({@code llmlat.trace_ids}, parsed once). */
     final Map<SpanRecord, List<String>> served = new java.util.IdentityHashMap<>();
-    /** The engine request spans (or stand-ins for unknown engines), in start order, with their adapter. */
+
+    /**
+     * The engine request spans (or stand-ins for unknown engines), in start order, with their
+     * adapter.
+     */
     private final List<SpanRecord> requests = new ArrayList<>();
+
     private final Map<SpanRecord, EngineAdapter> adapters = new java.util.IdentityHashMap<>();
-    /** Disaggregated requests by the request span that stands for them (the decode side's where present). */
+
+    /**
+     * Disaggregated requests by the request span that stands for them (the decode side's where
+     * present).
+     */
     private final Map<SpanRecord, Disaggregation> disaggregated = new java.util.IdentityHashMap<>();
+
     long longestEngineStepNs;
     long longestGpuStepNs;
+
     /** Every instance's steps by time, for the queue breakdown. */
     final StepIndex stepIndex;
+
     /** Whether each request's queue is split by what the engine did meanwhile. */
     final boolean queueBreakdown;
 
-    /** The attribute that names a request's tenant ({@link LlmlatAttributes#TENANT} unless told otherwise). */
+    /**
+     * The attribute that names a request's tenant ({@link LlmlatAttributes#TENANT} unless told
+     * otherwise).
+     */
     final String tenantKey;
+
     private final Map<String, String> tenants = new java.util.concurrent.ConcurrentHashMap<>();
 
     Index(List<SpanRecord> spans) {
@@ -78,7 +104,10 @@ record RequestView(
       this(spans, tenantKey, true);
     }
 
-    /** With {@code queueBreakdown} false no time index of the steps is built (a benchmark's baseline). */
+    /**
+     * With {@code queueBreakdown} false no time index of the steps is built (a benchmark's
+     * baseline).
+     */
     Index(List<SpanRecord> spans, String tenantKey, boolean queueBreakdown) {
       this.tenantKey = tenantKey;
       this.queueBreakdown = queueBreakdown;
@@ -115,7 +144,8 @@ record RequestView(
       java.util.Set<String> known = new java.util.HashSet<>();
       requests.forEach(r -> known.add(r.traceId()));
       for (Map.Entry<String, List<SpanRecord>> t : byTrace.entrySet()) {
-        if (!known.contains(t.getKey()) && t.getValue().stream().anyMatch(UnknownEngine::isGatewayServer)) {
+        if (!known.contains(t.getKey())
+            && t.getValue().stream().anyMatch(UnknownEngine::isGatewayServer)) {
           SpanRecord standIn = UnknownEngine.standIn(context(t.getKey()));
           if (standIn != null) {
             requests.add(standIn);
@@ -143,32 +173,43 @@ record RequestView(
       }
       rankWaits = RankWaits.of(gpuSteps, collectivesByStep, served);
       List<SpanRecord> sides = new ArrayList<>(requests);
-      disaggregated.values().stream().filter(Disaggregation::complete).forEach(d -> sides.add(d.prefill()));
+      disaggregated.values().stream()
+          .filter(Disaggregation::complete)
+          .forEach(d -> sides.add(d.prefill()));
       stepIndex = queueBreakdown ? StepIndex.build(this, sides) : null;
     }
 
-    /** The tenant of a request's trace: the first of its spans that names one, "" when none does. */
+    /**
+     * The tenant of a request's trace: the first of its spans that names one, "" when none does.
+     */
     String tenantOf(String traceId) {
-      return tenants.computeIfAbsent(traceId, t -> {
-        for (SpanRecord s : byTrace.getOrDefault(t, List.of())) {
-          String v = s.attr(tenantKey);
-          if (!v.isEmpty()) {
-            return v;
-          }
-        }
-        return "";
-      });
+      return tenants.computeIfAbsent(
+          traceId,
+          t -> {
+            for (SpanRecord s : byTrace.getOrDefault(t, List.of())) {
+              String v = s.attr(tenantKey);
+              if (!v.isEmpty()) {
+                return v;
+              }
+            }
+            return "";
+          });
     }
 
-    /** A collective kernel under a GPU step (the store reads those of {@code gpu_kernels} as spans). */
+    /**
+     * A collective kernel under a GPU step (the store reads those of {@code gpu_kernels} as spans).
+     */
     static boolean isCollectiveKernel(SpanRecord s) {
-      return LayerNames.GPU.equals(s.layer()) && !s.parentSpanId().isEmpty() && "kernel".equals(s.attr(LlmlatAttributes.GPU_KIND))
+      return LayerNames.GPU.equals(s.layer())
+          && !s.parentSpanId().isEmpty()
+          && "kernel".equals(s.attr(LlmlatAttributes.GPU_KIND))
           && dev.llmlat.semconv.CollectiveKernels.matches(s.name());
     }
 
     /**
-     * One request, several instances: a trace's request spans of a prefill and a decode instance become
-     * one request, read from the decode side (the client's first token is its), the prefill side joined.
+     * One request, several instances: a trace's request spans of a prefill and a decode instance
+     * become one request, read from the decode side (the client's first token is its), the prefill
+     * side joined.
      */
     private void joinInstances() {
       Map<String, List<SpanRecord>> byTraceRequests = new HashMap<>();
@@ -177,9 +218,12 @@ record RequestView(
           byTraceRequests.computeIfAbsent(r.traceId(), k -> new ArrayList<>(2)).add(r);
         }
       }
-      java.util.Set<SpanRecord> joined = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      java.util.Set<SpanRecord> joined =
+          java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (Map.Entry<String, List<SpanRecord>> t : byTraceRequests.entrySet()) {
-        Disaggregation d = Disaggregation.of(t.getValue(), byTrace.getOrDefault(t.getKey(), List.of()), adapters::get);
+        Disaggregation d =
+            Disaggregation.of(
+                t.getValue(), byTrace.getOrDefault(t.getKey(), List.of()), adapters::get);
         if (d == null) {
           continue;
         }
@@ -216,10 +260,16 @@ record RequestView(
 
         @Override
         public List<SpanRecord> linking(SpanRecord span) {
-          List<SpanRecord> out = new ArrayList<>(byLinkTarget.getOrDefault(span.traceId() + span.spanId(), List.of()));
+          List<SpanRecord> out =
+              new ArrayList<>(byLinkTarget.getOrDefault(span.traceId() + span.spanId(), List.of()));
           for (SpanRecord s : byLinkTarget.getOrDefault(span.traceId(), List.of())) {
-            if (!out.contains(s) && s.links().stream().anyMatch(l -> l.traceId().equals(span.traceId())
-                && (l.spanId().isEmpty() || l.spanId().chars().allMatch(c -> c == '0')))) {
+            if (!out.contains(s)
+                && s.links().stream()
+                    .anyMatch(
+                        l ->
+                            l.traceId().equals(span.traceId())
+                                && (l.spanId().isEmpty()
+                                    || l.spanId().chars().allMatch(c -> c == '0')))) {
               out.add(s);
             }
           }
@@ -272,10 +322,14 @@ record RequestView(
     RequestView view(SpanRecord engineSpan) {
       TraceContext context = context(engineSpan.traceId());
       EngineAdapter adapter = adapters.get(engineSpan);
-      EngineRequest request = adapter != null ? adapter.read(engineSpan, context) : UnknownEngine.read(engineSpan, context);
+      EngineRequest request =
+          adapter != null
+              ? adapter.read(engineSpan, context)
+              : UnknownEngine.read(engineSpan, context);
       List<SpanRecord> trace = context.trace();
       SpanRecord engine = request.span();
-      SpanRecord client = engine.parentSpanId().isEmpty() ? null : find(trace, engine.parentSpanId());
+      SpanRecord client =
+          engine.parentSpanId().isEmpty() ? null : find(trace, engine.parentSpanId());
       if ("Client".equals(engine.kind()) && adapter == null) {
         client = engine; // an unknown engine without spans: the upstream call stands for it
       }
@@ -313,7 +367,10 @@ record RequestView(
         if (pair.complete()) {
           prefill = adapters.get(pair.prefill()).read(pair.prefill(), context);
           passes.addAll(prefill.prefills());
-          SpanRecord up = pair.prefill().parentSpanId().isEmpty() ? null : find(trace, pair.prefill().parentSpanId());
+          SpanRecord up =
+              pair.prefill().parentSpanId().isEmpty()
+                  ? null
+                  : find(trace, pair.prefill().parentSpanId());
           prefillClient = up != null && "Client".equals(up.kind()) ? up : null;
         }
         pd = new DisaggregatedView(pair, prefill, prefillClient);
@@ -332,11 +389,21 @@ record RequestView(
           gpu.put(stepId, g);
         }
       }
-      return new RequestView(engine.traceId(), request, server, client, clientLayer(trace, server != null ? server : engine),
-          steps, gpu, pd);
+      return new RequestView(
+          engine.traceId(),
+          request,
+          server,
+          client,
+          clientLayer(trace, server != null ? server : engine),
+          steps,
+          gpu,
+          pd);
     }
 
-    /** The client layer's span that called {@code callee} (the gateway, or the engine directly), or null. */
+    /**
+     * The client layer's span that called {@code callee} (the gateway, or the engine directly), or
+     * null.
+     */
     private static SpanRecord clientLayer(List<SpanRecord> trace, SpanRecord callee) {
       if (callee.parentSpanId().isEmpty()) {
         return null;

@@ -7,8 +7,8 @@ import java.util.stream.Collectors;
 
 /**
  * Which resource attribute names a span's host, or its process instance: the first non-empty one of
- * a list, as data, so that {@code TraceReader}'s SQL and {@link dev.llmlat.analyze.otlp.OtlpSpanRecords} (live attribution)
- * pick the same one.
+ * a list, as data, so that {@code TraceReader}'s SQL and {@link
+ * dev.llmlat.analyze.otlp.OtlpSpanRecords} (live attribution) pick the same one.
  *
  * @param keys in order of preference
  */
@@ -18,12 +18,21 @@ public record ResourceRule(List<Key> keys) {
   public record Key(String attribute, String prefix) {}
 
   /** {@code host.name}, else {@code host.id}. */
-  public static final ResourceRule HOST = new ResourceRule(List.of(new Key(LlmlatAttributes.HOST_NAME, ""), new Key("host.id", "")));
+  public static final ResourceRule HOST =
+      new ResourceRule(List.of(new Key(LlmlatAttributes.HOST_NAME, ""), new Key("host.id", "")));
 
-  /** {@code service.instance.id}, else host, else pod, else {@code pid N} (OTel's process.pid, then vLLM's). */
-  public static final ResourceRule INSTANCE = new ResourceRule(List.of(new Key("service.instance.id", ""),
-      new Key(LlmlatAttributes.HOST_NAME, ""), new Key("k8s.pod.name", ""), new Key("process.pid", "pid "),
-      new Key("vllm.process_id", "pid ")));
+  /**
+   * {@code service.instance.id}, else host, else pod, else {@code pid N} (OTel's process.pid, then
+   * vLLM's).
+   */
+  public static final ResourceRule INSTANCE =
+      new ResourceRule(
+          List.of(
+              new Key("service.instance.id", ""),
+              new Key(LlmlatAttributes.HOST_NAME, ""),
+              new Key("k8s.pod.name", ""),
+              new Key("process.pid", "pid "),
+              new Key("vllm.process_id", "pid ")));
 
   public ResourceRule {
     keys = List.copyOf(keys);
@@ -42,9 +51,14 @@ public record ResourceRule(List<Key> keys) {
 
   /** The same over {@code otel_traces}' ResourceAttributes (names are constants, never input). */
   public String sql() {
-    return keys.stream().map(k -> {
-      String value = "ResourceAttributes['" + k.attribute() + "']";
-      return value + " != '', " + (k.prefix().isEmpty() ? value : "concat('" + k.prefix() + "', " + value + ")");
-    }).collect(Collectors.joining(", ", "multiIf(", ", '')"));
+    return keys.stream()
+        .map(
+            k -> {
+              String value = "ResourceAttributes['" + k.attribute() + "']";
+              return value
+                  + " != '', "
+                  + (k.prefix().isEmpty() ? value : "concat('" + k.prefix() + "', " + value + ")");
+            })
+        .collect(Collectors.joining(", ", "multiIf(", ", '')"));
   }
 }

@@ -10,8 +10,9 @@ import java.util.Map;
  *
  * @param host {@code host.name}, else {@code host.id} ("" when the resource names no host)
  * @param scope the instrumentation scope's name ("" when unknown)
- * @param instance the emitting process, by {@link ResourceRule#INSTANCE}: {@code service.instance.id}, else
- *     {@code host.name}, else {@code k8s.pod.name}, else {@code pid N} ("" when the resource names none of them)
+ * @param instance the emitting process, by {@link ResourceRule#INSTANCE}: {@code
+ *     service.instance.id}, else {@code host.name}, else {@code k8s.pod.name}, else {@code pid N}
+ *     ("" when the resource names none of them)
  */
 public record SpanRecord(
     String traceId,
@@ -30,16 +31,40 @@ public record SpanRecord(
     List<Event> events,
     List<Link> links) {
 
-
   public record Event(long timeNs, String name, Map<String, String> attributes) {}
 
   public record Link(String traceId, String spanId) {}
 
   /** A span without scope or instance (tests, Zipkin traces). */
-  public SpanRecord(String traceId, String spanId, String parentSpanId, String name, String kind, String service,
-      String layer, String host, long startNs, long endNs, Map<String, String> attributes, List<Event> events,
+  public SpanRecord(
+      String traceId,
+      String spanId,
+      String parentSpanId,
+      String name,
+      String kind,
+      String service,
+      String layer,
+      String host,
+      long startNs,
+      long endNs,
+      Map<String, String> attributes,
+      List<Event> events,
       List<Link> links) {
-    this(traceId, spanId, parentSpanId, name, kind, service, layer, host, "", "", startNs, endNs, attributes, events,
+    this(
+        traceId,
+        spanId,
+        parentSpanId,
+        name,
+        kind,
+        service,
+        layer,
+        host,
+        "",
+        "",
+        startNs,
+        endNs,
+        attributes,
+        events,
         links);
   }
 
@@ -62,8 +87,22 @@ public record SpanRecord(
 
   /** The same span attributed to another process instance (a replica told apart by other means). */
   public SpanRecord withInstance(String newInstance) {
-    return new SpanRecord(traceId, spanId, parentSpanId, name, kind, service, layer, host, scope, newInstance, startNs,
-        endNs, attributes, events, links);
+    return new SpanRecord(
+        traceId,
+        spanId,
+        parentSpanId,
+        name,
+        kind,
+        service,
+        layer,
+        host,
+        scope,
+        newInstance,
+        startNs,
+        endNs,
+        attributes,
+        events,
+        links);
   }
 
   public String attr(String key) {
@@ -95,7 +134,10 @@ public record SpanRecord(
     }
   }
 
-  /** A JSON-array attribute (OTLP arrays are stored as JSON text) as strings; none if it is no array. */
+  /**
+   * A JSON-array attribute (OTLP arrays are stored as JSON text) as strings; none if it is no
+   * array.
+   */
   public List<String> arrayAttr(String key) {
     String v = attributes.get(key);
     return v == null || v.isEmpty() ? List.of() : ArrayAttributeText.parse(v);
@@ -119,7 +161,21 @@ public record SpanRecord(
     for (Event e : events) {
       moved.add(new Event(e.timeNs() + offsetNs, e.name(), e.attributes()));
     }
-    return new SpanRecord(traceId, spanId, parentSpanId, name, kind, service, layer, host, scope, instance,
-        startNs + offsetNs, endNs + offsetNs, attributes, moved, links);
+    return new SpanRecord(
+        traceId,
+        spanId,
+        parentSpanId,
+        name,
+        kind,
+        service,
+        layer,
+        host,
+        scope,
+        instance,
+        startNs + offsetNs,
+        endNs + offsetNs,
+        attributes,
+        moved,
+        links);
   }
 }

@@ -13,13 +13,14 @@ import java.util.Set;
  * Every step the engines show, per engine instance, sorted by start for queries by time (a binary
  * search, never a scan of all steps per request). An instance's steps come from the first source
  * that has any, most direct first: the engine's own step spans (the scheduler SDK's {@code step}),
- * TGI's {@code batch} spans, vLLM's {@code vllm_step_execution} and SGLang's forward slices (one copy
- * per request, merged by time), then GPU step ranges (NVTX). A step's instance is that of the
+ * TGI's {@code batch} spans, vLLM's {@code vllm_step_execution} and SGLang's forward slices (one
+ * copy per request, merged by time), then GPU step ranges (NVTX). A step's instance is that of the
  * requests it served.
  */
 final class StepIndex {
   /** Per-request copies of the engine's steps, in the requests' own traces (vLLM, SGLang). */
-  static final Set<String> PER_REQUEST_STEPS = Set.of("vllm_step_execution", "chunked_prefill", "prefill_forward", "decode_loop");
+  static final Set<String> PER_REQUEST_STEPS =
+      Set.of("vllm_step_execution", "chunked_prefill", "prefill_forward", "decode_loop");
 
   /**
    * One step.
@@ -28,8 +29,15 @@ final class StepIndex {
    * @param decodes how many requests it decoded
    * @param batch requests in it
    */
-  record Step(long startNs, long endNs, Map<String, Long> prefill, int decodes, int batch, List<String> served,
-      SchedulerState state, String source) {}
+  record Step(
+      long startNs,
+      long endNs,
+      Map<String, Long> prefill,
+      int decodes,
+      int batch,
+      List<String> served,
+      SchedulerState state,
+      String source) {}
 
   private record Sorted(List<Step> steps, long longestNs) {}
 
@@ -77,7 +85,8 @@ final class StepIndex {
 
   static StepIndex build(RequestView.Index index, List<SpanRecord> requests) {
     Map<String, String> instanceOf = new HashMap<>();
-    // a disaggregated request's trace has a request span per instance: a step is the one's it ran inside
+    // a disaggregated request's trace has a request span per instance: a step is the one's it ran
+    // inside
     Map<String, List<SpanRecord>> sides = new HashMap<>();
     Map<String, Long> prompt = new HashMap<>();
     for (SpanRecord r : requests) {
@@ -86,32 +95,45 @@ final class StepIndex {
       } else {
         sides.computeIfAbsent(r.traceId(), k -> new ArrayList<>()).add(r);
       }
-      long tokens = r.longAttr("gen_ai.usage.input_tokens", r.longAttr("gen_ai.usage.prompt_tokens", 0));
+      long tokens =
+          r.longAttr("gen_ai.usage.input_tokens", r.longAttr("gen_ai.usage.prompt_tokens", 0));
       if (tokens > 0) {
         prompt.put(r.traceId(), tokens);
       }
     }
-    List<List<Step>> sources = List.of(engineSteps(index), tgiBatches(index), perRequestSteps(index), gpuSteps(index));
+    List<List<Step>> sources =
+        List.of(engineSteps(index), tgiBatches(index), perRequestSteps(index), gpuSteps(index));
     Map<String, Sorted> byInstance = new HashMap<>();
     for (List<Step> source : sources) {
       Map<String, List<Step>> found = new HashMap<>();
       for (Step s : source) {
-        String instance = s.served().stream().map(t -> instanceAt(t, s.startNs(), instanceOf, sides)).filter(java.util.Objects::nonNull)
-            .findFirst().orElse(null);
+        String instance =
+            s.served().stream()
+                .map(t -> instanceAt(t, s.startNs(), instanceOf, sides))
+                .filter(java.util.Objects::nonNull)
+                .findFirst()
+                .orElse(null);
         if (instance != null && !byInstance.containsKey(instance)) {
           found.computeIfAbsent(instance, k -> new ArrayList<>()).add(s);
         }
       }
-      found.forEach((instance, steps) -> {
-        steps.sort(Comparator.comparingLong(Step::startNs));
-        byInstance.put(instance, new Sorted(steps, steps.stream().mapToLong(x -> x.endNs() - x.startNs()).max().orElse(0)));
-      });
+      found.forEach(
+          (instance, steps) -> {
+            steps.sort(Comparator.comparingLong(Step::startNs));
+            byInstance.put(
+                instance,
+                new Sorted(
+                    steps, steps.stream().mapToLong(x -> x.endNs() - x.startNs()).max().orElse(0)));
+          });
     }
     return new StepIndex(byInstance, prompt);
   }
 
-  /** The instance of trace {@code t}'s request span that was open at {@code atNs}, else its first. */
-  private static String instanceAt(String t, long atNs, Map<String, String> instanceOf, Map<String, List<SpanRecord>> sides) {
+  /**
+   * The instance of trace {@code t}'s request span that was open at {@code atNs}, else its first.
+   */
+  private static String instanceAt(
+      String t, long atNs, Map<String, String> instanceOf, Map<String, List<SpanRecord>> sides) {
     for (SpanRecord r : sides.getOrDefault(t, List.of())) {
       if (atNs >= r.startNs() && atNs <= r.endNs()) {
         return r.engineInstance();
@@ -127,8 +149,9 @@ final class StepIndex {
       for (SpanRecord s : trace) {
         String step = s.attr(LlmlatAttributes.STEP_SPAN_ID);
         if ("prefill".equals(s.name()) && !step.isEmpty() && !LayerNames.GPU.equals(s.layer())) {
-          chunks.computeIfAbsent(step, k -> new LinkedHashMap<>()).merge(s.traceId(), s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0),
-              Long::sum);
+          chunks
+              .computeIfAbsent(step, k -> new LinkedHashMap<>())
+              .merge(s.traceId(), s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0), Long::sum);
         }
       }
     }
@@ -141,8 +164,19 @@ final class StepIndex {
         prefill = allOf(served);
       }
       int batch = (int) s.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, served.size());
-      int decodes = (int) s.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, Math.max(0, batch - prefill.size()));
-      out.add(new Step(s.startNs(), s.endNs(), prefill, decodes, batch, served, SchedulerState.of(s), "engine step"));
+      int decodes =
+          (int)
+              s.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, Math.max(0, batch - prefill.size()));
+      out.add(
+          new Step(
+              s.startNs(),
+              s.endNs(),
+              prefill,
+              decodes,
+              batch,
+              served,
+              SchedulerState.of(s),
+              "engine step"));
     }
     return out;
   }
@@ -155,14 +189,31 @@ final class StepIndex {
         if (!"batch".equals(s.name()) || s.links().isEmpty() || LayerNames.GPU.equals(s.layer())) {
           continue;
         }
-        List<String> served = s.links().stream().map(SpanRecord.Link::traceId).filter(t -> !t.startsWith("0000000000000000"))
-            .distinct().toList();
-        // the queue (backends/v3/src/queue.rs) opens a new batch's span, the backend the decode batches'
-        boolean prefill = s.attr("code.namespace").endsWith("::queue") || s.attr("code.filepath").endsWith("queue.rs")
-            || trace.stream().anyMatch(c -> c.parentSpanId().equals(s.spanId()) && "prefill".equals(c.name()));
+        List<String> served =
+            s.links().stream()
+                .map(SpanRecord.Link::traceId)
+                .filter(t -> !t.startsWith("0000000000000000"))
+                .distinct()
+                .toList();
+        // the queue (backends/v3/src/queue.rs) opens a new batch's span, the backend the decode
+        // batches'
+        boolean prefill =
+            s.attr("code.namespace").endsWith("::queue")
+                || s.attr("code.filepath").endsWith("queue.rs")
+                || trace.stream()
+                    .anyMatch(
+                        c -> c.parentSpanId().equals(s.spanId()) && "prefill".equals(c.name()));
         int batch = (int) s.longAttr("batch_size", served.size());
-        out.add(new Step(s.startNs(), s.endNs(), prefill ? allOf(served) : Map.of(), prefill ? 0 : batch, batch, served,
-            SchedulerState.of(s), "batch"));
+        out.add(
+            new Step(
+                s.startNs(),
+                s.endNs(),
+                prefill ? allOf(served) : Map.of(),
+                prefill ? 0 : batch,
+                batch,
+                served,
+                SchedulerState.of(s),
+                "batch"));
       }
     }
     return out;
@@ -174,8 +225,13 @@ final class StepIndex {
     for (List<SpanRecord> trace : index.byTrace.values()) {
       for (SpanRecord s : trace) {
         if (PER_REQUEST_STEPS.contains(s.name())) {
-          byTime.computeIfAbsent(s.name().equals("vllm_step_execution") ? "v" + s.startNs() + "/" + s.endNs()
-              : "s" + s.startNs() + "/" + s.endNs(), k -> new ArrayList<>()).add(s);
+          byTime
+              .computeIfAbsent(
+                  s.name().equals("vllm_step_execution")
+                      ? "v" + s.startNs() + "/" + s.endNs()
+                      : "s" + s.startNs() + "/" + s.endNs(),
+                  k -> new ArrayList<>())
+              .add(s);
         }
       }
     }
@@ -189,7 +245,10 @@ final class StepIndex {
           continue;
         }
         served.add(s.traceId());
-        boolean isPrefill = s.name().equals("vllm_step_execution") ? "prefill".equals(s.attr("phase")) : !s.name().equals("decode_loop");
+        boolean isPrefill =
+            s.name().equals("vllm_step_execution")
+                ? "prefill".equals(s.attr("phase"))
+                : !s.name().equals("decode_loop");
         if (isPrefill) {
           prefill.put(s.traceId(), 0L);
         } else {
@@ -197,23 +256,46 @@ final class StepIndex {
         }
       }
       SpanRecord first = copies.get(0);
-      int batch = (int) first.longAttr("num_prefill_requests", -1) >= 0
-          ? (int) (first.longAttr("num_prefill_requests", 0) + first.longAttr("num_decode_requests", 0)) : served.size();
-      out.add(new Step(first.startNs(), first.endNs(), prefill, decodes, Math.max(batch, served.size()), served,
-          SchedulerState.of(first), first.name()));
+      int batch =
+          (int) first.longAttr("num_prefill_requests", -1) >= 0
+              ? (int)
+                  (first.longAttr("num_prefill_requests", 0)
+                      + first.longAttr("num_decode_requests", 0))
+              : served.size();
+      out.add(
+          new Step(
+              first.startNs(),
+              first.endNs(),
+              prefill,
+              decodes,
+              Math.max(batch, served.size()),
+              served,
+              SchedulerState.of(first),
+              first.name()));
     }
     return out;
   }
 
-  /** GPU step ranges (NVTX {@code prefill <id>} / {@code decode <ids>}): the kind names what each served. */
+  /**
+   * GPU step ranges (NVTX {@code prefill <id>} / {@code decode <ids>}): the kind names what each
+   * served.
+   */
   private static List<Step> gpuSteps(RequestView.Index index) {
     List<Step> out = new ArrayList<>();
     for (SpanRecord g : index.gpuSteps) {
       List<String> served = index.served(g);
       String kind = g.attr(LlmlatAttributes.STEP_KIND);
       boolean decode = "decode".equals(kind);
-      out.add(new Step(g.startNs(), g.endNs(), decode ? Map.of() : allOf(served), decode ? served.size() : 0, served.size(), served,
-          SchedulerState.of(g), "gpu step"));
+      out.add(
+          new Step(
+              g.startNs(),
+              g.endNs(),
+              decode ? Map.of() : allOf(served),
+              decode ? served.size() : 0,
+              served.size(),
+              served,
+              SchedulerState.of(g),
+              "gpu step"));
     }
     return out;
   }

@@ -14,7 +14,10 @@ import java.util.Map;
 public final class TraceAttribution {
   private TraceAttribution() {}
 
-  /** Names of the steps some engines copy into each request's trace (vLLM, SGLang): the queue breakdown reads other requests' copies. */
+  /**
+   * Names of the steps some engines copy into each request's trace (vLLM, SGLang): the queue
+   * breakdown reads other requests' copies.
+   */
   public static final java.util.Set<String> PER_REQUEST_STEP_NAMES = StepIndex.PER_REQUEST_STEPS;
 
   /** Whether a span is a GPU step span (one per rank under tensor parallelism). */
@@ -22,7 +25,10 @@ public final class TraceAttribution {
     return LayerNames.STEP.equals(s.name()) && LayerNames.GPU.equals(s.layer());
   }
 
-  /** Whether a span is a collective kernel of a GPU step, read from {@code gpu_kernels} to match ranks. */
+  /**
+   * Whether a span is a collective kernel of a GPU step, read from {@code gpu_kernels} to match
+   * ranks.
+   */
   public static boolean isCollectiveKernel(SpanRecord s) {
     return RequestView.Index.isCollectiveKernel(s);
   }
@@ -32,12 +38,14 @@ public final class TraceAttribution {
     return new RequestView.Index(new ArrayList<>(spans)).requests();
   }
 
-  /** Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections. */
+  /**
+   * Spans with every host's clock corrected (see {@link ClockSkewEstimator}), and the corrections.
+   */
   public record Aligned(List<SpanRecord> spans, Map<String, ClockCorrection> corrections) {}
 
   /**
-   * Joins the halves of requests an engine split over traces, assigns replica instances, estimates every
-   * clock domain's correction and applies those that apply.
+   * Joins the halves of requests an engine split over traces, assigns replica instances, estimates
+   * every clock domain's correction and applies those that apply.
    */
   public static Aligned alignClocks(Collection<SpanRecord> spans) {
     List<SpanRecord> all = ReplicaInstances.assign(JoinSplitTraces.join(new ArrayList<>(spans)));
@@ -58,29 +66,39 @@ public final class TraceAttribution {
     return attribute(spans, traceId -> true);
   }
 
-  /** Aligns all of {@code spans} (every pair is evidence) and attributes the requests {@code which} selects. */
-  public static List<Attribution> attribute(Collection<SpanRecord> spans, java.util.function.Predicate<String> which) {
+  /**
+   * Aligns all of {@code spans} (every pair is evidence) and attributes the requests {@code which}
+   * selects.
+   */
+  public static List<Attribution> attribute(
+      Collection<SpanRecord> spans, java.util.function.Predicate<String> which) {
     return attribute(alignClocks(spans), which);
   }
 
   /** Attributes the requests {@code which} selects among spans already aligned. */
-  public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which) {
+  public static List<Attribution> attribute(
+      Aligned alignment, java.util.function.Predicate<String> which) {
     return attribute(alignment, which, LlmlatAttributes.TENANT);
   }
 
   /**
-   * Attributes the requests {@code which} selects among spans already aligned, reading each request's tenant from the
-   * span attribute {@code tenantKey} of its spans (the client's, the gateway's or the engine's).
+   * Attributes the requests {@code which} selects among spans already aligned, reading each
+   * request's tenant from the span attribute {@code tenantKey} of its spans (the client's, the
+   * gateway's or the engine's).
    */
-  public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which, String tenantKey) {
+  public static List<Attribution> attribute(
+      Aligned alignment, java.util.function.Predicate<String> which, String tenantKey) {
     return attribute(alignment, which, tenantKey, true);
   }
 
   /**
-   * Likewise; with {@code queueBreakdown} false the queues are not split by what the engine did meanwhile
-   * (the baseline {@code bench analyze} measures the breakdown's cost against).
+   * Likewise; with {@code queueBreakdown} false the queues are not split by what the engine did
+   * meanwhile (the baseline {@code bench analyze} measures the breakdown's cost against).
    */
-  public static List<Attribution> attribute(Aligned alignment, java.util.function.Predicate<String> which, String tenantKey,
+  public static List<Attribution> attribute(
+      Aligned alignment,
+      java.util.function.Predicate<String> which,
+      String tenantKey,
       boolean queueBreakdown) {
     Map<String, ClockCorrection> corrections = alignment.corrections();
     List<SpanRecord> aligned = alignment.spans();
@@ -89,10 +107,11 @@ public final class TraceAttribution {
     // the index is read-only from here: requests are attributed in parallel
     return index.requests().parallelStream()
         .filter(request -> which.test(request.traceId()))
-        .map(request -> {
-          RequestView v = index.view(request);
-          return TtftAttributor.attribute(v, index, used);
-        })
+        .map(
+            request -> {
+              RequestView v = index.view(request);
+              return TtftAttributor.attribute(v, index, used);
+            })
         .toList();
   }
 }

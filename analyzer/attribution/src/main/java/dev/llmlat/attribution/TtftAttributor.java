@@ -10,43 +10,60 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Splits a request's TTFT into contiguous components that sum exactly to it. The timeline from
- * the client's request (a client layer that sent trace context), else the gateway's server span
- * start, else the engine's arrival, to the first content chunk the client received (else written by
- * the gateway, else the first token) is cut at every span boundary; each piece goes to
- * the highest-priority explanation covering it (engine step > queue > first sample > prefill
- * gaps > gateway/network), and pieces nothing explains are {@code unattributed}. Step pieces are
- * then split by the step's GPU busy time into prefill CPU/launch, the request's own GPU share (by
- * tokens) and batch interference (the other requests' tokens). A step several ranks ran (tensor parallelism,
- * {@link RankWaits}) is one step over its ranks' copies; its wait for a late rank is {@code rank_wait}, out of
- * the GPU share first (the wait is spent spinning in collective kernels), then of the CPU share.
+ * Splits a request's TTFT into contiguous components that sum exactly to it. The timeline from the
+ * client's request (a client layer that sent trace context), else the gateway's server span start,
+ * else the engine's arrival, to the first content chunk the client received (else written by the
+ * gateway, else the first token) is cut at every span boundary; each piece goes to the
+ * highest-priority explanation covering it (engine step > queue > first sample > prefill gaps >
+ * gateway/network), and pieces nothing explains are {@code unattributed}. Step pieces are then
+ * split by the step's GPU busy time into prefill CPU/launch, the request's own GPU share (by
+ * tokens) and batch interference (the other requests' tokens). A step several ranks ran (tensor
+ * parallelism, {@link RankWaits}) is one step over its ranks' copies; its wait for a late rank is
+ * {@code rank_wait}, out of the GPU share first (the wait is spent spinning in collective kernels),
+ * then of the CPU share.
  */
 final class TtftAttributor {
-  /** The span text of a stretch of {@code gateway_out} in which the gateway could not write to its client. */
-  static final String BLOCKED_ON_CLIENT = "the gateway could not write to its client (the client read slowly)";
+  /**
+   * The span text of a stretch of {@code gateway_out} in which the gateway could not write to its
+   * client.
+   */
+  static final String BLOCKED_ON_CLIENT =
+      "the gateway could not write to its client (the client read slowly)";
+
   private static final int P_UNATTRIBUTED = 0;
   private static final int P_EDGE = 1; // gateway_in, network_in, network_out
-  private static final int P_CONNECTION = 2; // the upstream connection's pool wait, connect, TLS: inside gateway_in/network_in
+  private static final int P_CONNECTION =
+      2; // the upstream connection's pool wait, connect, TLS: inside gateway_in/network_in
   private static final int P_PREFILL_GAP = 3;
-  private static final int P_DECODE_WAIT = 3; // KV ready, the decode side not receiving: what else explains it wins
+  private static final int P_DECODE_WAIT =
+      3; // KV ready, the decode side not receiving: what else explains it wins
   private static final int P_FIRST_SAMPLE = 4;
   private static final int P_ENGINE_IN = 5;
   private static final int P_QUEUE = 6;
   private static final int P_KV = 7;
   private static final int P_STEP = 8;
 
-  private record Labeled(String label, String span, long start, long end, int priority, String instance) {
+  private record Labeled(
+      String label, String span, long start, long end, int priority, String instance) {
     Labeled(String label, String span, long start, long end, int priority) {
       this(label, span, start, end, priority, "");
     }
   }
 
   /**
-   * What a step contributes: its interval, GPU busy time, the request's share of its tokens, and for a step
-   * several ranks ran (tensor parallelism) its wait for a late rank (null for one rank).
+   * What a step contributes: its interval, GPU busy time, the request's share of its tokens, and
+   * for a step several ranks ran (tensor parallelism) its wait for a late rank (null for one rank).
    */
-  private record Step(String id, String span, long start, long end, long busyNs, double ownShare, boolean gpuMeasured,
-      RankWaits.StepWait ranks, List<String> served) {
+  private record Step(
+      String id,
+      String span,
+      long start,
+      long end,
+      long busyNs,
+      double ownShare,
+      boolean gpuMeasured,
+      RankWaits.StepWait ranks,
+      List<String> served) {
     long rankWaitNs() {
       return ranks == null ? 0 : ranks.waitNs();
     }
@@ -57,12 +74,16 @@ final class TtftAttributor {
 
   private TtftAttributor() {}
 
-  static Attribution attribute(RequestView v, RequestView.Index index, List<ClockCorrection> corrections) {
+  static Attribution attribute(
+      RequestView v, RequestView.Index index, List<ClockCorrection> corrections) {
     EngineRequest r = v.request();
     SpanRecord e = r.span();
     boolean unknownEngine = UnknownEngine.NAME.equals(r.adapter());
     List<String> notes = new ArrayList<>();
-    notes.add("engine layer read as " + r.adapter() + (r.adapter().equals(e.service()) ? "" : " (service " + e.service() + ")"));
+    notes.add(
+        "engine layer read as "
+            + r.adapter()
+            + (r.adapter().equals(e.service()) ? "" : " (service " + e.service() + ")"));
     notes.addAll(r.notes());
     long firstToken = firstToken(v, index, notes);
     boolean gateway = v.gatewayServer() != null;
@@ -81,12 +102,17 @@ final class TtftAttributor {
         tEnd = chunk;
       } else {
         String server = v.gatewayServer().attr(LlmlatAttributes.GATEWAY_SERVER);
-        notes.add(server.isEmpty() ? "the gateway recorded no first-chunk time: TTFT ends at the engine's first token"
-            : "gateway first chunk unknown (server " + server + "): TTFT ends at the engine's first token");
+        notes.add(
+            server.isEmpty()
+                ? "the gateway recorded no first-chunk time: TTFT ends at the engine's first token"
+                : "gateway first chunk unknown (server "
+                    + server
+                    + "): TTFT ends at the engine's first token");
       }
     }
     if (tEnd < 0) {
-      notes.add("no layer recorded a first token or first chunk: TTFT is shown up to the engine's end");
+      notes.add(
+          "no layer recorded a first token or first chunk: TTFT is shown up to the engine's end");
       tEnd = r.endNs();
     }
     if (firstToken < 0) {
@@ -105,9 +131,13 @@ final class TtftAttributor {
     SpanRecord client = v.client();
     long clientFirstChunk = client == null ? -1 : clientFirstChunk(client);
     if (client != null && clientFirstChunk < 0) {
-      notes.add("the client (" + client.service() + ") recorded no first content chunk: TTFT is the server's");
+      notes.add(
+          "the client ("
+              + client.service()
+              + ") recorded no first content chunk: TTFT is the server's");
     } else if (client != null && (client.startNs() > serverT0 || clientFirstChunk < serverTEnd)) {
-      notes.add("the client's request does not cover the server's after clock alignment: TTFT is the server's");
+      notes.add(
+          "the client's request does not cover the server's after clock alignment: TTFT is the server's");
       client = null;
     }
     if (client != null && clientFirstChunk >= 0) {
@@ -122,28 +152,52 @@ final class TtftAttributor {
       notes.addAll(GatewayBackpressure.of(v.gatewayServer()).notes());
     }
     List<Labeled> labels = new ArrayList<>();
-    SpanRecord inbound = prefill != null && pd.prefillClient() != null ? pd.prefillClient() : v.gatewayClient();
+    SpanRecord inbound =
+        prefill != null && pd.prefillClient() != null ? pd.prefillClient() : v.gatewayClient();
     UpstreamConnection upstream = UpstreamConnection.UNKNOWN;
     if (gateway && inbound != null) {
       upstream = UpstreamConnection.of(v.gatewayServer(), inbound);
       // the wire starts when the request's headers were written, where the hooks saw it
-      long wire = upstream.wireStartNs() >= serverT0 && upstream.wireStartNs() <= arrival ? upstream.wireStartNs()
-          : inbound.startNs();
+      long wire =
+          upstream.wireStartNs() >= serverT0 && upstream.wireStartNs() <= arrival
+              ? upstream.wireStartNs()
+              : inbound.startNs();
       labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, wire, P_EDGE));
       labels.add(new Labeled("network_in", inbound.name(), wire, arrival, P_EDGE));
       // ties go to the label added first: a handshake inside an acquisition is TLS, not pool wait
       String to = upstream.pool().isEmpty() ? "the engine" : upstream.pool();
-      labels.add(new Labeled("upstream_tls", "TLS handshake with " + to, upstream.tlsStartNs(), upstream.tlsDoneNs(), P_CONNECTION));
-      labels.add(new Labeled("upstream_connect", "TCP connect to " + to, upstream.connectStartNs(), upstream.connectedNs(),
-          P_CONNECTION));
-      labels.add(new Labeled("upstream_pool_wait", upstream.poolLabel(), upstream.acquireStartNs(), upstream.acquiredNs(),
-          P_CONNECTION));
+      labels.add(
+          new Labeled(
+              "upstream_tls",
+              "TLS handshake with " + to,
+              upstream.tlsStartNs(),
+              upstream.tlsDoneNs(),
+              P_CONNECTION));
+      labels.add(
+          new Labeled(
+              "upstream_connect",
+              "TCP connect to " + to,
+              upstream.connectStartNs(),
+              upstream.connectedNs(),
+              P_CONNECTION));
+      labels.add(
+          new Labeled(
+              "upstream_pool_wait",
+              upstream.poolLabel(),
+              upstream.acquireStartNs(),
+              upstream.acquiredNs(),
+              P_CONNECTION));
       notes.addAll(connectionNotes(upstream));
     }
     if (unknownEngine) {
       // the engine's time is known only as a whole: named in the path, counted as unattributed
-      labels.add(new Labeled("unattributed", e.service() + ": " + e.name(), r.arrivalNs(), Math.min(r.endNs(), firstToken),
-          P_UNATTRIBUTED));
+      labels.add(
+          new Labeled(
+              "unattributed",
+              e.service() + ": " + e.name(),
+              r.arrivalNs(),
+              Math.min(r.endNs(), firstToken),
+              P_UNATTRIBUTED));
     }
     long firstScheduled = unknownEngine ? firstToken : firstScheduled(r, v, index, firstToken);
     List<Step> steps = new ArrayList<>();
@@ -151,84 +205,155 @@ final class TtftAttributor {
     Map<String, String> roles = new LinkedHashMap<>();
     String di = prefill != null ? r.instance() : "";
     long decodeFrom = r.queuedNs();
-    long kvReady = Long.MIN_VALUE; // a decode instance's own handling counts once the KV was ready, not while the prefill ran
+    long kvReady =
+        Long.MIN_VALUE; // a decode instance's own handling counts once the KV was ready, not while
+    // the prefill ran
     if (prefill != null && !unknownEngine) {
-      // the prefill instance: its handling, queue and prefill, then the KV's way to the decode instance
+      // the prefill instance: its handling, queue and prefill, then the KV's way to the decode
+      // instance
       String pi = prefill.instance();
       roles.put(pi, Disaggregation.PREFILL);
       roles.put(di, Disaggregation.DECODE);
       long prefillDone = prefillDone(prefill, v.traceId(), index);
       long pScheduled = firstScheduled(prefill, v, index, prefillDone);
       for (EngineRequest.Interval h : prefill.handling()) {
-        labels.add(new Labeled("engine_in", h.source(), h.startNs(), Math.min(h.endNs(), prefillDone), P_ENGINE_IN, pi));
+        labels.add(
+            new Labeled(
+                "engine_in",
+                h.source(),
+                h.startNs(),
+                Math.min(h.endNs(), prefillDone),
+                P_ENGINE_IN,
+                pi));
       }
       labels.add(new Labeled("queue", "queue", prefill.queuedNs(), pScheduled, P_QUEUE, pi));
       for (EngineRequest.Interval q : prefill.waits()) {
-        labels.add(new Labeled("queue", q.source(), q.startNs(), Math.min(q.endNs(), prefillDone), P_QUEUE, pi));
+        labels.add(
+            new Labeled(
+                "queue", q.source(), q.startNs(), Math.min(q.endNs(), prefillDone), P_QUEUE, pi));
       }
       long pLast = pScheduled;
       for (Step s : steps(prefill, v, index, pScheduled, prefillDone, notes)) {
         steps.add(s);
         stepInstance.put(s.id(), pi);
-        labels.add(new Labeled("step:" + s.id(), s.span(), s.start(), Math.min(s.end(), prefillDone), P_STEP, pi));
+        labels.add(
+            new Labeled(
+                "step:" + s.id(), s.span(), s.start(), Math.min(s.end(), prefillDone), P_STEP, pi));
         pLast = Math.max(pLast, Math.min(s.end(), prefillDone));
       }
       labels.add(new Labeled("prefill_cpu", "prefill", pScheduled, pLast, P_PREFILL_GAP, pi));
       KvHandoff kv = KvHandoff.of(pd.pair(), pLast, prefill, r, notes);
       kvReady = kv.readyNs();
-      labels.add(new Labeled("first_sample", prefill.span().name() + " until the KV send", pLast, kv.readyNs(), P_FIRST_SAMPLE, pi));
+      labels.add(
+          new Labeled(
+              "first_sample",
+              prefill.span().name() + " until the KV send",
+              pLast,
+              kv.readyNs(),
+              P_FIRST_SAMPLE,
+              pi));
       long handedOver = Math.max(kv.readyNs(), Math.min(r.arrivalNs(), kv.wireStartNs()));
-      labels.add(new Labeled("decode_wait", "handoff to the decode instance", kv.readyNs(), handedOver, P_DECODE_WAIT, di));
-      labels.add(new Labeled("decode_wait", pd.pair().kvRecv() != null ? "decode instance not receiving (kv_recv not started)"
-          : "decode instance not receiving", handedOver, kv.wireStartNs(), P_DECODE_WAIT, di));
+      labels.add(
+          new Labeled(
+              "decode_wait",
+              "handoff to the decode instance",
+              kv.readyNs(),
+              handedOver,
+              P_DECODE_WAIT,
+              di));
+      labels.add(
+          new Labeled(
+              "decode_wait",
+              pd.pair().kvRecv() != null
+                  ? "decode instance not receiving (kv_recv not started)"
+                  : "decode instance not receiving",
+              handedOver,
+              kv.wireStartNs(),
+              P_DECODE_WAIT,
+              di));
       String wire = pi + " -> " + di;
       roles.put(wire, TRANSFER);
-      labels.add(new Labeled("kv_transfer", kv.wireSource(), kv.wireStartNs(), kv.wireEndNs(), P_KV, wire));
+      labels.add(
+          new Labeled(
+              "kv_transfer", kv.wireSource(), kv.wireStartNs(), kv.wireEndNs(), P_KV, wire));
       decodeFrom = Math.min(kv.wireEndNs(), firstScheduled);
     }
     if (!unknownEngine) {
-      labels.add(new Labeled("queue", "queue", prefill != null ? decodeFrom : r.queuedNs(), firstScheduled, P_QUEUE, di));
+      labels.add(
+          new Labeled(
+              "queue",
+              "queue",
+              prefill != null ? decodeFrom : r.queuedNs(),
+              firstScheduled,
+              P_QUEUE,
+              di));
     }
     for (EngineRequest.Interval h : r.handling()) {
-      labels.add(new Labeled("engine_in", h.source(), Math.max(h.startNs(), kvReady), Math.min(h.endNs(), firstToken), P_ENGINE_IN,
-          di));
+      labels.add(
+          new Labeled(
+              "engine_in",
+              h.source(),
+              Math.max(h.startNs(), kvReady),
+              Math.min(h.endNs(), firstToken),
+              P_ENGINE_IN,
+              di));
     }
     for (EngineRequest.Interval q : r.waits()) {
       // a decode instance's wait before the KV came is decode_wait, not its queue
       long from = prefill != null ? Math.max(q.startNs(), decodeFrom) : q.startNs();
-      labels.add(new Labeled("queue", q.source(), from, Math.min(q.endNs(), firstToken), P_QUEUE, di));
+      labels.add(
+          new Labeled("queue", q.source(), from, Math.min(q.endNs(), firstToken), P_QUEUE, di));
     }
     if (prefill == null) {
       for (EngineRequest.Interval k : r.kvTransfers()) {
-        labels.add(new Labeled("kv_transfer", k.source(), k.startNs(), Math.min(k.endNs(), firstToken), P_KV));
+        labels.add(
+            new Labeled(
+                "kv_transfer", k.source(), k.startNs(), Math.min(k.endNs(), firstToken), P_KV));
       }
     }
     long lastStepEnd = firstScheduled;
-    for (Step s : unknownEngine ? List.<Step>of() : steps(r, v, index, firstScheduled, firstToken, notes)) {
+    for (Step s :
+        unknownEngine ? List.<Step>of() : steps(r, v, index, firstScheduled, firstToken, notes)) {
       steps.add(s);
       stepInstance.put(s.id(), di);
-      labels.add(new Labeled("step:" + s.id(), s.span(), s.start(), Math.min(s.end(), firstToken), P_STEP, di));
+      labels.add(
+          new Labeled(
+              "step:" + s.id(), s.span(), s.start(), Math.min(s.end(), firstToken), P_STEP, di));
       lastStepEnd = Math.max(lastStepEnd, Math.min(s.end(), firstToken));
     }
     if (!unknownEngine) {
-      labels.add(new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP, di));
-      labels.add(new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE, di));
+      labels.add(
+          new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP, di));
+      labels.add(
+          new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE, di));
     }
     if (gateway) {
-      long upstreamChunk = v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayServer(), v.gatewayClient());
+      long upstreamChunk =
+          v.gatewayClient() == null ? -1 : upstreamFirstChunk(v.gatewayServer(), v.gatewayClient());
       boolean split = upstreamChunk >= firstToken && upstreamChunk <= serverTEnd;
       if (split) {
-        labels.add(new Labeled("network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
-        labels.add(new Labeled("gateway_out", v.gatewayServer().name(), upstreamChunk, serverTEnd, P_EDGE));
+        labels.add(
+            new Labeled(
+                "network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
+        labels.add(
+            new Labeled(
+                "gateway_out", v.gatewayServer().name(), upstreamChunk, serverTEnd, P_EDGE));
       } else {
-        labels.add(new Labeled("network_out", v.gatewayServer().name(), firstToken, serverTEnd, P_EDGE));
+        labels.add(
+            new Labeled("network_out", v.gatewayServer().name(), firstToken, serverTEnd, P_EDGE));
       }
-      // the gateway's own record of not being able to write the first token to its client: gateway_out, on its clock
+      // the gateway's own record of not being able to write the first token to its client:
+      // gateway_out, on its clock
       long from = split ? upstreamChunk : firstToken;
       for (GatewayBackpressure.Block b : GatewayBackpressure.of(v.gatewayServer()).blocks()) {
         if (b.endNs() > from && b.startNs() < serverTEnd) {
-          labels.add(new Labeled("gateway_out", BLOCKED_ON_CLIENT, Math.max(from, b.startNs()), Math.min(serverTEnd, b.endNs()),
-              P_CONNECTION));
+          labels.add(
+              new Labeled(
+                  "gateway_out",
+                  BLOCKED_ON_CLIENT,
+                  Math.max(from, b.startNs()),
+                  Math.min(serverTEnd, b.endNs()),
+                  P_CONNECTION));
         }
       }
     }
@@ -254,7 +379,9 @@ final class TtftAttributor {
       if (previous != null && cut > previous) {
         Labeled best = null;
         for (Labeled l : labels) {
-          if (l.start() <= previous && l.end() >= cut && (best == null || l.priority() > best.priority())) {
+          if (l.start() <= previous
+              && l.end() >= cut
+              && (best == null || l.priority() > best.priority())) {
             best = l;
           }
         }
@@ -264,9 +391,14 @@ final class TtftAttributor {
         String span = best == null ? "" : best.span();
         Attribution.Segment last = path.isEmpty() ? null : path.get(path.size() - 1);
         String component = label.startsWith("step:") ? "step" : label;
-        if (last != null && last.component().equals(component) && last.span().equals(span) && last.endNs() == previous
+        if (last != null
+            && last.component().equals(component)
+            && last.span().equals(span)
+            && last.endNs() == previous
             && last.instance().equals(instance)) {
-          path.set(path.size() - 1, new Attribution.Segment(component, span, last.startNs(), cut, instance));
+          path.set(
+              path.size() - 1,
+              new Attribution.Segment(component, span, last.startNs(), cut, instance));
         } else {
           path.add(new Attribution.Segment(component, span, previous, cut, instance));
         }
@@ -278,19 +410,24 @@ final class TtftAttributor {
     for (String c : Attribution.COMPONENTS) {
       components.put(c, 0L);
     }
-    Map<String, Long> perInstance = new LinkedHashMap<>(); // component and instance, for disaggregated requests
+    Map<String, Long> perInstance =
+        new LinkedHashMap<>(); // component and instance, for disaggregated requests
     Map<String, Attribution.RankWait> lateRanks = new LinkedHashMap<>();
-    Map<String, Long> byTenant = new LinkedHashMap<>(); // the other tenants' part in this request's waiting
+    Map<String, Long> byTenant =
+        new LinkedHashMap<>(); // the other tenants' part in this request's waiting
     for (Map.Entry<String, Long> entry : raw.entrySet()) {
       String label = entry.getKey().substring(0, entry.getKey().indexOf('\u0000'));
       String instance = entry.getKey().substring(label.length() + 1);
       if (label.startsWith("step:")) {
-        Step s = steps.stream().filter(x -> ("step:" + x.id()).equals(label)).findFirst().orElseThrow();
+        Step s =
+            steps.stream().filter(x -> ("step:" + x.id()).equals(label)).findFirst().orElseThrow();
         long covered = entry.getValue();
         long duration = Math.max(1, s.end() - s.start());
-        // a GPU step can outlast its CPU step span (kernels run after the launches): busy never exceeds the piece
+        // a GPU step can outlast its CPU step span (kernels run after the launches): busy never
+        // exceeds the piece
         long busy = Math.min(covered, Math.round(s.busyNs() * (covered / (double) duration)));
-        // a wait for a late rank is spent in collective kernels (GPU time) or, beyond the busy time, launching
+        // a wait for a late rank is spent in collective kernels (GPU time) or, beyond the busy
+        // time, launching
         long wait = Math.min(covered, Math.round(s.rankWaitNs() * (covered / (double) duration)));
         long waitGpu = Math.min(wait, busy);
         long cpu = covered - busy - (wait - waitGpu);
@@ -306,8 +443,12 @@ final class TtftAttributor {
         shareAmongOthers(busy - waitGpu - own, s.served(), v.traceId(), index, byTenant);
         if (wait > 0) {
           RankWaits.Rank late = s.ranks().late();
-          lateRanks.merge(late.name(), new Attribution.RankWait(late.name(), late.where(), wait, 1),
-              (x, y) -> new Attribution.RankWait(x.rank(), x.device(), x.waitNs() + y.waitNs(), x.steps() + y.steps()));
+          lateRanks.merge(
+              late.name(),
+              new Attribution.RankWait(late.name(), late.where(), wait, 1),
+              (x, y) ->
+                  new Attribution.RankWait(
+                      x.rank(), x.device(), x.waitNs() + y.waitNs(), x.steps() + y.steps()));
         }
       } else {
         components.merge(label, entry.getValue(), Long::sum);
@@ -332,8 +473,11 @@ final class TtftAttributor {
         notes.add("model from the gateway's request (the engine's span names none)");
       }
     }
-    QueueBreakdown queue = index.queueBreakdown
-        ? QueueAnalyzer.breakdown(v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex) : QueueBreakdown.NONE;
+    QueueBreakdown queue =
+        index.queueBreakdown
+            ? QueueAnalyzer.breakdown(
+                v.traceId(), e.engineInstance(), path, r.preemptionNs(), index.stepIndex)
+            : QueueBreakdown.NONE;
     for (QueueBreakdown.Part p : queue.parts()) {
       if (QueueBreakdown.PREFILL.equals(p.kind()) && !p.traceId().isEmpty()) {
         String blocker = index.tenantOf(p.traceId());
@@ -342,18 +486,52 @@ final class TtftAttributor {
         }
       }
     }
-    List<Attribution.TenantShare> tenantCauses = byTenant.entrySet().stream().filter(t -> t.getValue() > 0)
-        .map(t -> new Attribution.TenantShare(t.getKey(), t.getValue())).toList();
-    long promptTokens = r.promptTokens() == 0 && prefill != null ? prefill.promptTokens() : r.promptTokens();
+    List<Attribution.TenantShare> tenantCauses =
+        byTenant.entrySet().stream()
+            .filter(t -> t.getValue() > 0)
+            .map(t -> new Attribution.TenantShare(t.getKey(), t.getValue()))
+            .toList();
+    long promptTokens =
+        r.promptTokens() == 0 && prefill != null ? prefill.promptTokens() : r.promptTokens();
     int chunks = r.prefills().size() + (prefill == null ? 0 : prefill.prefills().size());
-    return new Attribution(v.traceId(), r.requestId(), model, e.service(), r.instance(), r.adapter(), arrival,
-        startLayer, tEnd - t0, serverTEnd - serverT0, components, path, itl, corrections,
-        promptTokens, r.outputTokens(), chunks, r.preemptionNs().size(), notes, queue, parts, List.copyOf(lateRanks.values()),
-        upstream, index.tenantOf(v.traceId()), tenantCauses);
+    return new Attribution(
+        v.traceId(),
+        r.requestId(),
+        model,
+        e.service(),
+        r.instance(),
+        r.adapter(),
+        arrival,
+        startLayer,
+        tEnd - t0,
+        serverTEnd - serverT0,
+        components,
+        path,
+        itl,
+        corrections,
+        promptTokens,
+        r.outputTokens(),
+        chunks,
+        r.preemptionNs().size(),
+        notes,
+        queue,
+        parts,
+        List.copyOf(lateRanks.values()),
+        upstream,
+        index.tenantOf(v.traceId()),
+        tenantCauses);
   }
 
-  /** A step's time spent on the other requests of its batch, shared equally among them and booked to their tenants. */
-  private static void shareAmongOthers(long ns, List<String> served, String self, RequestView.Index index, Map<String, Long> byTenant) {
+  /**
+   * A step's time spent on the other requests of its batch, shared equally among them and booked to
+   * their tenants.
+   */
+  private static void shareAmongOthers(
+      long ns,
+      List<String> served,
+      String self,
+      RequestView.Index index,
+      Map<String, Long> byTenant) {
     if (ns <= 0 || served.size() < 2) {
       return;
     }
@@ -369,11 +547,15 @@ final class TtftAttributor {
     }
   }
 
-  /** That the gateway's connection hooks saw nothing of the upstream call (what they saw is {@link Attribution#upstream}). */
+  /**
+   * That the gateway's connection hooks saw nothing of the upstream call (what they saw is {@link
+   * Attribution#upstream}).
+   */
   private static List<String> connectionNotes(UpstreamConnection c) {
-    return c.observed() ? List.of() : List.of("connection set-up unknown: the gateway's HTTP client is not instrumented");
+    return c.observed()
+        ? List.of()
+        : List.of("connection set-up unknown: the gateway's HTTP client is not instrumented");
   }
-
 
   /**
    * The first token: the engine's, else the end of the request's last prefill step on the GPU
@@ -398,7 +580,8 @@ final class TtftAttributor {
       }
     }
     if (lastPrefillEnd >= 0) {
-      notes.add("no first-token time in the engine layer: the first token is the end of the request's last prefill step on the GPU");
+      notes.add(
+          "no first-token time in the engine layer: the first token is the end of the request's last prefill step on the GPU");
       return lastPrefillEnd;
     }
     if (!UnknownEngine.NAME.equals(r.adapter())) {
@@ -408,7 +591,8 @@ final class TtftAttributor {
     return -1;
   }
 
-  static long firstScheduled(EngineRequest r, RequestView v, RequestView.Index index, long firstToken) {
+  static long firstScheduled(
+      EngineRequest r, RequestView v, RequestView.Index index, long firstToken) {
     if (r.scheduledNs() >= 0) {
       return r.scheduledNs();
     }
@@ -463,8 +647,16 @@ final class TtftAttributor {
     return own == null ? -1 : own.timeNs();
   }
 
-  /** The passes that did this request's prefill, with their GPU busy time and the request's token share. */
-  private static List<Step> steps(EngineRequest r, RequestView v, RequestView.Index index, long from, long firstToken,
+  /**
+   * The passes that did this request's prefill, with their GPU busy time and the request's token
+   * share.
+   */
+  private static List<Step> steps(
+      EngineRequest r,
+      RequestView v,
+      RequestView.Index index,
+      long from,
+      long firstToken,
       List<String> notes) {
     List<Step> steps = new ArrayList<>();
     boolean anyGpu = false;
@@ -476,22 +668,41 @@ final class TtftAttributor {
         SpanRecord gpu = v.gpuSteps().get(stepId);
         long start = step != null ? step.startNs() : p.startNs();
         long end = step != null ? step.endNs() : p.endNs();
-        long total = step != null
-            ? step.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0) + step.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, 0)
-            : p.batchTokens();
-        int batch = step != null ? (int) step.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 1) : p.batchSize();
-        double share = total > 0 && p.tokens() > 0 ? Math.min(1.0, p.tokens() / (double) total)
-            : batch > 0 ? 1.0 / batch : 1.0;
+        long total =
+            step != null
+                ? step.longAttr(LlmlatAttributes.STEP_PREFILL_TOKENS, 0)
+                    + step.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, 0)
+                : p.batchTokens();
+        int batch =
+            step != null ? (int) step.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, 1) : p.batchSize();
+        double share =
+            total > 0 && p.tokens() > 0
+                ? Math.min(1.0, p.tokens() / (double) total)
+                : batch > 0 ? 1.0 / batch : 1.0;
         RankWaits.StepWait ranks = gpu == null ? null : index.rankWaits.get(gpu);
-        long busy = ranks != null ? ranks.busyNs()
-            : gpu != null ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs()) : end - start;
+        long busy =
+            ranks != null
+                ? ranks.busyNs()
+                : gpu != null
+                    ? gpu.longAttr(LlmlatAttributes.GPU_BUSY_NS, gpu.durationNs())
+                    : end - start;
         anyGpu |= gpu != null;
-        steps.add(new Step(stepId.isEmpty() ? p.source() + "@" + p.startNs() : stepId, step != null ? step.name() : p.source(),
-            start, end, busy, share, gpu != null, ranks, step != null ? index.served(step) : gpu != null ? index.served(gpu) : List.of()));
+        steps.add(
+            new Step(
+                stepId.isEmpty() ? p.source() + "@" + p.startNs() : stepId,
+                step != null ? step.name() : p.source(),
+                start,
+                end,
+                busy,
+                share,
+                gpu != null,
+                ranks,
+                step != null ? index.served(step) : gpu != null ? index.served(gpu) : List.of()));
       }
     } else {
       // GPU steps that name this trace measure the prefill better than an engine's coarse interval
-      java.util.Set<RankWaits.StepWait> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+      java.util.Set<RankWaits.StepWait> seen =
+          java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(v.traceId(), List.of())) {
         if (g.startNs() >= from && g.startNs() < firstToken) {
           List<String> served = index.served(g);
@@ -499,13 +710,32 @@ final class TtftAttributor {
           double share = "prefill".equals(kind) || served.size() <= 1 ? 1.0 : 1.0 / served.size();
           RankWaits.StepWait ranks = index.rankWaits.get(g);
           if (ranks == null) {
-            steps.add(new Step(g.spanId(), "gpu step", g.startNs(), g.endNs(), g.longAttr(LlmlatAttributes.GPU_BUSY_NS, g.durationNs()),
-                share, true, null, served));
+            steps.add(
+                new Step(
+                    g.spanId(),
+                    "gpu step",
+                    g.startNs(),
+                    g.endNs(),
+                    g.longAttr(LlmlatAttributes.GPU_BUSY_NS, g.durationNs()),
+                    share,
+                    true,
+                    null,
+                    served));
           } else if (seen.add(ranks)) {
-            // every rank's copy is one step (an early rank may have started before the request came): from the
+            // every rank's copy is one step (an early rank may have started before the request
+            // came): from the
             // earliest rank's start to the latest's end
-            steps.add(new Step(g.spanId(), "gpu step (" + ranks.ranks().size() + " ranks)", ranks.startNs(), ranks.endNs(),
-                ranks.busyNs(), share, true, ranks, served));
+            steps.add(
+                new Step(
+                    g.spanId(),
+                    "gpu step (" + ranks.ranks().size() + " ranks)",
+                    ranks.startNs(),
+                    ranks.endNs(),
+                    ranks.busyNs(),
+                    share,
+                    true,
+                    ranks,
+                    served));
           }
           anyGpu = true;
         }
@@ -528,7 +758,9 @@ final class TtftAttributor {
     long done = -1;
     for (SpanRecord g : index.gpuStepsByTrace.getOrDefault(traceId, List.of())) {
       String kind = g.attr(LlmlatAttributes.STEP_KIND);
-      if (g.startNs() >= p.arrivalNs() && g.startNs() <= p.endNs() && ("prefill".equals(kind) || "mixed".equals(kind))) {
+      if (g.startNs() >= p.arrivalNs()
+          && g.startNs() <= p.endNs()
+          && ("prefill".equals(kind) || "mixed".equals(kind))) {
         done = Math.max(done, g.endNs());
       }
     }
@@ -538,23 +770,41 @@ final class TtftAttributor {
     return done >= 0 ? done : p.endNs();
   }
 
-  /** What the instances of a disaggregated request show, and what cannot be split where one side is missing. */
-  private static List<String> disaggregationNotes(RequestView.DisaggregatedView pd, boolean gateway) {
+  /**
+   * What the instances of a disaggregated request show, and what cannot be split where one side is
+   * missing.
+   */
+  private static List<String> disaggregationNotes(
+      RequestView.DisaggregatedView pd, boolean gateway) {
     Disaggregation d = pd.pair();
     List<String> out = new ArrayList<>();
     if (d.complete()) {
-      out.add("disaggregated (" + d.evidence() + "): prefill on " + d.prefill().engineInstance() + ", decode on "
-          + d.decode().engineInstance());
+      out.add(
+          "disaggregated ("
+              + d.evidence()
+              + "): prefill on "
+              + d.prefill().engineInstance()
+              + ", decode on "
+              + d.decode().engineInstance());
     } else if (d.decode() != null) {
-      out.add("disaggregated (" + d.evidence() + "): the prefill instance's spans are missing: its queue and prefill, the wait for"
-          + " this decode instance and the KV transfer cannot be split" + (gateway ? " (they lie in gateway_in)"
-          : " (TTFT starts at the decode instance's arrival)"));
+      out.add(
+          "disaggregated ("
+              + d.evidence()
+              + "): the prefill instance's spans are missing: its queue and prefill, the wait for"
+              + " this decode instance and the KV transfer cannot be split"
+              + (gateway
+                  ? " (they lie in gateway_in)"
+                  : " (TTFT starts at the decode instance's arrival)"));
     } else {
-      out.add("disaggregated (" + d.evidence() + "): the decode instance's spans are missing: TTFT ends at the prefill instance's"
-          + " first token; the wait for the decode instance, the KV transfer and the first decode step cannot be shown");
+      out.add(
+          "disaggregated ("
+              + d.evidence()
+              + "): the decode instance's spans are missing: TTFT ends at the prefill instance's"
+              + " first token; the wait for the decode instance, the KV transfer and the first decode step cannot be shown");
     }
     if (d.complete() && d.kvSend() == null && d.kvRecv() != null) {
-      out.add("disaggregated: no kv_send span: the wait for the decode instance starts when the prefill was done");
+      out.add(
+          "disaggregated: no kv_send span: the wait for the decode instance starts when the prefill was done");
     }
     return out;
   }

@@ -6,24 +6,39 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How the gateway got the connection of one upstream call, as the extension's connection hooks saw it: the wait
- * for a pooled connection, TCP connect, the TLS handshake, and when the request went on the wire (its headers
- * written). Read from the call's CLIENT span, and from the gateway's SERVER span where a client stack gets its
- * connection before its CLIENT span starts (Reactor Netty): there the events naming this call, else the last
- * unnamed acquisition that began before the call's span. Times are -1 where not seen.
+ * How the gateway got the connection of one upstream call, as the extension's connection hooks saw
+ * it: the wait for a pooled connection, TCP connect, the TLS handshake, and when the request went
+ * on the wire (its headers written). Read from the call's CLIENT span, and from the gateway's
+ * SERVER span where a client stack gets its connection before its CLIENT span starts (Reactor
+ * Netty): there the events naming this call, else the last unnamed acquisition that began before
+ * the call's span. Times are -1 where not seen.
  *
  * @param client the client stack whose hooks saw the call, "" when none did (set-up unknown)
  * @param pool the pool's key for the destination, "" when unknown
  * @param poolMax the pool's most connections to it, -1 when unknown
- * @param pending requests already waiting for a connection of that pool when this one asked, -1 when unknown
+ * @param pending requests already waiting for a connection of that pool when this one asked, -1
+ *     when unknown
  * @param leased the pool's connections in use when this one asked, -1 when unknown
  * @param reused true for a pooled connection, false for a new one, null when unknown
  */
-public record UpstreamConnection(String client, long acquireStartNs, long acquiredNs, long connectStartNs, long connectedNs,
-    long tlsStartNs, long tlsDoneNs, long wireStartNs, String pool, long poolMax, long pending, long leased, Boolean reused) {
+public record UpstreamConnection(
+    String client,
+    long acquireStartNs,
+    long acquiredNs,
+    long connectStartNs,
+    long connectedNs,
+    long tlsStartNs,
+    long tlsDoneNs,
+    long wireStartNs,
+    String pool,
+    long poolMax,
+    long pending,
+    long leased,
+    Boolean reused) {
 
   /** What a call without connection hooks shows: nothing. */
-  public static final UpstreamConnection UNKNOWN = new UpstreamConnection("", -1, -1, -1, -1, -1, -1, -1, "", -1, -1, -1, null);
+  public static final UpstreamConnection UNKNOWN =
+      new UpstreamConnection("", -1, -1, -1, -1, -1, -1, -1, "", -1, -1, -1, null);
 
   /** True when a client stack's hooks saw this call. */
   public boolean observed() {
@@ -63,12 +78,15 @@ public record UpstreamConnection(String client, long acquireStartNs, long acquir
     if (leased >= 0) {
       figures.add(leased + " in use");
     }
-    return figures.isEmpty() ? out.toString() : out.append(" (").append(String.join(", ", figures)).append(')').toString();
+    return figures.isEmpty()
+        ? out.toString()
+        : out.append(" (").append(String.join(", ", figures)).append(')').toString();
   }
 
   /**
-   * The connection of the call {@code call} (the gateway's CLIENT span the engine's request came from) made while
-   * serving {@code server}; {@link #UNKNOWN} when neither span has acquire events or a client stack.
+   * The connection of the call {@code call} (the gateway's CLIENT span the engine's request came
+   * from) made while serving {@code server}; {@link #UNKNOWN} when neither span has acquire events
+   * or a client stack.
    */
   public static UpstreamConnection of(SpanRecord server, SpanRecord call) {
     Reading r = new Reading();
@@ -91,8 +109,20 @@ public record UpstreamConnection(String client, long acquireStartNs, long acquir
       return UNKNOWN;
     }
     long wire = r.headers >= 0 ? r.headers : r.body;
-    return new UpstreamConnection(client, r.acquireStart, r.acquired, r.connectStart, r.connected, r.tlsStart, r.tlsDone, wire,
-        r.pool, r.poolMax, r.pending, r.leased, r.reused);
+    return new UpstreamConnection(
+        client,
+        r.acquireStart,
+        r.acquired,
+        r.connectStart,
+        r.connected,
+        r.tlsStart,
+        r.tlsDone,
+        wire,
+        r.pool,
+        r.poolMax,
+        r.pending,
+        r.leased,
+        r.reused);
   }
 
   private static final String EVENT_PREFIX = "llmlat.upstream.";
@@ -144,22 +174,31 @@ public record UpstreamConnection(String client, long acquireStartNs, long acquir
               poolMax = poolMax >= 0 ? poolMax : number(a, LlmlatAttributes.UPSTREAM_POOL_MAX);
             }
           }
-          case LlmlatAttributes.EVENT_UPSTREAM_CONNECT_START -> connectStart = connectStart < 0 ? ev.timeNs() : connectStart;
-          case LlmlatAttributes.EVENT_UPSTREAM_CONNECTED -> connected = connected < 0 ? ev.timeNs() : connected;
-          case LlmlatAttributes.EVENT_UPSTREAM_TLS_START -> tlsStart = tlsStart < 0 ? ev.timeNs() : tlsStart;
-          case LlmlatAttributes.EVENT_UPSTREAM_TLS_DONE -> tlsDone = tlsDone < 0 ? ev.timeNs() : tlsDone;
-          case LlmlatAttributes.EVENT_UPSTREAM_HEADERS_WRITTEN -> headers = headers < 0 ? ev.timeNs() : headers;
+          case LlmlatAttributes.EVENT_UPSTREAM_CONNECT_START ->
+              connectStart = connectStart < 0 ? ev.timeNs() : connectStart;
+          case LlmlatAttributes.EVENT_UPSTREAM_CONNECTED ->
+              connected = connected < 0 ? ev.timeNs() : connected;
+          case LlmlatAttributes.EVENT_UPSTREAM_TLS_START ->
+              tlsStart = tlsStart < 0 ? ev.timeNs() : tlsStart;
+          case LlmlatAttributes.EVENT_UPSTREAM_TLS_DONE ->
+              tlsDone = tlsDone < 0 ? ev.timeNs() : tlsDone;
+          case LlmlatAttributes.EVENT_UPSTREAM_HEADERS_WRITTEN ->
+              headers = headers < 0 ? ev.timeNs() : headers;
           case LlmlatAttributes.EVENT_UPSTREAM_BODY_WRITTEN -> body = body < 0 ? ev.timeNs() : body;
-          default -> { }
+          default -> {}
         }
       }
     }
 
-    /** The events from the last acquisition that began by {@code before} on (a SERVER span can hold several calls'). */
+    /**
+     * The events from the last acquisition that began by {@code before} on (a SERVER span can hold
+     * several calls').
+     */
     void readLastBefore(List<SpanRecord.Event> events, long before) {
       long last = -1;
       for (SpanRecord.Event ev : events) {
-        if (LlmlatAttributes.EVENT_UPSTREAM_ACQUIRE_START.equals(ev.name()) && ev.timeNs() <= before) {
+        if (LlmlatAttributes.EVENT_UPSTREAM_ACQUIRE_START.equals(ev.name())
+            && ev.timeNs() <= before) {
           last = Math.max(last, ev.timeNs());
         }
       }

@@ -14,11 +14,16 @@ import org.junit.jupiter.params.provider.CsvSource;
 class ClockSkewEstimatorTest {
   /** Requests {@link #skewed} makes: one client/server pair across the two hosts each. */
   static final int REQUESTS = 200;
+
   /** The hosts of {@link #skewed}'s spans: the gateway's (the reference) and the engine's. */
   static final String GATEWAY_HOST = "gw-host";
+
   static final String ENGINE_HOST = "engine-host";
 
-  /** The engine host's correction, failing unless the estimator gave one per host of the input, relative to the gateway's. */
+  /**
+   * The engine host's correction, failing unless the estimator gave one per host of the input,
+   * relative to the gateway's.
+   */
   static ClockCorrection engineCorrection(List<SpanRecord> spans) {
     Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(spans);
     assertThat(corrections).containsOnlyKeys(GATEWAY_HOST, ENGINE_HOST);
@@ -47,9 +52,22 @@ class ClockSkewEstimatorTest {
       double serverEnd = serverStart + server;
       double clientEnd = serverEnd + out;
       double skew = offsetMs + driftMsPerSecond * (serverStart / 1000.0);
-      spans.add(Spans.span(t, Spans.id(1), "POST /v1/chat/completions", start, clientEnd + 1).gateway().kind("Server").build());
-      spans.add(Spans.span(t, Spans.id(2), "POST", clientStart, clientEnd).gateway().kind("Client").parent(Spans.id(1)).build());
-      spans.add(Spans.span(t, Spans.id(3), "llm_request", serverStart + skew, serverEnd + skew).kind("Server").parent(Spans.id(2)).build());
+      spans.add(
+          Spans.span(t, Spans.id(1), "POST /v1/chat/completions", start, clientEnd + 1)
+              .gateway()
+              .kind("Server")
+              .build());
+      spans.add(
+          Spans.span(t, Spans.id(2), "POST", clientStart, clientEnd)
+              .gateway()
+              .kind("Client")
+              .parent(Spans.id(1))
+              .build());
+      spans.add(
+          Spans.span(t, Spans.id(3), "llm_request", serverStart + skew, serverEnd + skew)
+              .kind("Server")
+              .parent(Spans.id(2))
+              .build());
     }
     return spans;
   }
@@ -66,7 +84,9 @@ class ClockSkewEstimatorTest {
     for (double atSeconds : new double[] {0, 50, 99}) {
       long t = Spans.BASE + Math.round(atSeconds * 1e9);
       double expected = -(offsetMs + driftMsPerSecond * atSeconds) * MS;
-      assertThat((double) c.offsetAt(t)).as("at %s s", atSeconds).isCloseTo(expected, org.assertj.core.data.Offset.offset(1.0 * MS));
+      assertThat((double) c.offsetAt(t))
+          .as("at %s s", atSeconds)
+          .isCloseTo(expected, org.assertj.core.data.Offset.offset(1.0 * MS));
     }
     assertThat(c.uncertaintyNs()).isLessThan(2 * MS);
   }
@@ -95,8 +115,21 @@ class ClockSkewEstimatorTest {
   void sameHostNeedsNoCorrection() {
     List<SpanRecord> spans = new ArrayList<>();
     for (SpanRecord s : skewed(0, 0, 1)) {
-      spans.add(new SpanRecord(s.traceId(), s.spanId(), s.parentSpanId(), s.name(), s.kind(), s.service(), s.layer(), "one-host",
-          s.startNs(), s.endNs(), s.attributes(), s.events(), s.links()));
+      spans.add(
+          new SpanRecord(
+              s.traceId(),
+              s.spanId(),
+              s.parentSpanId(),
+              s.name(),
+              s.kind(),
+              s.service(),
+              s.layer(),
+              "one-host",
+              s.startNs(),
+              s.endNs(),
+              s.attributes(),
+              s.events(),
+              s.links()));
     }
     Map<String, ClockCorrection> corrections = ClockSkewEstimator.estimate(spans);
     assertThat(corrections).containsOnlyKeys("one-host");

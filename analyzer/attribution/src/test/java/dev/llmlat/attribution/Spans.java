@@ -53,7 +53,9 @@ final class Spans {
       return this;
     }
 
-    /** An engine that traces itself (vLLM, SGLang, ...): no llmlat layer, no host, its own scope. */
+    /**
+     * An engine that traces itself (vLLM, SGLang, ...): no llmlat layer, no host, its own scope.
+     */
     B selfTraced(String scopeName) {
       layer = "";
       host = "";
@@ -61,7 +63,10 @@ final class Spans {
       return this;
     }
 
-    /** A load generator's request (layer client) on the gateway's host unless {@code host} says otherwise. */
+    /**
+     * A load generator's request (layer client) on the gateway's host unless {@code host} says
+     * otherwise.
+     */
     B client(String onHost) {
       layer = "client";
       service = "llmlat-load";
@@ -96,7 +101,9 @@ final class Spans {
     }
 
     SpanRecord build() {
-      return new SpanRecord(trace, id, parent, name, kind, service, layer, host, scope, "", start, end, attrs, events, links);
+      return new SpanRecord(
+          trace, id, parent, name, kind, service, layer, host, scope, "", start, end, attrs, events,
+          links);
     }
   }
 

@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  */
 public final class AgentRounds {
   private static final Pattern ROUND = Pattern.compile("^round \\d+ p50 ms[^:]*:(.*)$");
-  private static final Pattern MODE = Pattern.compile("\\s*([^;]+?) ([0-9]+(?:\\.[0-9]+)?)(?: \\([0-9]+%\\))?;");
+  private static final Pattern MODE =
+      Pattern.compile("\\s*([^;]+?) ([0-9]+(?:\\.[0-9]+)?)(?: \\([0-9]+%\\))?;");
 
   private final Path file;
   private final List<Map<String, Double>> rounds;
@@ -27,7 +28,10 @@ public final class AgentRounds {
     this.rounds = rounds;
   }
 
-  /** Reads the round lines of one run's output; refuses a file that is missing, unreadable or has none. */
+  /**
+   * Reads the round lines of one run's output; refuses a file that is missing, unreadable or has
+   * none.
+   */
   public static AgentRounds read(Path file) {
     List<String> lines;
     try {
@@ -35,7 +39,8 @@ public final class AgentRounds {
     } catch (java.nio.file.NoSuchFileException e) {
       throw new IllegalArgumentException(file + ": no such file");
     } catch (IOException | java.io.UncheckedIOException e) {
-      throw new IllegalArgumentException(file + ": cannot read it as text (" + e.getMessage() + ")");
+      throw new IllegalArgumentException(
+          file + ": cannot read it as text (" + e.getMessage() + ")");
     }
     List<Map<String, Double>> rounds = new ArrayList<>();
     for (String line : lines) {
@@ -51,7 +56,8 @@ public final class AgentRounds {
       rounds.add(p50);
     }
     if (rounds.isEmpty()) {
-      throw new IllegalArgumentException(file + ": no \"round N p50 ms\" lines (the output of llmlat bench agent)");
+      throw new IllegalArgumentException(
+          file + ": no \"round N p50 ms\" lines (the output of llmlat bench agent)");
     }
     return new AgentRounds(file, rounds);
   }
@@ -67,7 +73,8 @@ public final class AgentRounds {
       Double a = rounds.get(i).get(mode);
       Double b = rounds.get(i).get(baseline);
       if (a == null || b == null) {
-        throw new IllegalArgumentException(file + ": round " + (i + 1) + " has no p50 for " + (a == null ? mode : baseline));
+        throw new IllegalArgumentException(
+            file + ": round " + (i + 1) + " has no p50 for " + (a == null ? mode : baseline));
       }
       r[i] = a / b;
     }

@@ -33,8 +33,17 @@ import java.util.Map;
 final class CaptureRequests {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** One request of the capture: its times (Unix ns) and the ends of the decode steps it was in, in order. */
-  record Request(String traceId, String parentSpanId, long arrivalNs, long firstTokenNs, long finishNs, long[] decodeEnds) {}
+  /**
+   * One request of the capture: its times (Unix ns) and the ends of the decode steps it was in, in
+   * order.
+   */
+  record Request(
+      String traceId,
+      String parentSpanId,
+      long arrivalNs,
+      long firstTokenNs,
+      long finishNs,
+      long[] decodeEnds) {}
 
   private final List<Request> requests;
 
@@ -47,11 +56,15 @@ final class CaptureRequests {
     Path dir = export.toAbsolutePath().getParent();
     Path file = dir.resolve("requests.jsonl");
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException(file + ": no such file (the engine's requests of " + export.getFileName()
-          + ": trace_id, parent_span_id, arrival_ns, first_token_ns, finish_ns per line)");
+      throw new IllegalArgumentException(
+          file
+              + ": no such file (the engine's requests of "
+              + export.getFileName()
+              + ": trace_id, parent_span_id, arrival_ns, first_token_ns, finish_ns per line)");
     }
     try {
-      Map<String, List<long[]>> decodes = new HashMap<>(); // trace id -> (step, end on the latest rank)
+      Map<String, List<long[]>> decodes =
+          new HashMap<>(); // trace id -> (step, end on the latest rank)
       Map<Long, long[]> stepEnds = new HashMap<>();
       Map<Long, List<String>> stepTraces = new HashMap<>();
       try (var logs = Files.newDirectoryStream(dir, "cuda_events.rank*.jsonl")) {
@@ -65,7 +78,9 @@ final class CaptureRequests {
               continue;
             }
             long step = s.get("step").asLong();
-            long end = s.get("host_submit_unix_ns").asLong() + Math.round(s.get("gpu_elapsed_ms").asDouble() * 1e6);
+            long end =
+                s.get("host_submit_unix_ns").asLong()
+                    + Math.round(s.get("gpu_elapsed_ms").asDouble() * 1e6);
             stepEnds.merge(step, new long[] {end}, (a, b) -> a[0] >= b[0] ? a : b);
             List<String> traces = new ArrayList<>();
             s.get("trace_ids").forEach(t -> traces.add(t.asText()));
@@ -73,8 +88,13 @@ final class CaptureRequests {
           }
         }
       }
-      stepTraces.forEach((step, traces) -> traces.forEach(t -> decodes.computeIfAbsent(t, k -> new ArrayList<>())
-          .add(new long[] {step, stepEnds.get(step)[0]})));
+      stepTraces.forEach(
+          (step, traces) ->
+              traces.forEach(
+                  t ->
+                      decodes
+                          .computeIfAbsent(t, k -> new ArrayList<>())
+                          .add(new long[] {step, stepEnds.get(step)[0]})));
       List<Request> requests = new ArrayList<>();
       for (String line : Files.readAllLines(file)) {
         if (line.isBlank()) {
@@ -87,10 +107,19 @@ final class CaptureRequests {
           }
         }
         String trace = r.get("trace_id").asText();
-        long[] ends = decodes.getOrDefault(trace, List.of()).stream().sorted((a, b) -> Long.compare(a[0], b[0]))
-            .mapToLong(a -> a[1]).toArray();
-        requests.add(new Request(trace, r.path("parent_span_id").asText(""), r.get("arrival_ns").asLong(),
-            r.get("first_token_ns").asLong(), r.get("finish_ns").asLong(), ends));
+        long[] ends =
+            decodes.getOrDefault(trace, List.of()).stream()
+                .sorted((a, b) -> Long.compare(a[0], b[0]))
+                .mapToLong(a -> a[1])
+                .toArray();
+        requests.add(
+            new Request(
+                trace,
+                r.path("parent_span_id").asText(""),
+                r.get("arrival_ns").asLong(),
+                r.get("first_token_ns").asLong(),
+                r.get("finish_ns").asLong(),
+                ends));
       }
       if (requests.isEmpty()) {
         throw new IllegalArgumentException(file + ": no requests");
@@ -112,10 +141,18 @@ final class CaptureRequests {
       String trace = TensorParallelExport.traceId(r.traceId(), k);
       ByteString traceId = ByteString.copyFrom(HexFormat.of().parseHex(trace));
       ByteString requestId = ByteString.copyFrom(HexFormat.of().parseHex(trace.substring(0, 16)));
-      Span.Builder request = Span.newBuilder().setTraceId(traceId).setSpanId(requestId).setName(LlmlatSpanNames.REQUEST)
-          .setKind(Span.SpanKind.SPAN_KIND_SERVER).setStartTimeUnixNano(r.arrivalNs() + shiftNs)
-          .setEndTimeUnixNano(r.finishNs() + shiftNs)
-          .addEvents(Span.Event.newBuilder().setName(LlmlatAttributes.EVENT_FIRST_TOKEN).setTimeUnixNano(r.firstTokenNs() + shiftNs));
+      Span.Builder request =
+          Span.newBuilder()
+              .setTraceId(traceId)
+              .setSpanId(requestId)
+              .setName(LlmlatSpanNames.REQUEST)
+              .setKind(Span.SpanKind.SPAN_KIND_SERVER)
+              .setStartTimeUnixNano(r.arrivalNs() + shiftNs)
+              .setEndTimeUnixNano(r.finishNs() + shiftNs)
+              .addEvents(
+                  Span.Event.newBuilder()
+                      .setName(LlmlatAttributes.EVENT_FIRST_TOKEN)
+                      .setTimeUnixNano(r.firstTokenNs() + shiftNs));
       if (r.parentSpanId().length() == 16) {
         request.setParentSpanId(ByteString.copyFrom(HexFormat.of().parseHex(r.parentSpanId())));
       }
@@ -125,22 +162,36 @@ final class CaptureRequests {
         deltas.addValues(AnyValue.newBuilder().setIntValue(end - previous));
         previous = end;
       }
-      Span decode = Span.newBuilder().setTraceId(traceId).setSpanId(ByteString.copyFrom(HexFormat.of().parseHex(trace.substring(16))))
-          .setParentSpanId(requestId).setName(LlmlatSpanNames.DECODE).setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-          .setStartTimeUnixNano(r.firstTokenNs() + shiftNs).setEndTimeUnixNano(r.finishNs() + shiftNs)
-          .addAttributes(KeyValue.newBuilder().setKey(LlmlatAttributes.DECODE_TOKEN_DELTAS_NS)
-              .setValue(AnyValue.newBuilder().setArrayValue(deltas)))
-          .build();
+      Span decode =
+          Span.newBuilder()
+              .setTraceId(traceId)
+              .setSpanId(ByteString.copyFrom(HexFormat.of().parseHex(trace.substring(16))))
+              .setParentSpanId(requestId)
+              .setName(LlmlatSpanNames.DECODE)
+              .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+              .setStartTimeUnixNano(r.firstTokenNs() + shiftNs)
+              .setEndTimeUnixNano(r.finishNs() + shiftNs)
+              .addAttributes(
+                  KeyValue.newBuilder()
+                      .setKey(LlmlatAttributes.DECODE_TOKEN_DELTAS_NS)
+                      .setValue(AnyValue.newBuilder().setArrayValue(deltas)))
+              .build();
       scope.addSpans(request).addSpans(decode);
     }
-    Resource resource = Resource.newBuilder()
-        .addAttributes(string("service.name", TensorParallelAnalyzeBenchmark.SERVICE))
-        .addAttributes(string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_ENGINE)).build();
+    Resource resource =
+        Resource.newBuilder()
+            .addAttributes(string("service.name", TensorParallelAnalyzeBenchmark.SERVICE))
+            .addAttributes(string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_ENGINE))
+            .build();
     return ExportTraceServiceRequest.newBuilder()
-        .addResourceSpans(ResourceSpans.newBuilder().setResource(resource).addScopeSpans(scope)).build();
+        .addResourceSpans(ResourceSpans.newBuilder().setResource(resource).addScopeSpans(scope))
+        .build();
   }
 
   private static KeyValue string(String key, String value) {
-    return KeyValue.newBuilder().setKey(key).setValue(AnyValue.newBuilder().setStringValue(value)).build();
+    return KeyValue.newBuilder()
+        .setKey(key)
+        .setValue(AnyValue.newBuilder().setStringValue(value))
+        .build();
   }
 }

@@ -12,13 +12,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Splits this process's CPUs between a process under measurement and everything else (load
  * generator, upstream, broker, receivers), through {@code taskset}. In production a gateway has
- * cores of its own and the broker or collector it exports to runs elsewhere; on a small machine
- * the bench would otherwise charge the broker's work to the gateway's latency, at random.
+ * cores of its own and the broker or collector it exports to runs elsewhere; on a small machine the
+ * bench would otherwise charge the broker's work to the gateway's latency, at random.
  */
 public record CpuPinning(String measured, String others) {
   /**
-   * The upper half of the CPUs this process may run on for the measured process, the rest for
-   * the others; empty when there are fewer than two or {@code taskset} is missing.
+   * The upper half of the CPUs this process may run on for the measured process, the rest for the
+   * others; empty when there are fewer than two or {@code taskset} is missing.
    */
   public static Optional<CpuPinning> halves() throws IOException {
     List<Integer> cpus = allowedCpus();
@@ -26,23 +26,29 @@ public record CpuPinning(String measured, String others) {
       return Optional.empty();
     }
     int half = cpus.size() / 2;
-    return Optional.of(new CpuPinning(join(cpus.subList(half, cpus.size())), join(cpus.subList(0, half))));
+    return Optional.of(
+        new CpuPinning(join(cpus.subList(half, cpus.size())), join(cpus.subList(0, half))));
   }
 
-  /** Parses a CPU list as {@code taskset -c} takes it ("1", "2-3", "0,2"), checking it is allowed. */
+  /**
+   * Parses a CPU list as {@code taskset -c} takes it ("1", "2-3", "0,2"), checking it is allowed.
+   */
   public static CpuPinning of(String measured) throws IOException {
     List<Integer> allowed = allowedCpus();
     List<Integer> chosen = parse(measured);
     if (!allowed.containsAll(chosen)) {
-      throw new IllegalArgumentException("--gateway-cpus " + measured + ": this process may only use CPUs " + join(allowed));
+      throw new IllegalArgumentException(
+          "--gateway-cpus " + measured + ": this process may only use CPUs " + join(allowed));
     }
     List<Integer> rest = new ArrayList<>(allowed);
     rest.removeAll(chosen);
     if (rest.isEmpty()) {
-      throw new IllegalArgumentException("--gateway-cpus " + measured + " leaves no CPU for the load generator and broker");
+      throw new IllegalArgumentException(
+          "--gateway-cpus " + measured + " leaves no CPU for the load generator and broker");
     }
     if (!tasksetWorks()) {
-      throw new IllegalArgumentException("--gateway-cpus needs taskset (util-linux), which is missing or refused");
+      throw new IllegalArgumentException(
+          "--gateway-cpus needs taskset (util-linux), which is missing or refused");
     }
     return new CpuPinning(join(chosen), join(rest));
   }
@@ -54,11 +60,15 @@ public record CpuPinning(String measured, String others) {
 
   /** Moves every thread of this JVM (and so the children it starts later) to the other CPUs. */
   public void pinSelfToOthers() throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", others, Long.toString(ProcessHandle.current().pid()))
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                "taskset", "-a", "-p", "-c", others, Long.toString(ProcessHandle.current().pid()))
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
-      throw new IOException("taskset could not pin the benchmark to CPUs " + others + ": " + out.strip());
+      throw new IOException(
+          "taskset could not pin the benchmark to CPUs " + others + ": " + out.strip());
     }
   }
 
@@ -102,8 +112,11 @@ public record CpuPinning(String measured, String others) {
 
   private static boolean tasksetWorks() {
     try {
-      Process p = new ProcessBuilder("taskset", "-p", Long.toString(ProcessHandle.current().pid()))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process p =
+          new ProcessBuilder("taskset", "-p", Long.toString(ProcessHandle.current().pid()))
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
     } catch (IOException e) {
       return false;

@@ -1,15 +1,15 @@
 package dev.llmlat.bench;
 
-import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
+import dev.llmlat.ingest.spans.OtelTracesRowEncoder;
+import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.services.KafkaBroker;
-import dev.llmlat.ingest.spans.OtelTracesRowEncoder;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -33,8 +33,14 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  */
 public final class IngestBenchmark {
   /** The figures of one run. */
-  public record Result(long spans, long records, long bytes, double endToEndSpansPerSec,
-      double storeInsertSpansPerSec, double brokerConsumeSpansPerSec, double produceSpansPerSec) {}
+  public record Result(
+      long spans,
+      long records,
+      long bytes,
+      double endToEndSpansPerSec,
+      double storeInsertSpansPerSec,
+      double brokerConsumeSpansPerSec,
+      double produceSpansPerSec) {}
 
   private final int spans;
   private final Path scratch;
@@ -69,12 +75,23 @@ public final class IngestBenchmark {
       }
       spanCount += SpanPublisher.spanCount(batch);
     }
-    log.printf("spans: %,d in %,d records (%,.1f MB of OTLP protobuf)%n", spanCount, values.size(), bytes / 1e6);
+    log.printf(
+        "spans: %,d in %,d records (%,.1f MB of OTLP protobuf)%n",
+        spanCount, values.size(), bytes / 1e6);
     log.flush();
-    KafkaBroker broker = KafkaBroker.start(new KafkaBroker.Config(scratch.resolve("kafka"), scratch.resolve("kafka.log"),
-        scratch.resolve("kafka.pid"), 0, 0));
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(scratch.resolve("clickhouse"), engineLibrary);
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+    KafkaBroker broker =
+        KafkaBroker.start(
+            new KafkaBroker.Config(
+                scratch.resolve("kafka"),
+                scratch.resolve("kafka.log"),
+                scratch.resolve("kafka.pid"),
+                0,
+                0));
+    try (EmbeddedClickHouse store =
+            EmbeddedClickHouse.open(scratch.resolve("clickhouse"), engineLibrary);
+        Admin admin =
+            Admin.create(
+                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
       SchemaMigrator.bundled().migrate(store);
       SpanTopics.ensure(admin, "bench_raw", partitions);
       SpanTopics.ensure(admin, "bench_e2e", partitions);
@@ -86,10 +103,13 @@ public final class IngestBenchmark {
       t0 = System.nanoTime();
       long consumed = consumeAll(broker.bootstrapServers(), "bench_raw", values.size());
       double consumeRate = spanCount / seconds(t0);
-      log.printf("broker raw consume:  %,12.0f spans/s  (%,d records; produce %,.0f spans/s)%n", consumeRate, consumed, produceRate);
+      log.printf(
+          "broker raw consume:  %,12.0f spans/s  (%,d records; produce %,.0f spans/s)%n",
+          consumeRate, consumed, produceRate);
       log.flush();
 
-      // 2. store: the same spans, encoded beforehand, inserted in batches as large as the ingester's
+      // 2. store: the same spans, encoded beforehand, inserted in batches as large as the
+      // ingester's
       List<byte[]> encoded = new ArrayList<>();
       OtelTracesRowEncoder encoder = new OtelTracesRowEncoder();
       for (ExportTraceServiceRequest batch : batches) {
@@ -108,19 +128,30 @@ public final class IngestBenchmark {
       }
       double insertRate = spanCount / seconds(t0);
       check(store, spanCount);
-      log.printf("store raw insert:    %,12.0f spans/s  (%d RowBinary inserts)%n", insertRate, encoded.size());
+      log.printf(
+          "store raw insert:    %,12.0f spans/s  (%d RowBinary inserts)%n",
+          insertRate, encoded.size());
       log.flush();
       store.execute("TRUNCATE TABLE otel_traces");
 
       // 3. end to end: the ingester running, then produce; done when every span is stored
-      SpanIngester ingester = new SpanIngester(IngesterConfig.builder(broker.bootstrapServers()).topic("bench_e2e")
-          .groupId("bench").linger(Duration.ofMillis(200)).reportInterval(Duration.ZERO).build(), store).start();
+      SpanIngester ingester =
+          new SpanIngester(
+                  IngesterConfig.builder(broker.bootstrapServers())
+                      .topic("bench_e2e")
+                      .groupId("bench")
+                      .linger(Duration.ofMillis(200))
+                      .reportInterval(Duration.ZERO)
+                      .build(),
+                  store)
+              .start();
       try {
         t0 = System.nanoTime();
         produce(broker.bootstrapServers(), "bench_e2e", batches);
         while (ingester.metrics().snapshot().spans() < spanCount) {
           if (ingester.failure() != null) {
-            throw new IllegalStateException("the ingester failed: " + ingester.failure(), ingester.failure());
+            throw new IllegalStateException(
+                "the ingester failed: " + ingester.failure(), ingester.failure());
           }
           Thread.sleep(2);
         }
@@ -129,19 +160,23 @@ public final class IngestBenchmark {
       }
       double e2eRate = spanCount / seconds(t0);
       check(store, spanCount);
-      log.printf("end to end:          %,12.0f spans/s  (produce -> broker -> ingester -> store, %d batches)%n",
+      log.printf(
+          "end to end:          %,12.0f spans/s  (produce -> broker -> ingester -> store, %d batches)%n",
           e2eRate, ingester.metrics().snapshot().batches());
-      log.printf("ratios: end-to-end / store insert = %.2f, end-to-end / broker consume = %.2f%n",
+      log.printf(
+          "ratios: end-to-end / store insert = %.2f, end-to-end / broker consume = %.2f%n",
           e2eRate / insertRate, e2eRate / consumeRate);
       log.flush();
-      return new Result(spanCount, values.size(), bytes, e2eRate, insertRate, consumeRate, produceRate);
+      return new Result(
+          spanCount, values.size(), bytes, e2eRate, insertRate, consumeRate, produceRate);
     } finally {
       broker.stop(Duration.ofSeconds(20));
       dev.llmlat.services.ChildJvm.deleteRecursively(scratch);
     }
   }
 
-  private static void produce(String bootstrap, String topic, List<ExportTraceServiceRequest> batches) {
+  private static void produce(
+      String bootstrap, String topic, List<ExportTraceServiceRequest> batches) {
     try (SpanPublisher publisher = new SpanPublisher(bootstrap, topic)) {
       for (ExportTraceServiceRequest batch : batches) {
         publisher.publish(batch);
@@ -157,7 +192,8 @@ public final class IngestBenchmark {
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     long n = 0;
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
       while (n < expected && System.nanoTime() < deadline) {
@@ -165,7 +201,8 @@ public final class IngestBenchmark {
       }
     }
     if (n < expected) {
-      throw new IllegalStateException("consumed " + n + " of " + expected + " records within 5 minutes");
+      throw new IllegalStateException(
+          "consumed " + n + " of " + expected + " records within 5 minutes");
     }
     return n;
   }

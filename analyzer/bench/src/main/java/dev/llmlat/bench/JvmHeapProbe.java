@@ -33,8 +33,11 @@ final class JvmHeapProbe implements AutoCloseable {
       throw new IOException("cannot attach to process " + pid + ": " + e.getMessage(), e);
     }
     connector = JMXConnectorFactory.connect(new JMXServiceURL(address));
-    memory = ManagementFactory.newPlatformMXBeanProxy(connector.getMBeanServerConnection(),
-        ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class);
+    memory =
+        ManagementFactory.newPlatformMXBeanProxy(
+            connector.getMBeanServerConnection(),
+            ManagementFactory.MEMORY_MXBEAN_NAME,
+            MemoryMXBean.class);
   }
 
   /** Bytes of heap in use after a full GC of the target. */

@@ -16,8 +16,8 @@ import java.util.zip.GZIPInputStream;
 
 /**
  * An OTLP/HTTP trace receiver ({@code POST /v1/traces}, protobuf) that decodes and counts what it
- * is sent: the live endpoint the vanilla agent's default exporter delivers to in
- * {@link AgentBenchmark}, so that mode pays for real export like the Kafka mode does.
+ * is sent: the live endpoint the vanilla agent's default exporter delivers to in {@link
+ * AgentBenchmark}, so that mode pays for real export like the Kafka mode does.
  */
 final class OtlpReceiver implements AutoCloseable {
   private final HttpServer server;
@@ -29,14 +29,18 @@ final class OtlpReceiver implements AutoCloseable {
   }
 
   static OtlpReceiver start() throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
     OtlpReceiver receiver = new OtlpReceiver(server);
     server.createContext("/v1/traces", receiver::handle);
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "otlp-receiver");
-      t.setDaemon(true);
-      return t;
-    }));
+    server.setExecutor(
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "otlp-receiver");
+              t.setDaemon(true);
+              return t;
+            }));
     server.start();
     return receiver;
   }
@@ -61,8 +65,10 @@ final class OtlpReceiver implements AutoCloseable {
         return;
       }
       ExportTraceServiceRequest request;
-      try (InputStream body = "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))
-          ? new GZIPInputStream(exchange.getRequestBody()) : exchange.getRequestBody()) {
+      try (InputStream body =
+          "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))
+              ? new GZIPInputStream(exchange.getRequestBody())
+              : exchange.getRequestBody()) {
         request = ExportTraceServiceRequest.parseFrom(body);
       } catch (IOException e) {
         exchange.sendResponseHeaders(400, -1);

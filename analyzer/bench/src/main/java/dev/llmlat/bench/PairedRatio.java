@@ -15,7 +15,9 @@ import java.util.List;
  * @param high the interval's upper end
  */
 public record PairedRatio(double median, double low, double high) {
-  /** @param runs per run, its rounds' ratios; at least one ratio in all */
+  /**
+   * @param runs per run, its rounds' ratios; at least one ratio in all
+   */
   public static PairedRatio of(List<double[]> runs) {
     if (runs.stream().mapToInt(r -> r.length).sum() == 0) {
       throw new IllegalArgumentException("no rounds to take the median of");
@@ -26,7 +28,11 @@ public record PairedRatio(double median, double low, double high) {
 
   /** "+1.2% [-0.8%, +3.1%]": the ratios as changes. */
   public String asChange() {
-    return String.format(java.util.Locale.ROOT, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * (median - 1), 100 * (low - 1),
+    return String.format(
+        java.util.Locale.ROOT,
+        "%+.1f%% [%+.1f%%, %+.1f%%]",
+        100 * (median - 1),
+        100 * (low - 1),
         100 * (high - 1));
   }
 }

@@ -8,9 +8,9 @@ import java.time.Duration;
 
 /**
  * CPU time of a process so far, split into its JIT compiler threads and everything else, from
- * {@code /proc/PID/stat} and {@code /proc/PID/task/*} (a compiler thread that ends mid-way counts as
- * application time from then on). A short benchmark of a freshly started JVM charges seconds of C2
- * compilation to whichever mode loaded more code; the split shows steady-state cost apart from
+ * {@code /proc/PID/stat} and {@code /proc/PID/task/*} (a compiler thread that ends mid-way counts
+ * as application time from then on). A short benchmark of a freshly started JVM charges seconds of
+ * C2 compilation to whichever mode loaded more code; the split shows steady-state cost apart from
  * warm-up cost. Where {@code /proc} is missing, all time counts as application time.
  */
 record ProcessCpu(long applicationNanos, long jitNanos) {

@@ -3,17 +3,17 @@ package dev.llmlat.bench;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.retention.Retention;
 import dev.llmlat.retention.RetentionPolicy;
-import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Stored bytes per request before and after retention decided by attribution, on synthetic three-layer requests
- * (gateway, engine, GPU) attributed in the same run; both sides measured after merging the parts, so the figure is
- * what the store keeps, not what a merge has yet to drop.
+ * Stored bytes per request before and after retention decided by attribution, on synthetic
+ * three-layer requests (gateway, engine, GPU) attributed in the same run; both sides measured after
+ * merging the parts, so the figure is what the store keeps, not what a merge has yet to drop.
  */
 public final class RetentionBenchmark {
   private final int requests;
@@ -21,7 +21,8 @@ public final class RetentionBenchmark {
   private final Path scratch;
   private final Path engineLibrary;
 
-  public RetentionBenchmark(int requests, RetentionPolicy policy, Path scratch, Path engineLibrary) {
+  public RetentionBenchmark(
+      int requests, RetentionPolicy policy, Path scratch, Path engineLibrary) {
     if (requests < 100) {
       throw new IllegalArgumentException("--requests must be at least 100");
     }
@@ -33,7 +34,8 @@ public final class RetentionBenchmark {
 
   public void run(PrintWriter out) throws IOException {
     Files.createDirectories(scratch);
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.open(scratch.resolve("clickhouse"), engineLibrary)) {
+    try (EmbeddedClickHouse store =
+        EmbeddedClickHouse.open(scratch.resolve("clickhouse"), engineLibrary)) {
       SchemaMigrator.bundled().migrate(store);
       long base = 1_795_946_400_000_000_000L;
       long spans = AnalyzeBenchmark.load(store, requests, base, 7);
@@ -41,16 +43,24 @@ public final class RetentionBenchmark {
       merge(store);
       long before = Retention.bytes(store);
       long t0 = System.nanoTime();
-      Retention.Outcome o = Retention.apply(store, policy, base + policy.olderThan().toNanos() + 3_600_000_000_000L);
+      Retention.Outcome o =
+          Retention.apply(store, policy, base + policy.olderThan().toNanos() + 3_600_000_000_000L);
       double seconds = (System.nanoTime() - t0) / 1e9;
       merge(store);
       long after = Retention.bytes(store);
       long kept = o.keptByReason().values().stream().mapToLong(Long::longValue).sum();
-      out.printf("store: %,d requests, %,d spans; policy: over %.0f ms, slowest %.1f%%, sample %.1f%%%n", requests, spans,
-          policy.sloTtftNs() / 1e6, 100 * policy.keepSlowest(), 100 * policy.keepRate());
-      out.printf("kept %,d traces (%s), deleted %,d, in %.2f s (%,.0f requests decided/s)%n", kept, o.keptByReason(),
-          o.deletedTraces(), seconds, o.decided() / seconds);
-      out.printf("stored bytes per request (spans, kernels, trace index): %,d before, %,d after retention; ratio %.3f%n",
+      out.printf(
+          "store: %,d requests, %,d spans; policy: over %.0f ms, slowest %.1f%%, sample %.1f%%%n",
+          requests,
+          spans,
+          policy.sloTtftNs() / 1e6,
+          100 * policy.keepSlowest(),
+          100 * policy.keepRate());
+      out.printf(
+          "kept %,d traces (%s), deleted %,d, in %.2f s (%,.0f requests decided/s)%n",
+          kept, o.keptByReason(), o.deletedTraces(), seconds, o.decided() / seconds);
+      out.printf(
+          "stored bytes per request (spans, kernels, trace index): %,d before, %,d after retention; ratio %.3f%n",
           before / requests, after / requests, after / (double) before);
       out.flush();
     } finally {

@@ -1,12 +1,12 @@
 package dev.llmlat.bench;
 
-import dev.llmlat.stats.Quantiles;
-import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
 import dev.llmlat.services.PidFile;
+import dev.llmlat.stats.Quantiles;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.ClickHouseStores;
 import java.io.IOException;
@@ -41,27 +41,39 @@ public final class SoakBenchmark {
    * @param partitions partitions of {@code otlp_spans}
    * @param scratch the scratch llmlat home, removed afterwards
    */
-  public record Config(Duration duration, int spansPerSecond, Duration sampleEvery, int partitions, Path scratch) {
+  public record Config(
+      Duration duration, int spansPerSecond, Duration sampleEvery, int partitions, Path scratch) {
     public Config {
       if (duration.toSeconds() < 10 || duration.toHours() > 24) {
-        throw new IllegalArgumentException("--minutes must give 10 s to 24 h, got " + duration.toSeconds() + " s");
+        throw new IllegalArgumentException(
+            "--minutes must give 10 s to 24 h, got " + duration.toSeconds() + " s");
       }
       if (spansPerSecond < 100 || spansPerSecond > 1_000_000) {
-        throw new IllegalArgumentException("--rate must be 100..1000000 spans/s, got " + spansPerSecond);
+        throw new IllegalArgumentException(
+            "--rate must be 100..1000000 spans/s, got " + spansPerSecond);
       }
       if (sampleEvery.toSeconds() < 1 || sampleEvery.compareTo(duration) > 0) {
-        throw new IllegalArgumentException("--sample-seconds must be at least 1 and at most the run, got " + sampleEvery.toSeconds());
+        throw new IllegalArgumentException(
+            "--sample-seconds must be at least 1 and at most the run, got "
+                + sampleEvery.toSeconds());
       }
       if (partitions < 1 || partitions > 100) {
         throw new IllegalArgumentException("--partitions must be 1..100, got " + partitions);
       }
       if (duration.minus(warmUp(duration)).dividedBy(sampleEvery) < 2) {
-        throw new IllegalArgumentException("--sample-seconds " + sampleEvery.toSeconds() + " is too long for a run of "
-            + duration.toSeconds() + " s: the heap trend needs at least 2 samples after the warm-up");
+        throw new IllegalArgumentException(
+            "--sample-seconds "
+                + sampleEvery.toSeconds()
+                + " is too long for a run of "
+                + duration.toSeconds()
+                + " s: the heap trend needs at least 2 samples after the warm-up");
       }
     }
 
-    /** JIT compilation and the first batches settle in the first quarter (at most 30 s): the summary leaves it out. */
+    /**
+     * JIT compilation and the first batches settle in the first quarter (at most 30 s): the summary
+     * leaves it out.
+     */
     public Duration warmUp() {
       return warmUp(duration);
     }
@@ -72,12 +84,29 @@ public final class SoakBenchmark {
   }
 
   /** One row of the table: the figures of one sampling interval. */
-  public record Sample(double atSeconds, double producedPerSecond, double storedPerSecond, double lagP50Ms,
-      double lagP99Ms, int markers, double liveHeapMb) {}
+  public record Sample(
+      double atSeconds,
+      double producedPerSecond,
+      double storedPerSecond,
+      double lagP50Ms,
+      double lagP99Ms,
+      int markers,
+      double liveHeapMb) {}
 
   /** The summary. {@code trend} covers the samples after warm-up. */
-  public record Result(List<Sample> samples, Duration warmUp, long sent, long stored, long distinct, double achievedSpansPerSecond,
-      double lagP50Ms, double lagP99Ms, double lagMaxMs, double heapFirstMb, double heapLastMb, double heapMaxMb,
+  public record Result(
+      List<Sample> samples,
+      Duration warmUp,
+      long sent,
+      long stored,
+      long distinct,
+      double achievedSpansPerSecond,
+      double lagP50Ms,
+      double lagP99Ms,
+      double lagMaxMs,
+      double heapFirstMb,
+      double heapLastMb,
+      double heapMaxMb,
       HeapTrend trend) {
     public boolean lostOrDuplicated() {
       return stored != sent || distinct != sent;
@@ -91,12 +120,20 @@ public final class SoakBenchmark {
   }
 
   public Result run(PrintWriter out) throws IOException, InterruptedException {
-    LocalServices services = new LocalServices(new LlmlatHome(config.scratch()), dev.llmlat.cli.Llmlat.class.getName());
+    LocalServices services =
+        new LocalServices(new LlmlatHome(config.scratch()), dev.llmlat.cli.Llmlat.class.getName());
     try {
       out.printf("starting broker, store and ingester under %s ...%n", config.scratch());
       out.flush();
-      services.up(new LocalServices.Options(KafkaBroker.freePort(), KafkaBroker.freePort(), KafkaBroker.freePort(),
-          config.partitions(), null, dev.llmlat.otlpkafka.KafkaClientProperties.none(), false)); // the ingester alone
+      services.up(
+          new LocalServices.Options(
+              KafkaBroker.freePort(),
+              KafkaBroker.freePort(),
+              KafkaBroker.freePort(),
+              config.partitions(),
+              null,
+              dev.llmlat.otlpkafka.KafkaClientProperties.none(),
+              false)); // the ingester alone
       String bootstrap = services.kafkaBootstrap().orElseThrow();
       long ingesterPid = PidFile.read(services.pidFile(LocalServices.INGEST)).orElseThrow().pid();
       awaitIngesterReady(services);
@@ -110,12 +147,24 @@ public final class SoakBenchmark {
     }
   }
 
-  private Result soak(PrintWriter out, ClickHouseStore store, JvmHeapProbe heap, String bootstrap, LocalServices services)
+  private Result soak(
+      PrintWriter out,
+      ClickHouseStore store,
+      JvmHeapProbe heap,
+      String bootstrap,
+      LocalServices services)
       throws InterruptedException {
-    out.printf("target %,d spans/s for %d s into %s (%d partitions); a row every %d s; heap = ingester's live heap after a"
-            + " full GC%n", config.spansPerSecond(), config.duration().toSeconds(), LlmlatTopics.SPANS, config.partitions(),
+    out.printf(
+        "target %,d spans/s for %d s into %s (%d partitions); a row every %d s; heap = ingester's live heap after a"
+            + " full GC%n",
+        config.spansPerSecond(),
+        config.duration().toSeconds(),
+        LlmlatTopics.SPANS,
+        config.partitions(),
         config.sampleEvery().toSeconds());
-    out.printf("%8s %12s %12s %10s %10s %8s %10s%n", "t (s)", "produced/s", "stored/s", "lag p50", "lag p99", "markers", "heap MB");
+    out.printf(
+        "%8s %12s %12s %10s %10s %8s %10s%n",
+        "t (s)", "produced/s", "stored/s", "lag p50", "lag p99", "markers", "heap MB");
     out.flush();
     List<Sample> samples = new ArrayList<>();
     List<Double> allLags = new ArrayList<>();
@@ -125,7 +174,8 @@ public final class SoakBenchmark {
     long storedBefore = storedSpans(store);
     long sent;
     MarkerLag lag;
-    try (SteadySpanProducer producer = new SteadySpanProducer(bootstrap, LlmlatTopics.SPANS, config.spansPerSecond())) {
+    try (SteadySpanProducer producer =
+        new SteadySpanProducer(bootstrap, LlmlatTopics.SPANS, config.spansPerSecond())) {
       lag = new MarkerLag(store, producer);
       long sampleStart = startNanos;
       long sentAtSample = 0;
@@ -134,7 +184,8 @@ public final class SoakBenchmark {
       while (System.nanoTime() < endNanos) {
         Thread.sleep(LAG_POLL.toMillis());
         if (producer.failure() != null) {
-          throw new IllegalStateException("producing spans failed: " + producer.failure().getMessage(), producer.failure());
+          throw new IllegalStateException(
+              "producing spans failed: " + producer.failure().getMessage(), producer.failure());
         }
         checkIngester(services);
         windowLags.addAll(lag.poll());
@@ -144,14 +195,28 @@ public final class SoakBenchmark {
           long sentNow = producer.sent();
           long storedNow = storedSpans(store);
           double[] sorted = windowLags.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-          Sample s = new Sample((now - startNanos) / 1e9, (sentNow - sentAtSample) / seconds,
-              (storedNow - storedAtSample) / seconds, Quantiles.ofSorted(sorted, 0.5), Quantiles.ofSorted(sorted, 0.99), sorted.length,
-              heap.liveHeapBytes() / 1048576.0);
+          Sample s =
+              new Sample(
+                  (now - startNanos) / 1e9,
+                  (sentNow - sentAtSample) / seconds,
+                  (storedNow - storedAtSample) / seconds,
+                  Quantiles.ofSorted(sorted, 0.5),
+                  Quantiles.ofSorted(sorted, 0.99),
+                  sorted.length,
+                  heap.liveHeapBytes() / 1048576.0);
           samples.add(s);
-          out.printf("%8.0f %,12.0f %,12.0f %10s %10s %8d %10.1f%n", s.atSeconds(), s.producedPerSecond(),
-              s.storedPerSecond(), ms(s.lagP50Ms()), ms(s.lagP99Ms()), s.markers(), s.liveHeapMb());
+          out.printf(
+              "%8.0f %,12.0f %,12.0f %10s %10s %8d %10.1f%n",
+              s.atSeconds(),
+              s.producedPerSecond(),
+              s.storedPerSecond(),
+              ms(s.lagP50Ms()),
+              ms(s.lagP99Ms()),
+              s.markers(),
+              s.liveHeapMb());
           out.flush();
-          if ((sampleStart - startNanos) / 1e9 >= warmUp.toSeconds()) { // the whole window after warm-up
+          if ((sampleStart - startNanos) / 1e9
+              >= warmUp.toSeconds()) { // the whole window after warm-up
             allLags.addAll(windowLags);
           }
           windowLags.clear();
@@ -176,43 +241,76 @@ public final class SoakBenchmark {
     }
     Thread.sleep(1000); // a late duplicate would show now
     stored = storedSpans(store) - storedBefore;
-    long distinct = Long.parseLong(store.query("SELECT uniqExact(TraceId, SpanId) FROM otel_traces").single());
+    long distinct =
+        Long.parseLong(store.query("SELECT uniqExact(TraceId, SpanId) FROM otel_traces").single());
     allLags.addAll(lag.poll()); // markers that arrived while draining
 
     double[] lags = allLags.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    List<HeapTrend.Point> points = samples.stream().filter(s -> s.atSeconds() >= warmUp.toSeconds())
-        .map(s -> new HeapTrend.Point(s.atSeconds() / 60, s.liveHeapMb())).toList();
+    List<HeapTrend.Point> points =
+        samples.stream()
+            .filter(s -> s.atSeconds() >= warmUp.toSeconds())
+            .map(s -> new HeapTrend.Point(s.atSeconds() / 60, s.liveHeapMb()))
+            .toList();
     HeapTrend trend = HeapTrend.of(points);
     double[] heapMb = samples.stream().mapToDouble(Sample::liveHeapMb).toArray();
-    Result result = new Result(samples, warmUp, sent, stored, distinct, achieved, Quantiles.ofSorted(lags, 0.5), Quantiles.ofSorted(lags, 0.99),
-        lags.length == 0 ? Double.NaN : lags[lags.length - 1], heapMb[0], heapMb[heapMb.length - 1],
-        Arrays.stream(heapMb).max().orElse(0), trend);
+    Result result =
+        new Result(
+            samples,
+            warmUp,
+            sent,
+            stored,
+            distinct,
+            achieved,
+            Quantiles.ofSorted(lags, 0.5),
+            Quantiles.ofSorted(lags, 0.99),
+            lags.length == 0 ? Double.NaN : lags[lags.length - 1],
+            heapMb[0],
+            heapMb[heapMb.length - 1],
+            Arrays.stream(heapMb).max().orElse(0),
+            trend);
     print(out, result);
     return result;
   }
 
   private void print(PrintWriter out, Result r) {
-    out.printf("%nachieved: %,.0f spans/s stored while producing (target %,d: %.0f%%); %,d spans sent, %,d stored, %,d distinct%s%n",
-        r.achievedSpansPerSecond(), config.spansPerSecond(), 100 * r.achievedSpansPerSecond() / config.spansPerSecond(),
-        r.sent(), r.stored(), r.distinct(), r.lostOrDuplicated() ? " -- LOST OR DUPLICATED SPANS" : "");
-    out.printf("end-to-end lag after %d s warm-up (marker span end -> queryable, polled every %d ms): p50 %.0f ms, p99 %.0f ms,"
-        + " max %.0f ms%n", r.warmUp().toSeconds(), LAG_POLL.toMillis(), r.lagP50Ms(), r.lagP99Ms(), r.lagMaxMs());
-    out.printf("ingester live heap: first %.1f MB, last %.1f MB, max %.1f MB; after %d s warm-up: slope %+.2f MB/min,"
-            + " fitted rise %+.1f MB (allowed %.1f MB): %s%n", r.heapFirstMb(), r.heapLastMb(), r.heapMaxMb(),
-        r.warmUp().toSeconds(), r.trend().slopeMbPerMinute(), r.trend().riseMb(), r.trend().allowedMb(),
+    out.printf(
+        "%nachieved: %,.0f spans/s stored while producing (target %,d: %.0f%%); %,d spans sent, %,d stored, %,d distinct%s%n",
+        r.achievedSpansPerSecond(),
+        config.spansPerSecond(),
+        100 * r.achievedSpansPerSecond() / config.spansPerSecond(),
+        r.sent(),
+        r.stored(),
+        r.distinct(),
+        r.lostOrDuplicated() ? " -- LOST OR DUPLICATED SPANS" : "");
+    out.printf(
+        "end-to-end lag after %d s warm-up (marker span end -> queryable, polled every %d ms): p50 %.0f ms, p99 %.0f ms,"
+            + " max %.0f ms%n",
+        r.warmUp().toSeconds(), LAG_POLL.toMillis(), r.lagP50Ms(), r.lagP99Ms(), r.lagMaxMs());
+    out.printf(
+        "ingester live heap: first %.1f MB, last %.1f MB, max %.1f MB; after %d s warm-up: slope %+.2f MB/min,"
+            + " fitted rise %+.1f MB (allowed %.1f MB): %s%n",
+        r.heapFirstMb(),
+        r.heapLastMb(),
+        r.heapMaxMb(),
+        r.warmUp().toSeconds(),
+        r.trend().slopeMbPerMinute(),
+        r.trend().riseMb(),
+        r.trend().allowedMb(),
         r.trend().flat() ? "flat" : "GREW");
     out.printf("rule: %s%n", HeapTrend.RULE);
     out.flush();
   }
 
   /** Production starts once the ingester owns partitions, so its start-up is not counted as lag. */
-  private static void awaitIngesterReady(LocalServices services) throws IOException, InterruptedException {
+  private static void awaitIngesterReady(LocalServices services)
+      throws IOException, InterruptedException {
     Path log = services.log(LocalServices.INGEST);
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!(Files.exists(log) && OWNS_PARTITIONS.matcher(Files.readString(log)).find())) {
       checkIngester(services);
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the ingester did not join its group within 60 s; see " + log + ChildJvm.tail(log, 10));
+        throw new IllegalStateException(
+            "the ingester did not join its group within 60 s; see " + log + ChildJvm.tail(log, 10));
       }
       Thread.sleep(200);
     }
@@ -220,8 +318,10 @@ public final class SoakBenchmark {
 
   private static void checkIngester(LocalServices services) {
     if (PidFile.read(services.pidFile(LocalServices.INGEST)).flatMap(PidFile::process).isEmpty()) {
-      throw new IllegalStateException("the ingester died; see " + services.log(LocalServices.INGEST)
-          + ChildJvm.tail(services.log(LocalServices.INGEST), 10));
+      throw new IllegalStateException(
+          "the ingester died; see "
+              + services.log(LocalServices.INGEST)
+              + ChildJvm.tail(services.log(LocalServices.INGEST), 10));
     }
   }
 
@@ -249,15 +349,26 @@ public final class SoakBenchmark {
     }
 
     List<Double> poll() {
-      for (Long end = producer.markerEnds().poll(); end != null; end = producer.markerEnds().poll()) {
+      for (Long end = producer.markerEnds().poll();
+          end != null;
+          end = producer.markerEnds().poll()) {
         missing.add(end);
       }
       if (missing.isEmpty()) {
         return List.of();
       }
-      List<List<String>> rows = store.query("SELECT toUnixTimestamp64Nano(Timestamp) + Duration AS end FROM otel_traces"
-          + " WHERE ServiceName = '" + SteadySpanProducer.MARKER_SERVICE + "' AND SpanName = '" + SteadySpanProducer.MARKER_SPAN
-          + "' AND Timestamp >= fromUnixTimestamp64Nano(toInt64(" + (missing.first() - 1_000_000L) + ")) ORDER BY end").rows();
+      List<List<String>> rows =
+          store
+              .query(
+                  "SELECT toUnixTimestamp64Nano(Timestamp) + Duration AS end FROM otel_traces"
+                      + " WHERE ServiceName = '"
+                      + SteadySpanProducer.MARKER_SERVICE
+                      + "' AND SpanName = '"
+                      + SteadySpanProducer.MARKER_SPAN
+                      + "' AND Timestamp >= fromUnixTimestamp64Nano(toInt64("
+                      + (missing.first() - 1_000_000L)
+                      + ")) ORDER BY end")
+              .rows();
       long now = System.currentTimeMillis() * 1_000_000L;
       List<Double> lags = new ArrayList<>(rows.size());
       for (List<String> row : rows) {

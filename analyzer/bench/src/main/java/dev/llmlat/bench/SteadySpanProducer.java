@@ -67,8 +67,9 @@ final class SteadySpanProducer implements AutoCloseable {
         while (sent.get() < due) {
           generated.clear();
           // requests that began 2 s ago and have ended by now, as an exporter would send them
-          ExportTraceServiceRequest batch = new DemoTraces(seed++, System.currentTimeMillis() * 1_000_000L - 2_000_000_000L)
-              .generate(REQUESTS_PER_BATCH, generated);
+          ExportTraceServiceRequest batch =
+              new DemoTraces(seed++, System.currentTimeMillis() * 1_000_000L - 2_000_000_000L)
+                  .generate(REQUESTS_PER_BATCH, generated);
           publisher.publish(batch);
           sent.addAndGet(SpanPublisher.spanCount(batch));
         }
@@ -95,12 +96,25 @@ final class SteadySpanProducer implements AutoCloseable {
     byte[] span = new byte[8];
     ThreadLocalRandom.current().nextBytes(trace);
     ThreadLocalRandom.current().nextBytes(span);
-    return ExportTraceServiceRequest.newBuilder().addResourceSpans(ResourceSpans.newBuilder()
-        .setResource(Resource.newBuilder().addAttributes(KeyValue.newBuilder().setKey("service.name")
-            .setValue(AnyValue.newBuilder().setStringValue(MARKER_SERVICE))))
-        .addScopeSpans(ScopeSpans.newBuilder().addSpans(Span.newBuilder().setTraceId(ByteString.copyFrom(trace))
-            .setSpanId(ByteString.copyFrom(span)).setName(MARKER_SPAN).setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-            .setStartTimeUnixNano(endUnixNanos - 1_000_000L).setEndTimeUnixNano(endUnixNanos))))
+    return ExportTraceServiceRequest.newBuilder()
+        .addResourceSpans(
+            ResourceSpans.newBuilder()
+                .setResource(
+                    Resource.newBuilder()
+                        .addAttributes(
+                            KeyValue.newBuilder()
+                                .setKey("service.name")
+                                .setValue(AnyValue.newBuilder().setStringValue(MARKER_SERVICE))))
+                .addScopeSpans(
+                    ScopeSpans.newBuilder()
+                        .addSpans(
+                            Span.newBuilder()
+                                .setTraceId(ByteString.copyFrom(trace))
+                                .setSpanId(ByteString.copyFrom(span))
+                                .setName(MARKER_SPAN)
+                                .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+                                .setStartTimeUnixNano(endUnixNanos - 1_000_000L)
+                                .setEndTimeUnixNano(endUnixNanos))))
         .build();
   }
 

@@ -5,10 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The share of the machine's CPU time the hypervisor gave to other guests ("steal" in
- * {@code /proc/stat}) between two samples. On a shared VM it comes in bursts that slow every
- * process at once and have nothing to do with the code measured; a benchmark can set aside the
- * intervals they hit. Where {@code /proc/stat} is missing, no time is stolen.
+ * The share of the machine's CPU time the hypervisor gave to other guests ("steal" in {@code
+ * /proc/stat}) between two samples. On a shared VM it comes in bursts that slow every process at
+ * once and have nothing to do with the code measured; a benchmark can set aside the intervals they
+ * hit. Where {@code /proc/stat} is missing, no time is stolen.
  */
 record StolenTime(long stolenTicks, long totalTicks) {
   private static final Path STAT = Path.of("/proc/stat");

@@ -13,9 +13,11 @@ class CpuPinningTest {
   void parsesTasksetLists() {
     assertThat(CpuPinning.parse("1")).containsExactly(1);
     assertThat(CpuPinning.parse("0,2-4, 7")).containsExactly(0, 2, 3, 4, 7);
-    assertThatThrownBy(() -> CpuPinning.parse("2-1")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CpuPinning.parse("2-1"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a CPU list");
-    assertThatThrownBy(() -> CpuPinning.parse("one")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CpuPinning.parse("one"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("one");
   }
 
@@ -42,13 +44,16 @@ class CpuPinningTest {
   void refusesCpusThisProcessMayNotUseOrThatLeaveNothingForTheRest() throws Exception {
     List<Integer> allowed = CpuPinning.allowedCpus();
     int notAllowed = allowed.get(allowed.size() - 1) + 1;
-    assertThatThrownBy(() -> CpuPinning.of(Integer.toString(notAllowed))).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("--gateway-cpus " + notAllowed).hasMessageContaining("may only use CPUs");
+    assertThatThrownBy(() -> CpuPinning.of(Integer.toString(notAllowed)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--gateway-cpus " + notAllowed)
+        .hasMessageContaining("may only use CPUs");
     StringBuilder all = new StringBuilder();
     for (int c : allowed) {
       all.append(all.length() == 0 ? "" : ",").append(c);
     }
-    assertThatThrownBy(() -> CpuPinning.of(all.toString())).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CpuPinning.of(all.toString()))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("leaves no CPU");
   }
 }

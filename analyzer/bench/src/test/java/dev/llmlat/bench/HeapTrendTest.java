@@ -14,7 +14,9 @@ class HeapTrendTest {
     List<HeapTrend.Point> points = new ArrayList<>();
     for (int i = 0; i < 18; i++) { // 3 minutes, a sample every 10 s
       double minute = i / 6.0;
-      points.add(new HeapTrend.Point(minute, 40 + mbPerMinute * minute + (i % 2 == 0 ? noiseMb : -noiseMb)));
+      points.add(
+          new HeapTrend.Point(
+              minute, 40 + mbPerMinute * minute + (i % 2 == 0 ? noiseMb : -noiseMb)));
     }
     return points;
   }
@@ -37,7 +39,8 @@ class HeapTrendTest {
 
   @Test
   void theToleranceScalesWithALargeHeap() {
-    List<HeapTrend.Point> big = series(4, 0).stream().map(p -> new HeapTrend.Point(p.minute(), p.mb() + 160)).toList();
+    List<HeapTrend.Point> big =
+        series(4, 0).stream().map(p -> new HeapTrend.Point(p.minute(), p.mb() + 160)).toList();
     assertThat(HeapTrend.of(big).allowedMb()).isCloseTo(20, within(0.01)); // 10% of 200 MB
     assertThat(HeapTrend.of(big).flat()).isTrue();
   }
@@ -45,6 +48,7 @@ class HeapTrendTest {
   @Test
   void oneSampleIsNotATrend() {
     assertThatThrownBy(() -> HeapTrend.of(List.of(new HeapTrend.Point(0, 1))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2 samples after warm-up");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 2 samples after warm-up");
   }
 }

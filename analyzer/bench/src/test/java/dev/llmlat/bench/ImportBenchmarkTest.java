@@ -13,10 +13,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** `llmlat bench import` on a small replica of the H200 capture: what it builds, imports and prints. */
+/**
+ * `llmlat bench import` on a small replica of the H200 capture: what it builds, imports and prints.
+ */
 class ImportBenchmarkTest {
-  private static final Pattern ROUND = Pattern.compile("^(warm-up round|round) (\\d+): raw scan (\\d+) kernels in .*"
-      + "\\(importer's settings .*\\); import (\\d+) kernels \\((\\d+) spans, (\\d+) steps, .*; ratio (\\d+)% \\((\\d+)%\\);.*");
+  private static final Pattern ROUND =
+      Pattern.compile(
+          "^(warm-up round|round) (\\d+): raw scan (\\d+) kernels in .*"
+              + "\\(importer's settings .*\\); import (\\d+) kernels \\((\\d+) spans, (\\d+) steps, .*; ratio (\\d+)% \\((\\d+)%\\);.*");
 
   @Test
   void threeCopiesImportThreeTimesTheKernelsAndStepsAndPrintBothRatios() throws Exception {
@@ -25,7 +29,10 @@ class ImportBenchmarkTest {
     long ranges;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + source)) {
       kernels = count(c, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-      ranges = count(c, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND end IS NOT NULL");
+      ranges =
+          count(
+              c,
+              "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND end IS NOT NULL");
     }
     PrintStream out = System.out;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -41,20 +48,25 @@ class ImportBenchmarkTest {
     assertThat(rounds).hasSize(3);
     assertThat(rounds.get(0).group(1)).isEqualTo("warm-up round");
     for (Matcher m : rounds) {
-      assertThat(Long.parseLong(m.group(3))).isEqualTo(3 * kernels); // the raw scan read every kernel
+      assertThat(Long.parseLong(m.group(3)))
+          .isEqualTo(3 * kernels); // the raw scan read every kernel
       assertThat(Long.parseLong(m.group(4))).isEqualTo(3 * kernels);
-      assertThat(Long.parseLong(m.group(6))).isEqualTo(3 * ranges); // every H200 range names its requests
+      assertThat(Long.parseLong(m.group(6)))
+          .isEqualTo(3 * ranges); // every H200 range names its requests
       assertThat(Long.parseLong(m.group(5))).isGreaterThan(3 * kernels + 3 * ranges - 1);
       assertThat(Integer.parseInt(m.group(7))).isPositive();
       assertThat(Integer.parseInt(m.group(8))).isPositive();
     }
-    assertThat(lines.get(lines.size() - 1)).matches("median of rounds 2-3: raw scan \\d+ kernels/s \\(importer's settings"
-        + " \\d+\\); import \\d+ kernels/s; ratio \\d+% \\(bootstrap 95% interval \\d+%-\\d+%\\), against the importer's"
-        + " settings \\d+% \\(\\d+%-\\d+%\\); import CPU time [0-9.]+x the raw scan's");
+    assertThat(lines.get(lines.size() - 1))
+        .matches(
+            "median of rounds 2-3: raw scan \\d+ kernels/s \\(importer's settings"
+                + " \\d+\\); import \\d+ kernels/s; ratio \\d+% \\(bootstrap 95% interval \\d+%-\\d+%\\), against the importer's"
+                + " settings \\d+% \\(\\d+%-\\d+%\\); import CPU time [0-9.]+x the raw scan's");
   }
 
   private static long count(Connection c, String sql) throws Exception {
-    try (var st = c.createStatement(); var rs = st.executeQuery(sql)) {
+    try (var st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     }

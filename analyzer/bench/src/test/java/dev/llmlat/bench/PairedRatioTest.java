@@ -24,7 +24,8 @@ class PairedRatioTest {
   void roundsAreResampledWithinTheirRun() {
     // Two runs that never vary inside: every resample keeps 3 ratios of 1.0 and 4 of 1.1, so the
     // interval is the median itself; resampling across runs would spread it.
-    PairedRatio p = PairedRatio.of(List.of(new double[] {1.0, 1.0, 1.0}, new double[] {1.1, 1.1, 1.1, 1.1}));
+    PairedRatio p =
+        PairedRatio.of(List.of(new double[] {1.0, 1.0, 1.0}, new double[] {1.1, 1.1, 1.1, 1.1}));
     assertThat(p.median()).isEqualTo(1.1);
     assertThat(p.low()).isEqualTo(1.1);
     assertThat(p.high()).isEqualTo(1.1);
@@ -34,6 +35,7 @@ class PairedRatioTest {
 
   @Test
   void noRoundsIsAnError() {
-    assertThatThrownBy(() -> PairedRatio.of(List.of(new double[0]))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> PairedRatio.of(List.of(new double[0])))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

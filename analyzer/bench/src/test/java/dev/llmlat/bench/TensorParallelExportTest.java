@@ -32,8 +32,11 @@ class TensorParallelExportTest {
 
   static final String TEXT = "COALESCE(text, (SELECT value FROM StringIds s WHERE s.id = textId))";
 
-  /** Per (step text, occurrence on its rank), per device: the all-reduce kernels launched inside it. */
-  static final String STEP_COLLECTIVES = """
+  /**
+   * Per (step text, occurrence on its rank), per device: the all-reduce kernels launched inside it.
+   */
+  static final String STEP_COLLECTIVES =
+      """
       WITH ranges AS (
         SELECT n.globalTid AS tid, n.start AS rs, n."end" AS re,
                COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId)) AS text
@@ -56,49 +59,78 @@ class TensorParallelExportTest {
     Path tp8 = dir.resolve("tp8.sqlite");
     TensorParallelExport.Built built = TensorParallelExport.build(CAPTURE, tp8, 8, 2, 0);
 
-    Map<String, Map<Long, Long>> truth = new TreeMap<>(); // "text\0occurrence" -> device -> all-reduces
+    Map<String, Map<Long, Long>> truth =
+        new TreeMap<>(); // "text\0occurrence" -> device -> all-reduces
     Map<Long, Long> collectivesPerDevice = new HashMap<>();
     long kernels;
     long distinctPrefills;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + tp8)) {
-      c.createStatement().execute("CREATE INDEX runtime_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId)");
+      c.createStatement()
+          .execute(
+              "CREATE INDEX runtime_correlation ON CUPTI_ACTIVITY_KIND_RUNTIME (correlationId)");
       try (ResultSet rs = c.createStatement().executeQuery(STEP_COLLECTIVES)) {
         while (rs.next()) {
-          truth.computeIfAbsent(rs.getString(1) + "\0" + rs.getLong(2), k -> new TreeMap<>()).put(rs.getLong(3), rs.getLong(4));
+          truth
+              .computeIfAbsent(rs.getString(1) + "\0" + rs.getLong(2), k -> new TreeMap<>())
+              .put(rs.getLong(3), rs.getLong(4));
         }
       }
-      try (ResultSet rs = c.createStatement().executeQuery("SELECT deviceId, count(*), count(DISTINCT globalPid)"
-          + " FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds n ON n.id = k.shortName"
-          + " WHERE n.value LIKE 'ncclDevKernel_AllReduce%' GROUP BY deviceId")) {
+      try (ResultSet rs =
+          c.createStatement()
+              .executeQuery(
+                  "SELECT deviceId, count(*), count(DISTINCT globalPid)"
+                      + " FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds n ON n.id = k.shortName"
+                      + " WHERE n.value LIKE 'ncclDevKernel_AllReduce%' GROUP BY deviceId")) {
         while (rs.next()) {
           assertThat(rs.getLong(3)).as("processes on device %d", rs.getLong(1)).isEqualTo(1);
           collectivesPerDevice.put(rs.getLong(1), rs.getLong(2));
         }
       }
       kernels = count(c, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
-      distinctPrefills = count(c, "SELECT count(DISTINCT t) FROM (SELECT " + TEXT + " AS t FROM NVTX_EVENTS) WHERE t LIKE 'prefill %'");
+      distinctPrefills =
+          count(
+              c,
+              "SELECT count(DISTINCT t) FROM (SELECT "
+                  + TEXT
+                  + " AS t FROM NVTX_EVENTS) WHERE t LIKE 'prefill %'");
     }
     long sourceKernels;
     long sourcePrefills;
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + CAPTURE)) {
-      sourceKernels = count(c, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0");
-      sourcePrefills = count(c, "SELECT count(DISTINCT t) FROM (SELECT " + TEXT + " AS t FROM NVTX_EVENTS) WHERE t LIKE 'prefill %'");
+      sourceKernels =
+          count(c, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0");
+      sourcePrefills =
+          count(
+              c,
+              "SELECT count(DISTINCT t) FROM (SELECT "
+                  + TEXT
+                  + " AS t FROM NVTX_EVENTS) WHERE t LIKE 'prefill %'");
     }
     assertThat(kernels).isEqualTo(built.kernels()).isEqualTo(8 * 2 * sourceKernels);
-    assertThat(distinctPrefills).as("each time copy serves requests of its own").isEqualTo(2 * sourcePrefills);
-    assertThat(collectivesPerDevice.keySet()).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
+    assertThat(distinctPrefills)
+        .as("each time copy serves requests of its own")
+        .isEqualTo(2 * sourcePrefills);
+    assertThat(collectivesPerDevice.keySet())
+        .containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
     assertThat(truth).isNotEmpty();
-    truth.forEach((step, byDevice) -> {
-      assertThat(byDevice.keySet()).as("ranks of step %s", step).hasSize(8);
-      assertThat(byDevice.values().stream().distinct()).as("all-reduces per rank in step %s", step).hasSize(1);
-    });
+    truth.forEach(
+        (step, byDevice) -> {
+          assertThat(byDevice.keySet()).as("ranks of step %s", step).hasSize(8);
+          assertThat(byDevice.values().stream().distinct())
+              .as("all-reduces per rank in step %s", step)
+              .hasSize(1);
+        });
 
     CollectiveSummary summary = GpuSummaries.of(List.of(tp8)).collectives();
-    assertThat(summary.ranks()).extracting(CollectiveSummary.RankCollectives::device)
+    assertThat(summary.ranks())
+        .extracting(CollectiveSummary.RankCollectives::device)
         .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
-    assertThat(summary.ranks().stream().map(CollectiveSummary.RankCollectives::pid).distinct()).hasSize(8);
+    assertThat(summary.ranks().stream().map(CollectiveSummary.RankCollectives::pid).distinct())
+        .hasSize(8);
     for (CollectiveSummary.RankCollectives r : summary.ranks()) {
-      assertThat(r.collectives()).as("device %d", r.device()).isEqualTo(collectivesPerDevice.get(r.device()));
+      assertThat(r.collectives())
+          .as("device %d", r.device())
+          .isEqualTo(collectivesPerDevice.get(r.device()));
       assertThat(r.matched()).as("device %d", r.device()).isEqualTo(r.collectives());
     }
     // the latest rank aside, every rank waits: the copies of one source rank run a little apart
@@ -110,13 +142,22 @@ class TensorParallelExportTest {
       }
     }
     Map<String, Integer> expected = new HashMap<>();
-    truth.forEach((step, byDevice) -> expected.put(step, byDevice.values().iterator().next().intValue()));
+    truth.forEach(
+        (step, byDevice) -> expected.put(step, byDevice.values().iterator().next().intValue()));
     assertThat(summarized).isEqualTo(expected);
 
-    ImportReport report = GpuImporter.importFile(tp8, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), batch -> {});
+    ImportReport report =
+        GpuImporter.importFile(
+            tp8, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), batch -> {});
     assertThat(report.kernels()).isEqualTo(kernels);
-    assertThat(report.stepsMatched()).isEqualTo(count(tp8, "SELECT count(*) FROM (SELECT " + TEXT + " AS t FROM NVTX_EVENTS"
-        + " WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL) WHERE t LIKE 'prefill %' OR t LIKE 'decode %'"));
+    assertThat(report.stepsMatched())
+        .isEqualTo(
+            count(
+                tp8,
+                "SELECT count(*) FROM (SELECT "
+                    + TEXT
+                    + " AS t FROM NVTX_EVENTS"
+                    + " WHERE eventType IN (59, 60) AND \"end\" IS NOT NULL) WHERE t LIKE 'prefill %' OR t LIKE 'decode %'"));
   }
 
   @Test
@@ -127,10 +168,20 @@ class TensorParallelExportTest {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + CAPTURE)) {
       rank0 = count(c, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = 0");
     }
-    assertThat(built.kernels()).isEqualTo(8 * rank0).isEqualTo(count(single, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
-    assertThat(count(single, "SELECT count(DISTINCT deviceId || '/' || globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL")).isEqualTo(1);
-    assertThat(GpuSummaries.of(List.of(single)).collectives()).as("one rank: nothing to match").isNull();
-    ImportReport report = GpuImporter.importFile(single, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), batch -> {});
+    assertThat(built.kernels())
+        .isEqualTo(8 * rank0)
+        .isEqualTo(count(single, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+    assertThat(
+            count(
+                single,
+                "SELECT count(DISTINCT deviceId || '/' || globalPid) FROM CUPTI_ACTIVITY_KIND_KERNEL"))
+        .isEqualTo(1);
+    assertThat(GpuSummaries.of(List.of(single)).collectives())
+        .as("one rank: nothing to match")
+        .isNull();
+    ImportReport report =
+        GpuImporter.importFile(
+            single, ExportFormat.NSYS_SQLITE, ImportOptions.defaults(), batch -> {});
     assertThat(report.kernels()).isEqualTo(built.kernels());
   }
 

@@ -25,7 +25,11 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Mixin StoreOptions store;
   @Mixin MetricsOptions metrics;
 
-  @Option(names = "--since", paramLabel = "DURATION", description = "Only requests that arrived this long ago or later (e.g. 15m, 2h). Default: all.")
+  @Option(
+      names = "--since",
+      paramLabel = "DURATION",
+      description =
+          "Only requests that arrived this long ago or later (e.g. 15m, 2h). Default: all.")
   String since;
 
   @Option(names = "--all", description = "Re-attribute requests that already have a row, too.")
@@ -34,23 +38,35 @@ final class AnalyzeCommand implements Callable<Integer> {
   @Option(names = "--follow", description = "Keep going: analyze new requests every --interval.")
   boolean follow;
 
-  @Option(names = "--interval", defaultValue = "5s", description = "Pause between rounds with --follow. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--interval",
+      defaultValue = "5s",
+      description = "Pause between rounds with --follow. Default: ${DEFAULT-VALUE}.")
   String interval;
 
-  @Option(names = "--tenant-attr", paramLabel = "KEY", defaultValue = LlmlatAttributes.TENANT,
-      description = "The span attribute (of the client's, the gateway's or the engine's span) that names a request's tenant."
-          + " Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--tenant-attr",
+      paramLabel = "KEY",
+      defaultValue = LlmlatAttributes.TENANT,
+      description =
+          "The span attribute (of the client's, the gateway's or the engine's span) that names a request's tenant."
+              + " Default: ${DEFAULT-VALUE}.")
   String tenantAttr;
 
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws InterruptedException {
-    long from = since == null ? 0 : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
+    long from =
+        since == null
+            ? 0
+            : System.currentTimeMillis() * 1_000_000L - Durations.parse(since).toNanos();
     long pause = Durations.parse(interval).toMillis();
     PrintWriter out = spec.commandLine().getOut();
-    try (MetricsExport m = MetricsExport.start(metrics.config("llmlat-analyze")); ClickHouseStore s = store.open()) {
-      ExitSequence.register("sending the last metrics", m::close, 15_000); // --follow ends on a signal
+    try (MetricsExport m = MetricsExport.start(metrics.config("llmlat-analyze"));
+        ClickHouseStore s = store.open()) {
+      ExitSequence.register(
+          "sending the last metrics", m::close, 15_000); // --follow ends on a signal
       if (m.config().exported()) {
         out.println("attribution metrics: " + m.description());
       }
@@ -59,8 +75,14 @@ final class AnalyzeCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         Analyzer.Summary summary = analyzer.analyze(from, Long.MAX_VALUE / 2, !all, m::record);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        out.printf("attributed %d requests in %.2f s%s%n", summary.written(), seconds,
-            summary.written() > 0 ? String.format(" (%,.0f requests/s) into llm_request_attribution", summary.written() / seconds) : "");
+        out.printf(
+            "attributed %d requests in %.2f s%s%n",
+            summary.written(),
+            seconds,
+            summary.written() > 0
+                ? String.format(
+                    " (%,.0f requests/s) into llm_request_attribution", summary.written() / seconds)
+                : "");
         out.flush();
         if (follow) {
           Thread.sleep(pause);

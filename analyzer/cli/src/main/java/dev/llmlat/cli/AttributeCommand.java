@@ -1,9 +1,9 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.live.LiveAttributor;
 import dev.llmlat.live.LiveConfig;
 import dev.llmlat.metrics.MetricsExport;
+import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
@@ -34,33 +34,59 @@ final class AttributeCommand implements Callable<Integer> {
   @Mixin KafkaOptions kafka;
   @Mixin MetricsOptions metrics;
 
-  @Option(names = "--live", required = true, description = "Attribute continuously from the span topic (batch attribution is `llmlat analyze`).")
+  @Option(
+      names = "--live",
+      required = true,
+      description =
+          "Attribute continuously from the span topic (batch attribution is `llmlat analyze`).")
   boolean live;
 
-  @Option(names = "--topic", defaultValue = LlmlatTopics.SPANS, description = "Span topic. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--topic",
+      defaultValue = LlmlatTopics.SPANS,
+      description = "Span topic. Default: ${DEFAULT-VALUE}.")
   String topic;
 
-  @Option(names = "--application-id", defaultValue = LiveConfig.DEFAULT_APPLICATION_ID,
-      description = "Kafka Streams application id: instances with the same id share the work. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--application-id",
+      defaultValue = LiveConfig.DEFAULT_APPLICATION_ID,
+      description =
+          "Kafka Streams application id: instances with the same id share the work. Default: ${DEFAULT-VALUE}.")
   String applicationId;
 
-  @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "5s",
-      description = "Quiet time after a request's last span before it is attributed. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--grace",
+      paramLabel = "DURATION",
+      defaultValue = "5s",
+      description =
+          "Quiet time after a request's last span before it is attributed. Default: ${DEFAULT-VALUE}.")
   String grace;
 
-  @Option(names = "--retention", paramLabel = "DURATION", defaultValue = "10m",
-      description = "How long an attributed request's spans are kept for late spans. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--retention",
+      paramLabel = "DURATION",
+      defaultValue = "10m",
+      description =
+          "How long an attributed request's spans are kept for late spans. Default: ${DEFAULT-VALUE}.")
   String retention;
 
-  @Option(names = "--state-dir", paramLabel = "DIR",
-      description = "Where the state stores live (rebuilt from Kafka when lost). Default: $LLMLAT_HOME/data/live.")
+  @Option(
+      names = "--state-dir",
+      paramLabel = "DIR",
+      description =
+          "Where the state stores live (rebuilt from Kafka when lost). Default: $LLMLAT_HOME/data/live.")
   Path stateDir;
 
-  @Option(names = "--session-timeout-ms", defaultValue = "10000",
-      description = "How long the group waits for a silent instance before its partitions move to the others. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--session-timeout-ms",
+      defaultValue = "10000",
+      description =
+          "How long the group waits for a silent instance before its partitions move to the others. Default: ${DEFAULT-VALUE}.")
   long sessionTimeoutMs;
 
-  @Option(names = "--report-interval-ms", defaultValue = "5000",
+  @Option(
+      names = "--report-interval-ms",
+      defaultValue = "5000",
       description = "How often the progress line is logged (0: never). Default: ${DEFAULT-VALUE}.")
   long reportIntervalMs;
 
@@ -68,19 +94,44 @@ final class AttributeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    Path dir = stateDir != null ? stateDir : LlmlatHome.fromEnvironment().root().resolve("data").resolve("live");
-    LiveConfig config = LiveConfig.builder(kafka.required(), dir).topic(topic).applicationId(applicationId)
-        .grace(Durations.parse(grace)).retention(Durations.parse(retention)).sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
-        .reportInterval(Duration.ofMillis(reportIntervalMs)).kafkaClient(kafka.clientProperties()).build();
+    Path dir =
+        stateDir != null
+            ? stateDir
+            : LlmlatHome.fromEnvironment().root().resolve("data").resolve("live");
+    LiveConfig config =
+        LiveConfig.builder(kafka.required(), dir)
+            .topic(topic)
+            .applicationId(applicationId)
+            .grace(Durations.parse(grace))
+            .retention(Durations.parse(retention))
+            .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+            .reportInterval(Duration.ofMillis(reportIntervalMs))
+            .kafkaClient(kafka.clientProperties())
+            .build();
     PrintWriter out = spec.commandLine().getOut();
-    try (MetricsExport m = MetricsExport.start(metrics.config("llmlat-attribute")); ClickHouseStore s = store.openForWriting()) {
-      dev.llmlat.runtime.process.ExitSequence.register("sending the last metrics", m::close, 15_000); // runs after the attributor stops
+    try (MetricsExport m = MetricsExport.start(metrics.config("llmlat-attribute"));
+        ClickHouseStore s = store.openForWriting()) {
+      dev.llmlat.runtime.process.ExitSequence.register(
+          "sending the last metrics", m::close, 15_000); // runs after the attributor stops
       LiveAttributor attributor = new LiveAttributor(config, s, m::record);
-      dev.llmlat.runtime.process.ExitSequence.register("stopping live attribution", attributor::close, 60_000);
+      dev.llmlat.runtime.process.ExitSequence.register(
+          "stopping live attribution", attributor::close, 60_000);
       attributor.start();
-      out.println("attributing " + config.topic() + " from " + config.bootstrapServers() + " into " + s.description()
-          + " (application " + config.applicationId() + ", grace " + config.grace().toMillis() + " ms, state in " + dir
-          + (m.config().exported() ? "; metrics " + m.description() : "") + "); stop with SIGTERM");
+      out.println(
+          "attributing "
+              + config.topic()
+              + " from "
+              + config.bootstrapServers()
+              + " into "
+              + s.description()
+              + " (application "
+              + config.applicationId()
+              + ", grace "
+              + config.grace().toMillis()
+              + " ms, state in "
+              + dir
+              + (m.config().exported() ? "; metrics " + m.description() : "")
+              + "); stop with SIGTERM");
       out.flush();
       while (!attributor.awaitStop(Duration.ofSeconds(1))) {
         // runs until SIGTERM (the exit sequence closes it) or a failure

@@ -13,7 +13,6 @@ import dev.llmlat.store.ClickHouseStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,36 +37,66 @@ import picocli.CommandLine.Spec;
       "a duration ago (2h)."
     })
 final class DiffCommand implements Callable<Integer> {
-  enum Format { text, json }
+  enum Format {
+    text,
+    json
+  }
 
   @Mixin StoreOptions store;
 
-  @Option(names = "--a-store", paramLabel = "URL|DIR", description = "Side A's store: a ClickHouse server URL or an embedded data directory. Default: the store the store options pick.")
+  @Option(
+      names = "--a-store",
+      paramLabel = "URL|DIR",
+      description =
+          "Side A's store: a ClickHouse server URL or an embedded data directory. Default: the store the store options pick.")
   String aStore;
 
   @Option(names = "--b-store", paramLabel = "URL|DIR", description = "Side B's store, likewise.")
   String bStore;
 
-  @Option(names = "--a-from", paramLabel = "TIME", description = "Side A: requests that arrived at TIME or later.")
+  @Option(
+      names = "--a-from",
+      paramLabel = "TIME",
+      description = "Side A: requests that arrived at TIME or later.")
   String aFrom;
 
-  @Option(names = "--a-to", paramLabel = "TIME", description = "Side A: requests that arrived before TIME.")
+  @Option(
+      names = "--a-to",
+      paramLabel = "TIME",
+      description = "Side A: requests that arrived before TIME.")
   String aTo;
 
-  @Option(names = "--b-from", paramLabel = "TIME", description = "Side B: requests that arrived at TIME or later.")
+  @Option(
+      names = "--b-from",
+      paramLabel = "TIME",
+      description = "Side B: requests that arrived at TIME or later.")
   String bFrom;
 
-  @Option(names = "--b-to", paramLabel = "TIME", description = "Side B: requests that arrived before TIME.")
+  @Option(
+      names = "--b-to",
+      paramLabel = "TIME",
+      description = "Side B: requests that arrived before TIME.")
   String bTo;
 
-  @Option(names = "--from", paramLabel = "TIME", description = "Both sides, unless a side gives its own: requests that arrived at TIME or later.")
+  @Option(
+      names = "--from",
+      paramLabel = "TIME",
+      description =
+          "Both sides, unless a side gives its own: requests that arrived at TIME or later.")
   String from;
 
-  @Option(names = "--to", paramLabel = "TIME", description = "Both sides, unless a side gives its own: requests that arrived before TIME.")
+  @Option(
+      names = "--to",
+      paramLabel = "TIME",
+      description = "Both sides, unless a side gives its own: requests that arrived before TIME.")
   String to;
 
-  @Option(names = "--by", paramLabel = "KEY", description = "Compare by this resource or span attribute of the requests' spans (service.version, llmlat.engine.config, a deployment label),"
-      + " or by what attribution decided: instance (the engine instance), tenant, rank (a late tensor-parallel rank waited for).")
+  @Option(
+      names = "--by",
+      paramLabel = "KEY",
+      description =
+          "Compare by this resource or span attribute of the requests' spans (service.version, llmlat.engine.config, a deployment label),"
+              + " or by what attribution decided: instance (the engine instance), tenant, rank (a late tensor-parallel rank waited for).")
   String by;
 
   @Option(names = "--a", paramLabel = "VALUE", description = "With --by: side A's value.")
@@ -79,23 +108,42 @@ final class DiffCommand implements Callable<Integer> {
   @Option(names = "--model", paramLabel = "NAME", description = "Only requests for this model.")
   String model;
 
-  @Option(names = "--percentiles", paramLabel = "P", split = ",", defaultValue = "50,90,99",
-      description = "Percentiles besides the mean. Default: ${DEFAULT-VALUE}. Each side needs 10 requests above the"
-          + " highest: p50 20 requests, p90 100, p99 1000.")
+  @Option(
+      names = "--percentiles",
+      paramLabel = "P",
+      split = ",",
+      defaultValue = "50,90,99",
+      description =
+          "Percentiles besides the mean. Default: ${DEFAULT-VALUE}. Each side needs 10 requests above the"
+              + " highest: p50 20 requests, p90 100, p99 1000.")
   List<Double> percentiles;
 
-  @Option(names = "--noise-floor-ms", paramLabel = "MS", defaultValue = "1",
-      description = "A change smaller than this is no change, whatever its interval. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--noise-floor-ms",
+      paramLabel = "MS",
+      defaultValue = "1",
+      description =
+          "A change smaller than this is no change, whatever its interval. Default: ${DEFAULT-VALUE}.")
   double noiseFloorMs;
 
-  @Option(names = "--noise-floor-pct", paramLabel = "PCT", defaultValue = "1",
-      description = "Nor one smaller than this percentage of side A's value. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--noise-floor-pct",
+      paramLabel = "PCT",
+      defaultValue = "1",
+      description =
+          "Nor one smaller than this percentage of side A's value. Default: ${DEFAULT-VALUE}.")
   double noiseFloorPct;
 
-  @Option(names = "--format", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--format",
+      defaultValue = "text",
+      description = "text or json. Default: ${DEFAULT-VALUE}.")
   Format format;
 
-  @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained HTML page (no external assets).")
+  @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description = "Also write a self-contained HTML page (no external assets).")
   Path html;
 
   @Spec CommandSpec spec;
@@ -106,14 +154,19 @@ final class DiffCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--noise-floor-ms must be 0 or more, got " + noiseFloorMs);
     }
     if (!(noiseFloorPct >= 0 && noiseFloorPct < 100)) {
-      throw new IllegalArgumentException("--noise-floor-pct is from 0 to under 100, got " + noiseFloorPct);
+      throw new IllegalArgumentException(
+          "--noise-floor-pct is from 0 to under 100, got " + noiseFloorPct);
     }
-    DiffOptions options = new DiffOptions(percentiles, Math.round(noiseFloorMs * 1e6), noiseFloorPct / 100);
+    DiffOptions options =
+        new DiffOptions(percentiles, Math.round(noiseFloorMs * 1e6), noiseFloorPct / 100);
     if ((by == null) != (aValue == null) || (by == null) != (bValue == null)) {
-      throw new IllegalArgumentException("--by KEY, --a VALUE and --b VALUE go together (e.g. --by service.version --a 1.4.0 --b 1.5.0)");
+      throw new IllegalArgumentException(
+          "--by KEY, --a VALUE and --b VALUE go together (e.g. --by service.version --a 1.4.0 --b 1.5.0)");
     }
-    Selection.AttributeMatch aMatch = by == null ? null : new Selection.AttributeMatch(by, aValue, bValue);
-    Selection.AttributeMatch bMatch = by == null ? null : new Selection.AttributeMatch(by, bValue, aValue);
+    Selection.AttributeMatch aMatch =
+        by == null ? null : new Selection.AttributeMatch(by, aValue, bValue);
+    Selection.AttributeMatch bMatch =
+        by == null ? null : new Selection.AttributeMatch(by, bValue, aValue);
     checkDirectory("--a-store", aStore);
     checkDirectory("--b-store", bStore);
     long now = System.currentTimeMillis() * 1_000_000L;
@@ -122,19 +175,34 @@ final class DiffCommand implements Callable<Integer> {
     boolean sameStore = aStore == null ? bStore == null : aStore.equals(bStore);
     if (sameStore && by == null) {
       if (aWindow[0] == bWindow[0] && aWindow[1] == bWindow[1]) {
-        throw new IllegalArgumentException("the two sides are the same requests: give each side its own window (--a-from/--a-to,"
-            + " --b-from/--b-to), store (--a-store, --b-store) or value (--by KEY --a VALUE --b VALUE)");
+        throw new IllegalArgumentException(
+            "the two sides are the same requests: give each side its own window (--a-from/--a-to,"
+                + " --b-from/--b-to), store (--a-store, --b-store) or value (--by KEY --a VALUE --b VALUE)");
       }
       if (aWindow[0] < bWindow[1] && bWindow[0] < aWindow[1]) {
-        throw new IllegalArgumentException("the two windows overlap (" + TimePoints.format(Math.max(aWindow[0], bWindow[0])) + " to "
-            + TimePoints.format(Math.min(aWindow[1], bWindow[1])) + "): a request in both would be compared with itself");
+        throw new IllegalArgumentException(
+            "the two windows overlap ("
+                + TimePoints.format(Math.max(aWindow[0], bWindow[0]))
+                + " to "
+                + TimePoints.format(Math.min(aWindow[1], bWindow[1]))
+                + "): a request in both would be compared with itself");
       }
     }
     String modelName = model == null ? "" : model;
-    Selection a = new Selection(label(sameStore ? null : "store " + location(aStore), aWindow, aMatch, modelName),
-        aWindow[0], aWindow[1], modelName, aMatch);
-    Selection b = new Selection(label(sameStore ? null : "store " + location(bStore), bWindow, bMatch, modelName),
-        bWindow[0], bWindow[1], modelName, bMatch);
+    Selection a =
+        new Selection(
+            label(sameStore ? null : "store " + location(aStore), aWindow, aMatch, modelName),
+            aWindow[0],
+            aWindow[1],
+            modelName,
+            aMatch);
+    Selection b =
+        new Selection(
+            label(sameStore ? null : "store " + location(bStore), bWindow, bMatch, modelName),
+            bWindow[0],
+            bWindow[1],
+            modelName,
+            bMatch);
     // Before the comparison is computed: a path that cannot be written fails at once (exit 2).
     OutputFile htmlFile = html == null ? null : OutputFile.check("--html", html);
 
@@ -171,14 +239,17 @@ final class DiffCommand implements Callable<Integer> {
     if (htmlFile != null) {
       byte[] page = DiffHtml.page(c).getBytes(StandardCharsets.UTF_8);
       htmlFile.write(o -> o.write(page));
-      (format == Format.json ? spec.commandLine().getErr() : out).println("wrote " + htmlFile.path());
+      (format == Format.json ? spec.commandLine().getErr() : out)
+          .println("wrote " + htmlFile.path());
     }
     out.flush();
     return 0;
   }
 
   private ClickHouseStore open(String location) {
-    return location == null ? store.open() : store.open(location.equals(aStore) ? "--a-store" : "--b-store", location);
+    return location == null
+        ? store.open()
+        : store.open(location.equals(aStore) ? "--a-store" : "--b-store", location);
   }
 
   /** Refuses at once a side's directory that holds no store (the engine would make one in it). */
@@ -189,7 +260,8 @@ final class DiffCommand implements Callable<Integer> {
   }
 
   /** [from, to) of a side: its own bounds, else --from/--to, else unbounded. */
-  private long[] window(String fromOption, String fromText, String toOption, String toText, long now) {
+  private long[] window(
+      String fromOption, String fromText, String toOption, String toText, long now) {
     String f = fromText != null ? fromText : from;
     String t = toText != null ? toText : to;
     String fOption = fromText != null ? fromOption : "--from";
@@ -197,10 +269,18 @@ final class DiffCommand implements Callable<Integer> {
     long fromNs = f == null ? Selection.ALL_FROM : TimePoints.parse(fOption, f, now);
     long toNs = t == null ? Selection.ALL_TO : TimePoints.parse(tOption, t, now);
     if (fromNs < 0 || toNs < 0) {
-      throw new IllegalArgumentException((fromNs < 0 ? fOption : tOption) + ": a time before 1970 holds no requests");
+      throw new IllegalArgumentException(
+          (fromNs < 0 ? fOption : tOption) + ": a time before 1970 holds no requests");
     }
     if (fromNs >= toNs) {
-      throw new IllegalArgumentException(fOption + " " + (f == null ? "(any time)" : f) + " must come before " + tOption + " " + t);
+      throw new IllegalArgumentException(
+          fOption
+              + " "
+              + (f == null ? "(any time)" : f)
+              + " must come before "
+              + tOption
+              + " "
+              + t);
     }
     return new long[] {fromNs, toNs};
   }
@@ -209,7 +289,8 @@ final class DiffCommand implements Callable<Integer> {
     return location == null ? "(default)" : location;
   }
 
-  private static String label(String storeText, long[] window, Selection.AttributeMatch match, String model) {
+  private static String label(
+      String storeText, long[] window, Selection.AttributeMatch match, String model) {
     List<String> parts = new ArrayList<>();
     if (storeText != null) {
       parts.add(storeText);
@@ -218,8 +299,11 @@ final class DiffCommand implements Callable<Integer> {
       parts.add(match.key() + "=" + match.value());
     }
     if (window[0] != Selection.ALL_FROM || window[1] != Selection.ALL_TO) {
-      parts.add("arrived " + (window[0] == Selection.ALL_FROM ? "any time" : TimePoints.format(window[0])) + " to "
-          + (window[1] == Selection.ALL_TO ? "now" : TimePoints.format(window[1])));
+      parts.add(
+          "arrived "
+              + (window[0] == Selection.ALL_FROM ? "any time" : TimePoints.format(window[0]))
+              + " to "
+              + (window[1] == Selection.ALL_TO ? "now" : TimePoints.format(window[1])));
     }
     if (!model.isEmpty()) {
       parts.add("model " + model);
@@ -227,12 +311,24 @@ final class DiffCommand implements Callable<Integer> {
     return parts.isEmpty() ? "all requests" : String.join(", ", parts);
   }
 
-  private static void ambiguous(ClickHouseStore s, String side, Selection selection, List<String> notes) {
+  private static void ambiguous(
+      ClickHouseStore s, String side, Selection selection, List<String> notes) {
     long both = SampleLoader.ambiguous(s, selection);
     if (both > 0) {
       Selection.AttributeMatch m = selection.attribute();
-      notes.add(both + " requests of side " + side + "'s selection carry both " + m.key() + "=" + m.value() + " and " + m.key() + "="
-          + m.otherValue() + " (on different spans): left out of both sides");
+      notes.add(
+          both
+              + " requests of side "
+              + side
+              + "'s selection carry both "
+              + m.key()
+              + "="
+              + m.value()
+              + " and "
+              + m.key()
+              + "="
+              + m.otherValue()
+              + " (on different spans): left out of both sides");
     }
   }
 }

@@ -4,7 +4,10 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses {@code --since} values: {@code 90s}, {@code 15m}, {@code 2h}, {@code 7d}, or ISO-8601 ({@code PT15M}). */
+/**
+ * Parses {@code --since} values: {@code 90s}, {@code 15m}, {@code 2h}, {@code 7d}, or ISO-8601
+ * ({@code PT15M}).
+ */
 public final class Durations {
   private static final Pattern SHORT = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
@@ -37,7 +40,8 @@ public final class Durations {
       }
       return Duration.parse(t.toUpperCase(java.util.Locale.ROOT));
     } catch (RuntimeException e) { // not a number, or too large for a Duration
-      throw new IllegalArgumentException("not a duration: '" + abbreviate(text) + "' (use e.g. 90s, 15m, 2h, 7d)");
+      throw new IllegalArgumentException(
+          "not a duration: '" + abbreviate(text) + "' (use e.g. 90s, 15m, 2h, 7d)");
     }
   }
 

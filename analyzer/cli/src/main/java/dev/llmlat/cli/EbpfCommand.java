@@ -1,17 +1,17 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.semconv.LlmlatTopics;
+import dev.llmlat.ebpf.BpftraceFailedException;
 import dev.llmlat.ebpf.BridgeOptions;
 import dev.llmlat.ebpf.BridgeSummary;
-import dev.llmlat.ebpf.BpftraceFailedException;
 import dev.llmlat.ebpf.EbpfBridge;
 import dev.llmlat.ebpf.EbpfBridgeException;
 import dev.llmlat.ebpf.NvtxInjection;
 import dev.llmlat.ebpf.TargetProcessNotFoundException;
-import dev.llmlat.runtime.home.LlmlatHome;
 import dev.llmlat.imports.ImportTarget;
 import dev.llmlat.imports.KafkaImportTarget;
 import dev.llmlat.ingest.imports.StoreImportTarget;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -27,20 +27,31 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "ebpf",
     mixinStandardHelpOptions = true,
-    description = "Always-on CUDA launch, synchronisation and NVTX timelines from uprobes (bpftrace), on the requests' trace ids.",
+    description =
+        "Always-on CUDA launch, synchronisation and NVTX timelines from uprobes (bpftrace), on the requests' trace ids.",
     subcommands = EbpfCommand.Run.class)
 final class EbpfCommand {
 
-  @Command(name = "run", mixinStandardHelpOptions = true, description = {
-      "Probes a running process (--pid) or starts one (--command) under bpftrace: launches grouped into step spans on the",
-      "trace ids the open NVTX range names, synchronisation waits as spans; publishes to Kafka (--to store: the store).",
-      "Runs until the target exits, --duration passes, or SIGTERM; then prints what it saw."})
+  @Command(
+      name = "run",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Probes a running process (--pid) or starts one (--command) under bpftrace: launches grouped into step spans on the",
+        "trace ids the open NVTX range names, synchronisation waits as spans; publishes to Kafka (--to store: the store).",
+        "Runs until the target exits, --duration passes, or SIGTERM; then prints what it saw."
+      })
   static final class Run implements Callable<Integer> {
     static final class Target {
-      @Option(names = "--pid", required = true, description = "A running process using the CUDA runtime.")
+      @Option(
+          names = "--pid",
+          required = true,
+          description = "A running process using the CUDA runtime.")
       long pid;
 
-      @Option(names = "--command", required = true, description = "A command to start under the probes (split on spaces).")
+      @Option(
+          names = "--command",
+          required = true,
+          description = "A command to start under the probes (split on spaces).")
       String command;
     }
 
@@ -49,10 +60,16 @@ final class EbpfCommand {
 
     @Mixin ImportCommand.Common common;
 
-    @Option(names = "--runtime-lib", paramLabel = "PATH", description = "libcudart to probe (default: discovered).")
+    @Option(
+        names = "--runtime-lib",
+        paramLabel = "PATH",
+        description = "libcudart to probe (default: discovered).")
     Path runtimeLibrary;
 
-    @Option(names = "--duration", paramLabel = "DURATION", description = "Stop after this long (e.g. 30s); default: until the target exits.")
+    @Option(
+        names = "--duration",
+        paramLabel = "DURATION",
+        description = "Stop after this long (e.g. 30s); default: until the target exits.")
     String duration;
 
     @Spec CommandSpec spec;
@@ -60,10 +77,15 @@ final class EbpfCommand {
     @Override
     public Integer call() {
       PrintWriter out = spec.commandLine().getOut();
-      BridgeOptions.Builder options = BridgeOptions.builder().pattern(ImportCommand.pattern(common.nvtxPattern)).serviceName(common.service);
+      BridgeOptions.Builder options =
+          BridgeOptions.builder()
+              .pattern(ImportCommand.pattern(common.nvtxPattern))
+              .serviceName(common.service);
       if (target.command != null) {
         // NVTX v3 is header-only: the injection library gives its ranges an entry point to probe
-        Path injection = NvtxInjection.build(LlmlatHome.fromEnvironment().root().resolve("cache").resolve("nvtx"));
+        Path injection =
+            NvtxInjection.build(
+                LlmlatHome.fromEnvironment().root().resolve("cache").resolve("nvtx"));
         options.command(target.command).nvtxInjection(injection);
       } else {
         options.pid(target.pid);
@@ -83,12 +105,17 @@ final class EbpfCommand {
         BridgeSummary summary;
         String failure = null;
         try (EbpfBridge bridge = EbpfBridge.start(options.build(), sink)) {
-          dev.llmlat.runtime.process.ExitSequence.register("stopping the eBPF probes", bridge::stop, 10_000);
-          out.printf("probing with %d uprobes (bpftrace pid %d); spans to %s%n", bridge.attachedProbes(),
-              bridge.bpftraceProcess().pid(), sink.description());
+          dev.llmlat.runtime.process.ExitSequence.register(
+              "stopping the eBPF probes", bridge::stop, 10_000);
+          out.printf(
+              "probing with %d uprobes (bpftrace pid %d); spans to %s%n",
+              bridge.attachedProbes(), bridge.bpftraceProcess().pid(), sink.description());
           out.flush();
           try {
-            summary = duration == null ? bridge.awaitCompletion(Duration.ofDays(3650)) : awaitOrStop(bridge, Durations.parse(duration));
+            summary =
+                duration == null
+                    ? bridge.awaitCompletion(Duration.ofDays(3650))
+                    : awaitOrStop(bridge, Durations.parse(duration));
           } catch (BpftraceFailedException e) {
             summary = e.summary();
             failure = e.getMessage();

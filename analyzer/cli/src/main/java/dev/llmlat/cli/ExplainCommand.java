@@ -1,14 +1,14 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.report.Waterfall;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.attribution.Attribution;
-import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.attribution.ClockCorrection;
+import dev.llmlat.attribution.engines.EngineAdapters;
+import dev.llmlat.report.Waterfall;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -23,16 +23,23 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "explain",
     mixinStandardHelpOptions = true,
-    description = "Where one request's TTFT went: a waterfall of the aligned layers, the components, the inter-token gaps and their causes.")
+    description =
+        "Where one request's TTFT went: a waterfall of the aligned layers, the components, the inter-token gaps and their causes.")
 final class ExplainCommand implements Callable<Integer> {
-  enum Format { text, json }
+  enum Format {
+    text,
+    json
+  }
 
   @Mixin StoreOptions store;
 
   @Parameters(paramLabel = "TRACE_ID", description = "The request's W3C trace id (32 hex digits).")
   String traceId;
 
-  @Option(names = "--format", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--format",
+      defaultValue = "text",
+      description = "text or json. Default: ${DEFAULT-VALUE}.")
   Format format;
 
   @Spec CommandSpec spec;
@@ -45,7 +52,10 @@ final class ExplainCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (format == Format.json) {
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json(a)));
+      out.println(
+          new ObjectMapper()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .writeValueAsString(json(a)));
     } else {
       Waterfall.print(a, out);
     }
@@ -73,17 +83,22 @@ final class ExplainCommand implements Callable<Integer> {
     for (Map.Entry<String, Long> c : a.components().entrySet()) {
       components.put(c.getKey(), c.getValue());
     }
-    // disaggregated prefill/decode: each component's share per instance (summing to the component), and what cannot be split
+    // disaggregated prefill/decode: each component's share per instance (summing to the component),
+    // and what cannot be split
     root.put("disaggregated", a.disaggregated());
     ObjectNode byInstance = root.putObject("component_instances");
     for (Attribution.InstancePart p : a.instanceParts()) {
-      ArrayNode list = byInstance.has(p.component()) ? (ArrayNode) byInstance.get(p.component()) : byInstance.putArray(p.component());
+      ArrayNode list =
+          byInstance.has(p.component())
+              ? (ArrayNode) byInstance.get(p.component())
+              : byInstance.putArray(p.component());
       ObjectNode n = list.addObject();
       n.put("instance", p.instance());
       n.put("role", p.role());
       n.put("ns", p.ns());
     }
-    // tensor parallelism: the late ranks the request's steps waited for, summing exactly to components.rank_wait
+    // tensor parallelism: the late ranks the request's steps waited for, summing exactly to
+    // components.rank_wait
     ArrayNode lateRanks = root.putArray("rank_waits");
     for (Attribution.RankWait w : a.rankWaits()) {
       ObjectNode n = lateRanks.addObject();
@@ -92,7 +107,8 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("wait_ns", w.waitNs());
       n.put("steps", w.steps());
     }
-    // the gateway's upstream connection, where the extension's hooks saw it (components.upstream_* are its times in TTFT)
+    // the gateway's upstream connection, where the extension's hooks saw it (components.upstream_*
+    // are its times in TTFT)
     dev.llmlat.attribution.UpstreamConnection u = a.upstream();
     ObjectNode upstream = root.putObject("upstream_connection");
     upstream.put("observed", u.observed());
@@ -107,10 +123,15 @@ final class ExplainCommand implements Callable<Integer> {
       upstream.put("connect_ns", u.connectNs());
       upstream.put("tls_ns", u.tlsNs());
     } else {
-      a.notes().stream().filter(n -> n.startsWith("connection set-up unknown")).findFirst().ifPresent(n -> upstream.put("note", n));
+      a.notes().stream()
+          .filter(n -> n.startsWith("connection set-up unknown"))
+          .findFirst()
+          .ifPresent(n -> upstream.put("note", n));
     }
     ArrayNode cannotSplit = root.putArray("disaggregation_cannot_split");
-    a.notes().stream().filter(n -> n.startsWith("disaggregated") && n.contains("cannot")).forEach(cannotSplit::add);
+    a.notes().stream()
+        .filter(n -> n.startsWith("disaggregated") && n.contains("cannot"))
+        .forEach(cannotSplit::add);
     // what the engine did while the request queued: parts summing exactly to components.queue
     root.set("queue_breakdown", dev.llmlat.report.QueueBreakdownText.json(a));
     root.put("queue_limit", dev.llmlat.report.QueueBreakdownText.limit(a));
@@ -120,7 +141,8 @@ final class ExplainCommand implements Callable<Integer> {
       n.put("index", g.index());
       n.put("start_unix_nano", g.startNs());
       n.put("gap_ns", g.gapNs());
-      // the part of the gap its token waited for the gateway to write to a slow-reading client; the rest is the engine's
+      // the part of the gap its token waited for the gateway to write to a slow-reading client; the
+      // rest is the engine's
       n.put("backpressure_ns", g.backpressureNs());
       if (!g.cause().isEmpty()) {
         n.put("cause", g.cause());

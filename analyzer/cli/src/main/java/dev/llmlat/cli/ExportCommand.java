@@ -14,19 +14,29 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-@Command(name = "export", mixinStandardHelpOptions = true, description = "Exports aligned timelines for other tools.",
+@Command(
+    name = "export",
+    mixinStandardHelpOptions = true,
+    description = "Exports aligned timelines for other tools.",
     subcommands = ExportCommand.Perfetto.class)
 final class ExportCommand {
 
-  @Command(name = "perfetto", mixinStandardHelpOptions = true, description = {
-      "A request's aligned multi-layer timeline (or every span of a time window) as Chrome-trace JSON that",
-      "ui.perfetto.dev and chrome://tracing open: a process per layer, the TTFT attribution as its own track."})
+  @Command(
+      name = "perfetto",
+      mixinStandardHelpOptions = true,
+      description = {
+        "A request's aligned multi-layer timeline (or every span of a time window) as Chrome-trace JSON that",
+        "ui.perfetto.dev and chrome://tracing open: a process per layer, the TTFT attribution as its own track."
+      })
   static final class Perfetto implements Callable<Integer> {
     static final class What {
       @Parameters(paramLabel = "TRACE_ID", description = "One request's trace id.")
       String traceId;
 
-      @Option(names = "--since", paramLabel = "DURATION", description = "Every span of the last DURATION instead (e.g. 5m).")
+      @Option(
+          names = "--since",
+          paramLabel = "DURATION",
+          description = "Every span of the last DURATION instead (e.g. 5m).")
       String since;
     }
 
@@ -35,7 +45,11 @@ final class ExportCommand {
     @ArgGroup(exclusive = true, multiplicity = "1")
     What what;
 
-    @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "The JSON file to write.")
+    @Option(
+        names = {"-o", "--output"},
+        required = true,
+        paramLabel = "FILE",
+        description = "The JSON file to write.")
     Path output;
 
     @Spec CommandSpec spec;
@@ -47,20 +61,23 @@ final class ExportCommand {
       int[] spans = new int[1];
       try (ClickHouseStore s = store.open()) {
         Analyzer analyzer = new Analyzer(s);
-        file.write(out -> {
-          if (what.traceId != null) {
-            Analyzer.Explained e = analyzer.explainWithSpans(what.traceId);
-            PerfettoExport.write(e.spans(), e.attribution(), out);
-            spans[0] = e.spans().size();
-          } else {
-            long now = System.currentTimeMillis() * 1_000_000L;
-            var window = analyzer.window(now - Durations.parse(what.since).toNanos(), now);
-            PerfettoExport.write(window, null, out);
-            spans[0] = window.size();
-          }
-        });
+        file.write(
+            out -> {
+              if (what.traceId != null) {
+                Analyzer.Explained e = analyzer.explainWithSpans(what.traceId);
+                PerfettoExport.write(e.spans(), e.attribution(), out);
+                spans[0] = e.spans().size();
+              } else {
+                long now = System.currentTimeMillis() * 1_000_000L;
+                var window = analyzer.window(now - Durations.parse(what.since).toNanos(), now);
+                PerfettoExport.write(window, null, out);
+                spans[0] = window.size();
+              }
+            });
       }
-      spec.commandLine().getOut().printf("wrote %d spans to %s (open it at ui.perfetto.dev)%n", spans[0], file.path());
+      spec.commandLine()
+          .getOut()
+          .printf("wrote %d spans to %s (open it at ui.perfetto.dev)%n", spans[0], file.path());
       return 0;
     }
   }

@@ -30,12 +30,21 @@ import picocli.CommandLine.Spec;
       "(shortest duration among ranks), compute/communication overlap, and the straggler of each step."
     })
 final class GpuSummaryCommand implements Callable<Integer> {
-  enum Format { text, json }
+  enum Format {
+    text,
+    json
+  }
 
-  @Parameters(paramLabel = "FILE", arity = "1..*", description = "The export; several: the ranks of one run.")
+  @Parameters(
+      paramLabel = "FILE",
+      arity = "1..*",
+      description = "The export; several: the ranks of one run.")
   List<Path> files;
 
-  @Option(names = "--format", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--format",
+      defaultValue = "text",
+      description = "text or json. Default: ${DEFAULT-VALUE}.")
   Format format;
 
   @Spec CommandSpec spec;
@@ -44,7 +53,8 @@ final class GpuSummaryCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     for (Path file : files) {
       try {
-        dev.llmlat.gpu.GpuImporter.checkReadable(file); // missing, a directory, a FIFO, unreadable: each said
+        dev.llmlat.gpu.GpuImporter.checkReadable(
+            file); // missing, a directory, a FIFO, unreadable: each said
       } catch (dev.llmlat.gpu.InvalidExportException e) {
         throw new IllegalArgumentException(e.getMessage(), e);
       }
@@ -81,57 +91,130 @@ final class GpuSummaryCommand implements Callable<Integer> {
 
   private static void print(GpuSummary s, PrintWriter out) {
     out.printf("%s (%s)%n", s.file(), s.format().source());
-    out.printf("  total %.3f ms  busy %.3f ms (%.1f%%)  computation %.3f ms  memcpy %.3f ms  idle %.3f ms%n", s.totalNs() / 1e6,
-        s.busyNs() / 1e6, s.totalNs() == 0 ? 0 : 100.0 * s.busyNs() / s.totalNs(), s.computationNs() / 1e6, s.memcpyNs() / 1e6,
+    out.printf(
+        "  total %.3f ms  busy %.3f ms (%.1f%%)  computation %.3f ms  memcpy %.3f ms  idle %.3f ms%n",
+        s.totalNs() / 1e6,
+        s.busyNs() / 1e6,
+        s.totalNs() == 0 ? 0 : 100.0 * s.busyNs() / s.totalNs(),
+        s.computationNs() / 1e6,
+        s.memcpyNs() / 1e6,
         s.idleNs() / 1e6);
-    out.printf("  kernels %,d  memcpys %,d  memsets %,d%n%n", s.kernels(), s.memcpys(), s.memsets());
+    out.printf(
+        "  kernels %,d  memcpys %,d  memsets %,d%n%n", s.kernels(), s.memcpys(), s.memsets());
     List<List<String>> streams = new ArrayList<>();
     for (GpuSummary.StreamSummary st : s.streams()) {
-      streams.add(List.of(Long.toString(st.device()), Long.toString(st.stream()), Long.toString(st.kernels()),
-          Long.toString(st.memcpys()), Long.toString(st.memsets()), String.format("%.3f", st.busyNs() / 1e6)));
+      streams.add(
+          List.of(
+              Long.toString(st.device()),
+              Long.toString(st.stream()),
+              Long.toString(st.kernels()),
+              Long.toString(st.memcpys()),
+              Long.toString(st.memsets()),
+              String.format("%.3f", st.busyNs() / 1e6)));
     }
-    ResultPrinter.print(new QueryResult(List.of(col("device", "UInt32"), col("stream", "UInt32"), col("kernels", "UInt64"),
-        col("memcpys", "UInt64"), col("memsets", "UInt64"), col("busy_ms", "Float64")), streams), ResultPrinter.Format.table, out);
+    ResultPrinter.print(
+        new QueryResult(
+            List.of(
+                col("device", "UInt32"),
+                col("stream", "UInt32"),
+                col("kernels", "UInt64"),
+                col("memcpys", "UInt64"),
+                col("memsets", "UInt64"),
+                col("busy_ms", "Float64")),
+            streams),
+        ResultPrinter.Format.table,
+        out);
     out.println();
     List<List<String>> kernels = new ArrayList<>();
     for (GpuSummary.KernelTime k : s.topKernels()) {
-      kernels.add(List.of(k.name(), Long.toString(k.count()), String.format("%.3f", k.totalNs() / 1e6)));
+      kernels.add(
+          List.of(k.name(), Long.toString(k.count()), String.format("%.3f", k.totalNs() / 1e6)));
     }
-    ResultPrinter.print(new QueryResult(List.of(col("kernel", "String"), col("count", "UInt64"), col("total_ms", "Float64")), kernels),
-        ResultPrinter.Format.table, out);
+    ResultPrinter.print(
+        new QueryResult(
+            List.of(col("kernel", "String"), col("count", "UInt64"), col("total_ms", "Float64")),
+            kernels),
+        ResultPrinter.Format.table,
+        out);
   }
 
   /** Steps listed in text, those with the most delay first; JSON lists every step. */
   private static final int STEPS_SHOWN = 20;
 
   private static void print(CollectiveSummary c, PrintWriter out) {
-    out.printf("collectives across %d devices: %,d matched (k-th collective of a step on each rank)%n", c.ranks().size(),
-        c.matched());
+    out.printf(
+        "collectives across %d devices: %,d matched (k-th collective of a step on each rank)%n",
+        c.ranks().size(), c.matched());
     List<List<String>> devices = new ArrayList<>();
     for (CollectiveSummary.RankCollectives r : c.ranks()) {
-      devices.add(List.of(Integer.toString(r.rank()), Long.toString(r.device()), r.pid() < 0 ? "" : Long.toString(r.pid()),
-          Long.toString(r.collectives()), Long.toString(r.matched()), ms(r.collectiveNs()), ms(r.ownNs()), ms(r.waitNs()),
-          ms(r.overlapNs()), ms(r.clockOffsetNs()), r.file() == null ? "" : String.valueOf(r.file().getFileName())));
+      devices.add(
+          List.of(
+              Integer.toString(r.rank()),
+              Long.toString(r.device()),
+              r.pid() < 0 ? "" : Long.toString(r.pid()),
+              Long.toString(r.collectives()),
+              Long.toString(r.matched()),
+              ms(r.collectiveNs()),
+              ms(r.ownNs()),
+              ms(r.waitNs()),
+              ms(r.overlapNs()),
+              ms(r.clockOffsetNs()),
+              r.file() == null ? "" : String.valueOf(r.file().getFileName())));
     }
-    ResultPrinter.print(new QueryResult(List.of(col("rank", "UInt32"), col("device", "UInt32"), col("pid", "String"),
-        col("collectives", "UInt64"), col("matched", "UInt64"), col("collective_ms", "Float64"), col("own_ms", "Float64"),
-        col("wait_ms", "Float64"), col("overlap_ms", "Float64"), col("clock_offset_ms", "Float64"), col("file", "String")),
-        devices), ResultPrinter.Format.table, out);
+    ResultPrinter.print(
+        new QueryResult(
+            List.of(
+                col("rank", "UInt32"),
+                col("device", "UInt32"),
+                col("pid", "String"),
+                col("collectives", "UInt64"),
+                col("matched", "UInt64"),
+                col("collective_ms", "Float64"),
+                col("own_ms", "Float64"),
+                col("wait_ms", "Float64"),
+                col("overlap_ms", "Float64"),
+                col("clock_offset_ms", "Float64"),
+                col("file", "String")),
+            devices),
+        ResultPrinter.Format.table,
+        out);
     out.println();
     List<CollectiveSummary.StepStraggler> steps = new ArrayList<>(c.steps());
-    steps.sort(java.util.Comparator.comparingLong(CollectiveSummary.StepStraggler::lateNs).reversed()
-        .thenComparingInt(CollectiveSummary.StepStraggler::index));
-    List<CollectiveSummary.StepStraggler> shown = steps.subList(0, Math.min(STEPS_SHOWN, steps.size()));
-    out.printf("stragglers: %d of %d steps, the most delayed first (the rank whose collectives started last;"
-        + " late = its lead over the earliest, summed)%n", shown.size(), steps.size());
+    steps.sort(
+        java.util.Comparator.comparingLong(CollectiveSummary.StepStraggler::lateNs)
+            .reversed()
+            .thenComparingInt(CollectiveSummary.StepStraggler::index));
+    List<CollectiveSummary.StepStraggler> shown =
+        steps.subList(0, Math.min(STEPS_SHOWN, steps.size()));
+    out.printf(
+        "stragglers: %d of %d steps, the most delayed first (the rank whose collectives started last;"
+            + " late = its lead over the earliest, summed)%n",
+        shown.size(), steps.size());
     List<List<String>> rows = new ArrayList<>();
     for (CollectiveSummary.StepStraggler s : shown) {
-      String name = s.name() == null ? "(outside steps)" : s.name() + (s.occurrence() > 0 ? " #" + (s.occurrence() + 1) : "");
-      rows.add(List.of(Integer.toString(s.index()), s.straggler() < 0 ? "" : Integer.toString(s.straggler()), ms(s.lateNs()),
-          Integer.toString(s.collectives()), name.length() > 72 ? name.substring(0, 69) + "..." : name));
+      String name =
+          s.name() == null
+              ? "(outside steps)"
+              : s.name() + (s.occurrence() > 0 ? " #" + (s.occurrence() + 1) : "");
+      rows.add(
+          List.of(
+              Integer.toString(s.index()),
+              s.straggler() < 0 ? "" : Integer.toString(s.straggler()),
+              ms(s.lateNs()),
+              Integer.toString(s.collectives()),
+              name.length() > 72 ? name.substring(0, 69) + "..." : name));
     }
-    ResultPrinter.print(new QueryResult(List.of(col("step", "UInt32"), col("straggler", "String"), col("late_ms", "Float64"),
-        col("collectives", "UInt32"), col("name", "String")), rows), ResultPrinter.Format.table, out);
+    ResultPrinter.print(
+        new QueryResult(
+            List.of(
+                col("step", "UInt32"),
+                col("straggler", "String"),
+                col("late_ms", "Float64"),
+                col("collectives", "UInt32"),
+                col("name", "String")),
+            rows),
+        ResultPrinter.Format.table,
+        out);
   }
 
   private static String ms(long ns) {

@@ -24,21 +24,41 @@ public final class Llmlat {
    * model: built by reflection over every option, the models of all of them took about 0.3 s of a
    * one-shot command's start.
    */
-  static final List<Class<?>> COMMANDS = List.of(DemoCommand.class, LoadCommand.class, SqlCommand.class, MigrateCommand.class,
-      ServicesCommand.class, IngestCommand.class, AnalyzeCommand.class, AttributeCommand.class, ExplainCommand.class,
-      ReportCommand.class, DiffCommand.class, RetainCommand.class, ImportCommand.class, GpuSummaryCommand.class, EbpfCommand.class,
-      ExportCommand.class, StoreCommand.class, HelpCommand.class);
+  static final List<Class<?>> COMMANDS =
+      List.of(
+          DemoCommand.class,
+          LoadCommand.class,
+          SqlCommand.class,
+          MigrateCommand.class,
+          ServicesCommand.class,
+          IngestCommand.class,
+          AnalyzeCommand.class,
+          AttributeCommand.class,
+          ExplainCommand.class,
+          ReportCommand.class,
+          DiffCommand.class,
+          RetainCommand.class,
+          ImportCommand.class,
+          GpuSummaryCommand.class,
+          EbpfCommand.class,
+          ExportCommand.class,
+          StoreCommand.class,
+          HelpCommand.class);
 
   /** Exit code for bad input: wrong flags, unreadable or malformed files. */
   public static final int EXIT_USAGE = 2;
+
   /** Exit code for a failure while running: a store or service refused. */
   public static final int EXIT_FAILURE = 1;
 
   /** The option that shows stack traces and the clients' own log lines; every command takes it. */
   static final String VERBOSE = "--verbose";
 
-  @Option(names = VERBOSE, scope = ScopeType.INHERIT,
-      description = "On a failure, print the stack trace, and the ClickHouse and HTTP clients' warnings, besides the message.")
+  @Option(
+      names = VERBOSE,
+      scope = ScopeType.INHERIT,
+      description =
+          "On a failure, print the stack trace, and the ClickHouse and HTTP clients' warnings, besides the message.")
   boolean verbose;
 
   public static void main(String[] args) {
@@ -47,7 +67,8 @@ public final class Llmlat {
     }
     dev.llmlat.runtime.process.Interrupts.install(args.length == 0 ? "" : args[0], System.err);
     EngineWarmUp.startFor(args);
-    dev.llmlat.runtime.process.ExitSequence.exit(run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    dev.llmlat.runtime.process.ExitSequence.exit(
+        run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /** The local services of {@code home}, whose store and ingester run as this command line. */
@@ -55,7 +76,10 @@ public final class Llmlat {
     return new dev.llmlat.services.LocalServices(home, Llmlat.class.getName());
   }
 
-  /** What to check when Kafka refused the client's credentials or rights (anywhere in the causes), else "". */
+  /**
+   * What to check when Kafka refused the client's credentials or rights (anywhere in the causes),
+   * else "".
+   */
   private static String kafkaHint(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof org.apache.kafka.common.errors.AuthenticationException
@@ -71,25 +95,30 @@ public final class Llmlat {
     CommandLine cli = commandLine(args);
     cli.setOut(out);
     cli.setErr(err);
-    cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-      if (e instanceof ResultPrinter.OutputClosed) {
-        return SqlCommand.EXIT_OUTPUT_CLOSED; // the reader of our output went away (| head): nothing to say
-      }
-      if (e instanceof InterruptedException) {
-        throw e; // a signal is ending the process: its exit sequence has the last word
-      }
-      boolean verbose = verbose(cli.getParseResult());
-      int exit = failure(e, commandLine, verbose);
-      if (verbose) {
-        e.printStackTrace(commandLine.getErr());
-      }
-      commandLine.getErr().flush();
-      return exit;
-    });
+    cli.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          if (e instanceof ResultPrinter.OutputClosed) {
+            return SqlCommand
+                .EXIT_OUTPUT_CLOSED; // the reader of our output went away (| head): nothing to say
+          }
+          if (e instanceof InterruptedException) {
+            throw e; // a signal is ending the process: its exit sequence has the last word
+          }
+          boolean verbose = verbose(cli.getParseResult());
+          int exit = failure(e, commandLine, verbose);
+          if (verbose) {
+            e.printStackTrace(commandLine.getErr());
+          }
+          commandLine.getErr().flush();
+          return exit;
+        });
     return cli.execute(args);
   }
 
-  /** Says in a line what went wrong (the stack trace comes only with --verbose) and picks the exit code. */
+  /**
+   * Says in a line what went wrong (the stack trace comes only with --verbose) and picks the exit
+   * code.
+   */
   private static int failure(Exception e, CommandLine commandLine, boolean verbose) {
     String command = commandLine.getCommandSpec().qualifiedName();
     PrintWriter err = commandLine.getErr();
@@ -110,8 +139,13 @@ public final class Llmlat {
       err.println(command + ": " + e.getMessage());
       return EXIT_USAGE;
     }
-    // not foreseen: still one line, naming the exception; the trace for a bug report comes with --verbose
-    err.println(command + ": " + e + (verbose ? "" : " (run again with " + VERBOSE + " for the stack trace)"));
+    // not foreseen: still one line, naming the exception; the trace for a bug report comes with
+    // --verbose
+    err.println(
+        command
+            + ": "
+            + e
+            + (verbose ? "" : " (run again with " + VERBOSE + " for the stack trace)"));
     return EXIT_FAILURE;
   }
 

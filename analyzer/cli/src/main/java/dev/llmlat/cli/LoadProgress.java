@@ -12,8 +12,8 @@ import me.tongfei.progressbar.ProgressBarStyle;
 
 /**
  * What {@code llmlat load} shows while it runs, on stderr: a progress bar on a terminal (requests
- * done of those planned, failures and requests in flight beside it), else one line every
- * {@value #LINE_EVERY_S} s, so a log file is not flooded.
+ * done of those planned, failures and requests in flight beside it), else one line every {@value
+ * #LINE_EVERY_S} s, so a log file is not flooded.
  */
 final class LoadProgress implements LoadRun.Listener, AutoCloseable {
   private static final int LINE_EVERY_S = 10;
@@ -40,15 +40,25 @@ final class LoadProgress implements LoadRun.Listener, AutoCloseable {
     if (console == null || !console.isTerminal()) {
       return new LoadProgress(null, err, name);
     }
-    ProgressBar bar = new ProgressBarBuilder().setTaskName(name).setStyle(ProgressBarStyle.ASCII)
-        .setInitialMax(config.duration() == null ? config.requests() : -1) // -1: open-ended
-        .setConsumer(new ConsoleProgressBarConsumer(System.err)).setUpdateIntervalMillis(500).build();
+    ProgressBar bar =
+        new ProgressBarBuilder()
+            .setTaskName(name)
+            .setStyle(ProgressBarStyle.ASCII)
+            .setInitialMax(config.duration() == null ? config.requests() : -1) // -1: open-ended
+            .setConsumer(new ConsoleProgressBarConsumer(System.err))
+            .setUpdateIntervalMillis(500)
+            .build();
     return new LoadProgress(bar, err, name);
   }
 
   @Override
   public void warmupDone(int requests, int failures) {
-    String line = String.format(Locale.ROOT, "warm-up: %d requests done%s", requests, failures > 0 ? " (" + failures + " failed)" : "");
+    String line =
+        String.format(
+            Locale.ROOT,
+            "warm-up: %d requests done%s",
+            requests,
+            failures > 0 ? " (" + failures + " failed)" : "");
     if (bar != null) {
       bar.setExtraMessage(line);
     } else {
@@ -73,7 +83,14 @@ final class LoadProgress implements LoadRun.Listener, AutoCloseable {
     long now = System.nanoTime();
     if (now - lastLine >= LINE_EVERY_S * 1_000_000_000L) {
       lastLine = now;
-      err.printf(Locale.ROOT, "%s: %d done%s, %s, %.0f s%n", name, p.done(), p.planned() > 0 ? " of " + p.planned() : "", extra, p.elapsedNanos() / 1e9);
+      err.printf(
+          Locale.ROOT,
+          "%s: %d done%s, %s, %.0f s%n",
+          name,
+          p.done(),
+          p.planned() > 0 ? " of " + p.planned() : "",
+          extra,
+          p.elapsedNanos() / 1e9);
       err.flush();
     }
   }

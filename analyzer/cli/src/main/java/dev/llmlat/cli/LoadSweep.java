@@ -32,8 +32,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code llmlat load --sweep-rate/--sweep-concurrency}: runs the sweep, and after each point
  * commits its client spans, reads its TTFT components from the store where its spans land, prints
- * vLLM's summary of it, and rewrites the result file and the page, so Ctrl-C keeps every point
- * that finished; at the end the sweep's table and knee.
+ * vLLM's summary of it, and rewrites the result file and the page, so Ctrl-C keeps every point that
+ * finished; at the end the sweep's table and knee.
  */
 final class LoadSweep implements Sweep.Listener {
   /** How long requests in flight may still finish after Ctrl-C. */
@@ -47,7 +47,8 @@ final class LoadSweep implements Sweep.Listener {
   private final OutputFile htmlFile;
   private final PrintWriter out;
   private final PrintWriter err;
-  private final Map<Integer, long[]> spansShipped = new ConcurrentHashMap<>(); // point -> {shipped, dropped}
+  private final Map<Integer, long[]> spansShipped =
+      new ConcurrentHashMap<>(); // point -> {shipped, dropped}
   private volatile boolean stopping;
   private SweepComponents components;
   private LoadCommand.SpanDestination destination;
@@ -57,8 +58,15 @@ final class LoadSweep implements Sweep.Listener {
   private String notSaved; // why a file was not written
   private boolean internalFailures;
 
-  LoadSweep(SweepConfig config, LoadCommand.SpanRoute route, ClickHouseStore componentStore, Duration componentsWait,
-      OutputFile resultFile, OutputFile htmlFile, PrintWriter out, PrintWriter err) {
+  LoadSweep(
+      SweepConfig config,
+      LoadCommand.SpanRoute route,
+      ClickHouseStore componentStore,
+      Duration componentsWait,
+      OutputFile resultFile,
+      OutputFile htmlFile,
+      PrintWriter out,
+      PrintWriter err) {
     this.config = config;
     this.route = route;
     this.componentStore = componentStore;
@@ -79,16 +87,21 @@ final class LoadSweep implements Sweep.Listener {
     SweepSummary summary;
     try {
       Sweep sweep = Sweep.start(config, prompts, this);
-      // Ctrl-C: stop the point under way, then wait while this thread sums up and rewrites the files
-      atExit = ExitSequence.register("stopping the sweep", () -> {
-        stopping = true;
-        sweep.stop(GRACE);
-        try {
-          reported.await(60, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }, GRACE.toMillis() + 75_000);
+      // Ctrl-C: stop the point under way, then wait while this thread sums up and rewrites the
+      // files
+      atExit =
+          ExitSequence.register(
+              "stopping the sweep",
+              () -> {
+                stopping = true;
+                sweep.stop(GRACE);
+                try {
+                  reported.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              GRACE.toMillis() + 75_000);
       try {
         summary = sweep.await();
       } catch (IllegalStateException e) {
@@ -107,7 +120,9 @@ final class LoadSweep implements Sweep.Listener {
   private int report(SweepSummary summary) {
     String signal = Interrupts.signal();
     if (!signal.isEmpty()) {
-      out.printf("interrupted by %s: the sweep covers the %d points that finished%n", signal, summary.points().size());
+      out.printf(
+          "interrupted by %s: the sweep covers the %d points that finished%n",
+          signal, summary.points().size());
     }
     summary.print(out);
     write(summary);
@@ -125,10 +140,12 @@ final class LoadSweep implements Sweep.Listener {
       return Interrupts.exitStatus();
     }
     if (internalFailures) {
-      err.println("llmlat load: requests failed inside llmlat, not at the server (see the points' failures)");
+      err.println(
+          "llmlat load: requests failed inside llmlat, not at the server (see the points' failures)");
       return Llmlat.EXIT_FAILURE;
     }
-    if (!summary.points().isEmpty() && summary.points().stream().allMatch(p -> p.metrics().completed() == 0)) {
+    if (!summary.points().isEmpty()
+        && summary.points().stream().allMatch(p -> p.metrics().completed() == 0)) {
       err.println("llmlat load: every request of every point failed");
       return Llmlat.EXIT_FAILURE;
     }
@@ -180,10 +197,15 @@ final class LoadSweep implements Sweep.Listener {
     try {
       ComponentShares shares = components.of(result);
       if (!components.note().isEmpty()) {
-        out.println("TTFT components at " + config.label(config.levels().get(index)) + ": " + components.note());
+        out.println(
+            "TTFT components at "
+                + config.label(config.levels().get(index))
+                + ": "
+                + components.note());
       }
       if (components.nothingLanded()) {
-        out.println("TTFT components: not read for the later points (is the ingester running? does the engine send its spans?)");
+        out.println(
+            "TTFT components: not read for the later points (is the ingester running? does the engine send its spans?)");
         components = null;
       }
       return shares;
@@ -191,7 +213,10 @@ final class LoadSweep implements Sweep.Listener {
       Thread.currentThread().interrupt();
       return null;
     } catch (RuntimeException e) {
-      out.println("TTFT components: the store failed (" + e.getMessage() + "); not read for the later points");
+      out.println(
+          "TTFT components: the store failed ("
+              + e.getMessage()
+              + "); not read for the later points");
       components = null;
       return null;
     }
@@ -202,7 +227,10 @@ final class LoadSweep implements Sweep.Listener {
     SummaryText.print(point.result(), point.metrics(), out);
     long[] spans = spansShipped.get(point.index());
     if (spans != null) {
-      out.printf("Spans: %,d client spans to %s%s%n", spans[0], route.description(),
+      out.printf(
+          "Spans: %,d client spans to %s%s%n",
+          spans[0],
+          route.description(),
           spans[1] > 0 ? String.format(Locale.ROOT, "; %,d not shipped", spans[1]) : "");
     }
     if (point.shares() != null) {
@@ -212,15 +240,23 @@ final class LoadSweep implements Sweep.Listener {
     out.flush();
   }
 
-  /** Rewrites the result file and the page with the points so far; a failure is kept for the end. */
+  /**
+   * Rewrites the result file and the page with the points so far; a failure is kept for the end.
+   */
   private void write(SweepSummary summary) {
     if (resultFile != null) {
-      ObjectNode json = SweepResultFile.of(summary, (p, r) -> {
-        long[] spans = spansShipped.get(p.index());
-        if (spans != null) {
-          r.putObject("llmlat_spans").put("destination", route.description()).put("shipped", spans[0]).put("dropped", spans[1]);
-        }
-      });
+      ObjectNode json =
+          SweepResultFile.of(
+              summary,
+              (p, r) -> {
+                long[] spans = spansShipped.get(p.index());
+                if (spans != null) {
+                  r.putObject("llmlat_spans")
+                      .put("destination", route.description())
+                      .put("shipped", spans[0])
+                      .put("dropped", spans[1]);
+                }
+              });
       try {
         resultFile.write(o -> ResultFile.write(json, o));
       } catch (IOException | IllegalArgumentException e) {

@@ -1,8 +1,8 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.schema.Migration;
 import dev.llmlat.store.schema.SchemaMigrator;
-import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,7 +32,8 @@ final class MigrateCommand implements Callable<Integer> {
       for (Migration m : outcome.applied()) {
         out.printf("applied %04d_%s%n", m.version(), m.name());
       }
-      out.printf("%s: schema up to date (%d applied now, %d before)%n",
+      out.printf(
+          "%s: schema up to date (%d applied now, %d before)%n",
           s.description(), outcome.applied().size(), outcome.alreadyApplied());
     }
     return 0;

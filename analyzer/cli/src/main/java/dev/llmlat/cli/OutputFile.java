@@ -13,10 +13,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A file the user named for a command to write ({@code report --html}, {@code export -o}).
- * {@link #check} looks at the path before the command does its work, so a path that cannot be
- * written fails at once, with exit 2 and what is wrong with it: the directory is missing, the path
- * is a directory, a FIFO or another non-regular file, permission is denied. {@link #write} writes a
+ * A file the user named for a command to write ({@code report --html}, {@code export -o}). {@link
+ * #check} looks at the path before the command does its work, so a path that cannot be written
+ * fails at once, with exit 2 and what is wrong with it: the directory is missing, the path is a
+ * directory, a FIFO or another non-regular file, permission is denied. {@link #write} writes a
  * temporary file next to it and renames that into place, so no reader sees half a file; on any
  * failure the temporary file is removed and an existing file stays as it was.
  */
@@ -56,12 +56,20 @@ final class OutputFile {
       }
     }
     if (Files.isDirectory(target)) {
-      throw usage(option, target, "is a directory; name a file in it, e.g. " + target.resolve("out" + extension(path)));
+      throw usage(
+          option,
+          target,
+          "is a directory; name a file in it, e.g. " + target.resolve("out" + extension(path)));
     }
     if (Files.exists(target, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(target)) {
       if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
-        throw usage(option, target, "is " + kind(target) + ", not a regular file (the output is written whole and"
-            + " renamed into place); name a regular file");
+        throw usage(
+            option,
+            target,
+            "is "
+                + kind(target)
+                + ", not a regular file (the output is written whole and"
+                + " renamed into place); name a regular file");
       }
       if (!Files.isWritable(target)) {
         throw usage(option, target, "permission denied: the file is not writable");
@@ -75,8 +83,12 @@ final class OutputFile {
       throw usage(option, target, dir + " is not a directory");
     }
     if (!Files.isWritable(dir)) {
-      throw usage(option, target, readOnly(dir) ? "the file system of " + dir + " is read-only"
-          : "permission denied: cannot create files in " + dir);
+      throw usage(
+          option,
+          target,
+          readOnly(dir)
+              ? "the file system of " + dir + " is read-only"
+              : "permission denied: cannot create files in " + dir);
     }
     return new OutputFile(option, target);
   }
@@ -84,16 +96,22 @@ final class OutputFile {
   /**
    * Writes {@code body} to a temporary file in the target's directory and renames it into place.
    * What {@code body} throws comes out unchanged; a problem with the file itself (permissions
-   * changed since {@link #check}, the directory removed) as {@link IllegalArgumentException}
-   * naming the path. No temporary file is left behind either way.
+   * changed since {@link #check}, the directory removed) as {@link IllegalArgumentException} naming
+   * the path. No temporary file is left behind either way.
    */
   void write(Body body) throws IOException {
     Path dir = target.getParent();
-    Path tmp = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(ThreadLocalRandom.current()
-        .nextLong(), 36) + ".tmp");
+    Path tmp =
+        dir.resolve(
+            "."
+                + target.getFileName()
+                + "."
+                + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36)
+                + ".tmp");
     OutputStream out;
     try {
-      // CREATE_NEW with the default mode (umask), unlike createTempFile's 0600: the file ends up readable as before
+      // CREATE_NEW with the default mode (umask), unlike createTempFile's 0600: the file ends up
+      // readable as before
       out = Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     } catch (IOException e) {
       throw problem(e);
@@ -105,7 +123,8 @@ final class OutputFile {
       }
       keepMode(tmp);
       try {
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+            tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException e) {
         throw problem(e);
       }
@@ -137,9 +156,11 @@ final class OutputFile {
       return usage(option, target, "permission denied (" + e.getMessage() + ")");
     }
     if (e instanceof NoSuchFileException) {
-      return usage(option, target, "directory " + target.getParent() + " does not exist (any more)");
+      return usage(
+          option, target, "directory " + target.getParent() + " does not exist (any more)");
     }
-    if (e instanceof FileSystemException && String.valueOf(((FileSystemException) e).getReason()).contains("directory")) {
+    if (e instanceof FileSystemException
+        && String.valueOf(((FileSystemException) e).getReason()).contains("directory")) {
       return usage(option, target, "is a directory");
     }
     throw new IOException(option + " " + target + ": " + e.getMessage(), e);
@@ -148,7 +169,8 @@ final class OutputFile {
   private static boolean isPermission(IOException e) {
     String reason = e instanceof FileSystemException ? ((FileSystemException) e).getReason() : null;
     // EPERM (an immutable file or directory) and EROFS arrive as plain FileSystemExceptions
-    return reason != null && (reason.contains("not permitted") || reason.contains("Read-only file system"));
+    return reason != null
+        && (reason.contains("not permitted") || reason.contains("Read-only file system"));
   }
 
   private static IllegalArgumentException usage(String option, Path target, String problem) {
@@ -179,7 +201,10 @@ final class OutputFile {
         default:
           break;
       }
-    } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+    } catch (IOException
+        | UnsupportedOperationException
+        | IllegalArgumentException
+        | ClassCastException e) {
       // no unix view: say it plainly
     }
     return "a special file";

@@ -18,16 +18,25 @@ import java.util.regex.Pattern;
  * goes out before the printer waits for more, and nothing but a block of table rows is held.
  */
 final class ResultPrinter {
-  enum Format { table, tsv, json }
+  enum Format {
+    table,
+    tsv,
+    json
+  }
 
-  /** Rows a streamed table aligns at once: their widths hold for the rest, widened where a later row needs more. */
+  /**
+   * Rows a streamed table aligns at once: their widths hold for the rest, widened where a later row
+   * needs more.
+   */
   static final int TABLE_BLOCK = 1000;
+
   /** Rows written between two checks that the reader is still there. */
   private static final int CHECK_EVERY = 8192;
 
   private static final Pattern NUMERIC =
       Pattern.compile("(Nullable\\()?(U?Int(8|16|32|64|128|256)|Float(32|64)|Decimal.*)\\)?");
-  private static final Pattern SMALL_INT = Pattern.compile("(Nullable\\()?(U?Int(8|16|32)|Float(32|64))\\)?");
+  private static final Pattern SMALL_INT =
+      Pattern.compile("(Nullable\\()?(U?Int(8|16|32)|Float(32|64))\\)?");
   private static final Pattern BOOL = Pattern.compile("(Nullable\\()?Bool\\)?");
 
   /** The output's reader went away (a closed pipe, as under {@code | head}): stop, say nothing. */
@@ -56,11 +65,12 @@ final class ResultPrinter {
 
   private static long print(RowStream rows, Format format, PrintWriter out, int tableBlock) {
     Output o = new Output(rows, out);
-    long n = switch (format) {
-      case table -> table(rows, o, tableBlock);
-      case tsv -> tsv(rows, o);
-      case json -> json(rows, o);
-    };
+    long n =
+        switch (format) {
+          case table -> table(rows, o, tableBlock);
+          case tsv -> tsv(rows, o);
+          case json -> json(rows, o);
+        };
     o.check();
     return n;
   }
@@ -71,7 +81,9 @@ final class ResultPrinter {
     return s.toString();
   }
 
-  /** Flushes before the stream would wait, and every so often, checking the reader is still there. */
+  /**
+   * Flushes before the stream would wait, and every so often, checking the reader is still there.
+   */
   private static final class Output {
     final RowStream rows;
     final PrintWriter out;
@@ -117,7 +129,9 @@ final class ResultPrinter {
     // stream would wait for the rest (a slow query shows its rows as they come)
     List<List<String>> first = new ArrayList<>();
     List<String> row = null;
-    while (first.size() < block && (first.isEmpty() || o.rows.rowReady()) && (row = rows.next()) != null) {
+    while (first.size() < block
+        && (first.isEmpty() || o.rows.rowReady())
+        && (row = rows.next()) != null) {
       first.add(row);
     }
     for (List<String> r : first) {
@@ -163,7 +177,8 @@ final class ResultPrinter {
     return count;
   }
 
-  private static void tableRow(List<String> row, int[] widths, boolean[] right, StringBuilder line, PrintWriter out) {
+  private static void tableRow(
+      List<String> row, int[] widths, boolean[] right, StringBuilder line, PrintWriter out) {
     line.setLength(0);
     for (int i = 0; i < row.size(); i++) {
       pad(line, cell(row.get(i)), widths[i], right[i], i);
@@ -176,7 +191,9 @@ final class ResultPrinter {
     if (value == null) {
       return "NULL";
     }
-    return value.indexOf('\n') < 0 && value.indexOf('\t') < 0 ? value : value.replace("\n", "\\n").replace("\t", "\\t");
+    return value.indexOf('\n') < 0 && value.indexOf('\t') < 0
+        ? value
+        : value.replace("\n", "\\n").replace("\t", "\\t");
   }
 
   private static void pad(StringBuilder line, String value, int width, boolean right, int index) {

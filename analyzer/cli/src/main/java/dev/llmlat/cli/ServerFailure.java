@@ -27,8 +27,10 @@ import java.util.concurrent.TimeoutException;
  */
 final class ServerFailure extends StoreException {
   private static final long serialVersionUID = 1L;
+
   /** The longest the probe waits; less when the user set the driver's socket_timeout lower. */
   private static final Duration PROBE_TIMEOUT = Duration.ofSeconds(10);
+
   /** The column name the check asks for: what answers with it ran the query. */
   private static final String VERSION_COLUMN = "llmlat_server_version";
 
@@ -52,7 +54,10 @@ final class ServerFailure extends StoreException {
     return cause == null || cause.isEmpty() ? e : new ServerFailure(message(config, cause), e);
   }
 
-  /** Refuses a server whose answer to a query is not ClickHouse's (anything that answers 200 passes the driver's ping). */
+  /**
+   * Refuses a server whose answer to a query is not ClickHouse's (anything that answers 200 passes
+   * the driver's ping).
+   */
   static void requireClickHouse(ClickHouseStore store, StoreConfig config) {
     QueryResult version;
     try {
@@ -60,16 +65,25 @@ final class ServerFailure extends StoreException {
     } catch (RuntimeException e) {
       throw of(config, e);
     }
-    if (version.columns().size() == 1 && version.columns().get(0).name().equals(VERSION_COLUMN) && version.rows().size() == 1) {
+    if (version.columns().size() == 1
+        && version.columns().get(0).name().equals(VERSION_COLUMN)
+        && version.rows().size() == 1) {
       return;
     }
     String why = probe(config);
-    throw new ServerFailure(message(config, why == null || why.isEmpty()
-        ? "not a ClickHouse server: its answer to SELECT version() is no ClickHouse result" : why), null);
+    throw new ServerFailure(
+        message(
+            config,
+            why == null || why.isEmpty()
+                ? "not a ClickHouse server: its answer to SELECT version() is no ClickHouse result"
+                : why),
+        null);
   }
 
   private static String message(StoreConfig config, String cause) {
-    return cause.startsWith("not a ClickHouse server") ? config.url() + " is " + cause : "ClickHouse server " + config.url() + ": " + cause;
+    return cause.startsWith("not a ClickHouse server")
+        ? config.url() + " is " + cause
+        : "ClickHouse server " + config.url() + ": " + cause;
   }
 
   /**
@@ -79,12 +93,16 @@ final class ServerFailure extends StoreException {
   private static String fromCauses(StoreConfig config, Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       String message = String.valueOf(t.getMessage());
-      if (message.contains("Code: 516") || message.contains("AUTHENTICATION_FAILED") || message.contains("Authentication failed")) {
-        return "authentication failed for user " + config.user()
+      if (message.contains("Code: 516")
+          || message.contains("AUTHENTICATION_FAILED")
+          || message.contains("Authentication failed")) {
+        return "authentication failed for user "
+            + config.user()
             + " (check --clickhouse-user and --clickhouse-password, --clickhouse-password-file or LLMLAT_CLICKHOUSE_PASSWORD)";
       }
       if (t instanceof ConnectException) {
-        return message.toLowerCase(Locale.ROOT).contains("refused") ? "connection refused (is the server running, on that port?)"
+        return message.toLowerCase(Locale.ROOT).contains("refused")
+            ? "connection refused (is the server running, on that port?)"
             : "cannot connect: " + message;
       }
       if (t instanceof UnknownHostException) {
@@ -105,8 +123,8 @@ final class ServerFailure extends StoreException {
 
   /**
    * Asks the server a query over plain HTTP, without credentials, and says what that shows: no
-   * connection, no answer in time, or an answer without ClickHouse's headers (which every answer
-   * of ClickHouse's HTTP interface has, an error one too). {@code null} where it looks like
+   * connection, no answer in time, or an answer without ClickHouse's headers (which every answer of
+   * ClickHouse's HTTP interface has, an error one too). {@code null} where it looks like
    * ClickHouse, or the probe cannot tell (TLS the JDK's defaults do not trust).
    */
   private static String probe(StoreConfig config) {
@@ -115,15 +133,21 @@ final class ServerFailure extends StoreException {
     URI uri = URI.create(base.getScheme() + "://" + base.getRawAuthority() + "/?query=SELECT%201");
     try (HttpClient http = HttpClient.newBuilder().connectTimeout(timeout).build()) {
       HttpResponse<InputStream> response =
-          http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+          http.send(
+              HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
+              HttpResponse.BodyHandlers.ofInputStream());
       try (InputStream ignored = response.body()) {
-        boolean clickHouse = response.headers().map().keySet().stream()
-            .anyMatch(name -> name.toLowerCase(Locale.ROOT).startsWith("x-clickhouse-"));
+        boolean clickHouse =
+            response.headers().map().keySet().stream()
+                .anyMatch(name -> name.toLowerCase(Locale.ROOT).startsWith("x-clickhouse-"));
         if (clickHouse) {
           return null;
         }
-        return "not a ClickHouse server: it answered HTTP " + response.statusCode() + " with "
-            + response.headers().firstValue("Content-Type").orElse("no Content-Type") + " (and no X-ClickHouse headers)";
+        return "not a ClickHouse server: it answered HTTP "
+            + response.statusCode()
+            + " with "
+            + response.headers().firstValue("Content-Type").orElse("no Content-Type")
+            + " (and no X-ClickHouse headers)";
       }
     } catch (HttpConnectTimeoutException e) {
       return "timed out: no connection within " + seconds(timeout);
@@ -134,7 +158,9 @@ final class ServerFailure extends StoreException {
     } catch (javax.net.ssl.SSLException e) {
       return null;
     } catch (IOException e) {
-      return e.getCause() instanceof UnknownHostException ? "unknown host " + base.getHost() : "cannot connect: " + e;
+      return e.getCause() instanceof UnknownHostException
+          ? "unknown host " + base.getHost()
+          : "cannot connect: " + e;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return null;
@@ -153,6 +179,8 @@ final class ServerFailure extends StoreException {
   }
 
   private static String seconds(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+    return d.toMillis() % 1000 == 0
+        ? d.toSeconds() + " s"
+        : String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 }

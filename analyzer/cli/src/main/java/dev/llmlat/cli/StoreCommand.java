@@ -40,31 +40,55 @@ final class StoreCommand {
   static final class Serve implements Callable<Integer> {
     @Mixin StoreOptions store;
 
-    @Option(names = "--port", defaultValue = "8123", description = "TCP port (0: any free one). Default: ${DEFAULT-VALUE}.")
+    @Option(
+        names = "--port",
+        defaultValue = "8123",
+        description = "TCP port (0: any free one). Default: ${DEFAULT-VALUE}.")
     int port;
 
-    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
-        description = "Address to listen on (0.0.0.0: every interface; needs the password). Default: ${DEFAULT-VALUE}.")
+    @Option(
+        names = "--bind",
+        paramLabel = "ADDRESS",
+        defaultValue = "127.0.0.1",
+        description =
+            "Address to listen on (0.0.0.0: every interface; needs the password). Default: ${DEFAULT-VALUE}.")
     String bind;
 
-    @Option(names = "--password-file", paramLabel = "FILE",
-        description = "The password clients must give (its first line), made there with mode 0600 if missing. Default: $LLMLAT_HOME/store.password.")
+    @Option(
+        names = "--password-file",
+        paramLabel = "FILE",
+        description =
+            "The password clients must give (its first line), made there with mode 0600 if missing. Default: $LLMLAT_HOME/store.password.")
     Path passwordFile;
 
-    @Option(names = "--no-auth", description = "Serve without a password: only on a loopback address, for a machine of one user.")
+    @Option(
+        names = "--no-auth",
+        description =
+            "Serve without a password: only on a loopback address, for a machine of one user.")
     boolean noAuth;
 
-    @Option(names = "--max-concurrent-queries", defaultValue = "8", description = "Queries the engine runs at once. Default: ${DEFAULT-VALUE}.")
+    @Option(
+        names = "--max-concurrent-queries",
+        defaultValue = "8",
+        description = "Queries the engine runs at once. Default: ${DEFAULT-VALUE}.")
     int maxConcurrent;
 
-    @Option(names = "--max-queued-queries", defaultValue = "64",
-        description = "Queries that may wait for a turn (for up to 30 s); more are answered 503. Default: ${DEFAULT-VALUE}.")
+    @Option(
+        names = "--max-queued-queries",
+        defaultValue = "64",
+        description =
+            "Queries that may wait for a turn (for up to 30 s); more are answered 503. Default: ${DEFAULT-VALUE}.")
     int maxQueued;
 
-    @Option(names = "--allow-sources", paramLabel = "LIST", split = ",",
-        description = {"External sources clients may reach through the store (off by default): a comma-separated list of",
-            "url, s3, azure, hdfs, remote, mysql, postgresql, mongodb, redis, jdbc, odbc, sqlite, kafka.",
-            "Files of this machine and programs stay refused whatever is listed (sqlite reads SQLite files)."})
+    @Option(
+        names = "--allow-sources",
+        paramLabel = "LIST",
+        split = ",",
+        description = {
+          "External sources clients may reach through the store (off by default): a comma-separated list of",
+          "url, s3, azure, hdfs, remote, mysql, postgresql, mongodb, redis, jdbc, odbc, sqlite, kafka.",
+          "Files of this machine and programs stay refused whatever is listed (sqlite reads SQLite files)."
+        })
     java.util.List<String> allowSources = new java.util.ArrayList<>();
 
     @Spec CommandSpec spec;
@@ -73,38 +97,58 @@ final class StoreCommand {
     public Integer call() throws IOException, InterruptedException {
       StoreConfig config = store.config(StoreOptions.Access.WRITE);
       if (config.kind() != StoreConfig.Kind.EMBEDDED) {
-        throw new IllegalArgumentException("store serve serves the embedded store; --clickhouse-url points at a server already");
+        throw new IllegalArgumentException(
+            "store serve serves the embedded store; --clickhouse-url points at a server already");
       }
       InetAddress address = InetAddress.getByName(bind);
       if (noAuth && passwordFile != null) {
-        throw new IllegalArgumentException("--no-auth and --password-file contradict each other: give one");
+        throw new IllegalArgumentException(
+            "--no-auth and --password-file contradict each other: give one");
       }
       if (noAuth && !address.isLoopbackAddress()) {
-        throw new IllegalArgumentException("--no-auth is for a loopback address only (--bind 127.0.0.1); "
-            + bind + " would let anyone on the network run SQL");
+        throw new IllegalArgumentException(
+            "--no-auth is for a loopback address only (--bind 127.0.0.1); "
+                + bind
+                + " would let anyone on the network run SQL");
       }
-      Path file = passwordFile != null ? passwordFile : LlmlatHome.fromEnvironment().storePassword();
+      Path file =
+          passwordFile != null ? passwordFile : LlmlatHome.fromEnvironment().storePassword();
       String password = noAuth ? null : StorePassword.readOrCreate(file);
-      ServerConfig serverConfig = ServerConfig.loopbackWithoutPassword(port).withBind(address).withPassword(password)
-          .withLimits(maxConcurrent, maxQueued, Duration.ofSeconds(30));
+      ServerConfig serverConfig =
+          ServerConfig.loopbackWithoutPassword(port)
+              .withBind(address)
+              .withPassword(password)
+              .withLimits(maxConcurrent, maxQueued, Duration.ofSeconds(30));
       // the engine would take data waiting on our stdin as part of clients' INSERTs
       dev.llmlat.store.ProcessStdin.detach();
       Confinement confinement = Confinement.allowing(String.join(",", allowSources));
-      EmbeddedClickHouse embedded = EmbeddedClickHouse.openConfined(config.dataDir(), config.engineLibrary(), confinement);
+      EmbeddedClickHouse embedded =
+          EmbeddedClickHouse.openConfined(config.dataDir(), config.engineLibrary(), confinement);
       CountDownLatch stopped = new CountDownLatch(1);
       try {
         store.migrator().migrate(embedded);
         store.dropOrphanStagingTables(embedded);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(embedded, serverConfig);
-        dev.llmlat.runtime.process.ExitSequence.register("stopping the store's HTTP server", () -> {
-          http.close();
-          embedded.close();
-          stopped.countDown();
-        }, 10_000);
+        dev.llmlat.runtime.process.ExitSequence.register(
+            "stopping the store's HTTP server",
+            () -> {
+              http.close();
+              embedded.close();
+              stopped.countDown();
+            },
+            10_000);
         PrintWriter out = spec.commandLine().getOut();
-        out.println("serving " + embedded.description() + " at " + http.url()
-            + (noAuth ? " without a password" : " (user default, password in " + file.toAbsolutePath() + ")")
-            + (confinement.allowedSources().isEmpty() ? "" : "; clients may reach: " + confinement.describe()));
+        out.println(
+            "serving "
+                + embedded.description()
+                + " at "
+                + http.url()
+                + (noAuth
+                    ? " without a password"
+                    : " (user default, password in " + file.toAbsolutePath() + ")")
+                + (confinement.allowedSources().isEmpty()
+                    ? ""
+                    : "; clients may reach: " + confinement.describe()));
         out.flush();
         stopped.await();
         return 0;

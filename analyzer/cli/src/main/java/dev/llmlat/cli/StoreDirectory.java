@@ -23,7 +23,9 @@ final class StoreDirectory {
     return Files.isRegularFile(dir.resolve(MARK));
   }
 
-  /** Whether the engine keeps {@code dir} (its catalogue is there), with or without llmlat's schema. */
+  /**
+   * Whether the engine keeps {@code dir} (its catalogue is there), with or without llmlat's schema.
+   */
   private static boolean isEngineDirectory(Path dir) {
     return Files.isDirectory(dir.resolve("metadata"));
   }
@@ -35,38 +37,59 @@ final class StoreDirectory {
     }
     String make = "; make one with llmlat migrate --data-dir " + dir + " (or import into it)";
     if (!Files.exists(dir)) {
-      throw new IllegalArgumentException(option + " " + dir + ": no such directory, so no llmlat store" + make);
+      throw new IllegalArgumentException(
+          option + " " + dir + ": no such directory, so no llmlat store" + make);
     }
     if (!Files.isDirectory(dir)) {
-      throw new IllegalArgumentException(option + " " + dir + " is not a directory (an llmlat store's data directory)");
+      throw new IllegalArgumentException(
+          option + " " + dir + " is not a directory (an llmlat store's data directory)");
     }
     if (isEmpty(dir)) {
-      throw new IllegalArgumentException(option + " " + dir + " is an empty directory, not an llmlat store" + make);
+      throw new IllegalArgumentException(
+          option + " " + dir + " is an empty directory, not an llmlat store" + make);
     }
     if (isEngineDirectory(dir)) {
-      throw new IllegalArgumentException(option + " " + dir + " is a chDB data directory without llmlat's schema: run llmlat migrate --data-dir "
-          + dir + " to add it");
+      throw new IllegalArgumentException(
+          option
+              + " "
+              + dir
+              + " is a chDB data directory without llmlat's schema: run llmlat migrate --data-dir "
+              + dir
+              + " to add it");
     }
-    throw new IllegalArgumentException(option + " " + dir + " is not an llmlat store (no " + MARK + " in it)");
+    throw new IllegalArgumentException(
+        option + " " + dir + " is not an llmlat store (no " + MARK + " in it)");
   }
 
-  /** Refuses (exit 2) a {@code dir} named by {@code option} for writing unless it is a store, new, or empty. */
+  /**
+   * Refuses (exit 2) a {@code dir} named by {@code option} for writing unless it is a store, new,
+   * or empty.
+   */
   static void requireStoreOrEmpty(String option, Path dir) {
-    if (!Files.exists(dir) || isStore(dir) || (Files.isDirectory(dir) && (isEmpty(dir) || isEngineDirectory(dir)))) {
+    if (!Files.exists(dir)
+        || isStore(dir)
+        || (Files.isDirectory(dir) && (isEmpty(dir) || isEngineDirectory(dir)))) {
       return;
     }
     if (!Files.isDirectory(dir)) {
-      throw new IllegalArgumentException(option + " " + dir + " is not a directory (an llmlat store's data directory)");
+      throw new IllegalArgumentException(
+          option + " " + dir + " is not a directory (an llmlat store's data directory)");
     }
-    throw new IllegalArgumentException(option + " " + dir + " is not empty and not an llmlat store (no " + MARK
-        + " in it): name an existing store, or a new or empty directory for a new one");
+    throw new IllegalArgumentException(
+        option
+            + " "
+            + dir
+            + " is not empty and not an llmlat store (no "
+            + MARK
+            + " in it): name an existing store, or a new or empty directory for a new one");
   }
 
   private static boolean isEmpty(Path dir) {
     try (Stream<Path> entries = Files.list(dir)) {
       return entries.findAny().isEmpty();
     } catch (IOException e) {
-      throw new IllegalArgumentException(dir + " cannot be read: " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          dir + " cannot be read: " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
     }
   }
 }

@@ -1,9 +1,9 @@
 package dev.llmlat.cli;
 
-import dev.llmlat.attribution.Attribution;
-import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.analyze.store.TraceReader;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.load.LoadResult;
 import dev.llmlat.load.RequestOutcome;
 import dev.llmlat.load.sweep.ComponentShares;
@@ -18,13 +18,15 @@ import java.util.function.BooleanSupplier;
 /**
  * A sweep point's TTFT components from the store: waits (at most {@code wait}) until the engine's
  * spans of the point's requests landed and stopped arriving, attributes those not attributed yet
- * (as {@code llmlat analyze} does: the same rows, idempotent), and sums the point's rows of
- * {@code llm_request_attribution}, tied to the point by trace id.
+ * (as {@code llmlat analyze} does: the same rows, idempotent), and sums the point's rows of {@code
+ * llm_request_attribution}, tied to the point by trace id.
  */
 final class SweepComponents {
   private static final long POLL_MS = 500;
+
   /** Spans still arriving this recently: the GPU layer's exporter flushes on its own schedule. */
   private static final long QUIET_MS = 1_000;
+
   /** Around the point's requests: the steps that served them and clock skew between layers. */
   private static final long SLACK_NS = 10_000_000_000L;
 
@@ -50,7 +52,10 @@ final class SweepComponents {
     return nothingLanded;
   }
 
-  /** The point's components; null when none of its requests' engine spans reached the store within the wait. */
+  /**
+   * The point's components; null when none of its requests' engine spans reached the store within
+   * the wait.
+   */
   ComponentShares of(LoadResult result) throws InterruptedException {
     List<String> ids = new ArrayList<>();
     long from = Long.MAX_VALUE;
@@ -72,23 +77,44 @@ final class SweepComponents {
     long landed = awaitLanding(in, ids.size(), from - SLACK_NS, to + SLACK_NS);
     if (landed == 0) {
       nothingLanded = true;
-      note = "no engine span of its " + ids.size() + " requests reached " + store.description() + " within " + wait.toSeconds() + " s";
+      note =
+          "no engine span of its "
+              + ids.size()
+              + " requests reached "
+              + store.description()
+              + " within "
+              + wait.toSeconds()
+              + " s";
       return null;
     }
     new Analyzer(store).analyze(from - SLACK_NS, to + SLACK_NS, true);
     ComponentShares shares = read(in);
     if (shares.requests() < ids.size()) {
-      note = shares.requests() + " of its " + ids.size() + " requests were attributed (the others' engine spans "
-          + (landed < ids.size() ? "had not landed" : "did not make a request") + ")";
+      note =
+          shares.requests()
+              + " of its "
+              + ids.size()
+              + " requests were attributed (the others' engine spans "
+              + (landed < ids.size() ? "had not landed" : "did not make a request")
+              + ")";
     }
     return shares.requests() == 0 ? null : shares;
   }
 
-  /** Polls until every request's engine span landed and no span arrived for a while, or the wait ends; returns the requests landed. */
-  private long awaitLanding(String in, int expected, long fromNs, long toNs) throws InterruptedException {
-    String requests = "SELECT uniqExact(TraceId) FROM otel_traces WHERE TraceId IN " + in + " AND " + EngineAdapters.requestWhere();
-    String all = "SELECT count() FROM otel_traces WHERE Timestamp >= fromUnixTimestamp64Nano({from_ns:Int64})"
-        + " AND Timestamp <= fromUnixTimestamp64Nano({to_ns:Int64})";
+  /**
+   * Polls until every request's engine span landed and no span arrived for a while, or the wait
+   * ends; returns the requests landed.
+   */
+  private long awaitLanding(String in, int expected, long fromNs, long toNs)
+      throws InterruptedException {
+    String requests =
+        "SELECT uniqExact(TraceId) FROM otel_traces WHERE TraceId IN "
+            + in
+            + " AND "
+            + EngineAdapters.requestWhere();
+    String all =
+        "SELECT count() FROM otel_traces WHERE Timestamp >= fromUnixTimestamp64Nano({from_ns:Int64})"
+            + " AND Timestamp <= fromUnixTimestamp64Nano({to_ns:Int64})";
     Map<String, Object> window = Map.of("from_ns", fromNs, "to_ns", toNs);
     long deadline = System.nanoTime() + wait.toNanos();
     long landed = 0;
@@ -112,7 +138,10 @@ final class SweepComponents {
     return landed;
   }
 
-  /** The rows of the point's requests, summed: TTFT, each component, the limits named for their queue time. */
+  /**
+   * The rows of the point's requests, summed: TTFT, each component, the limits named for their
+   * queue time.
+   */
   private ComponentShares read(String in) {
     StringBuilder sql = new StringBuilder("SELECT count(), sum(TtftNs)");
     for (String c : Attribution.COMPONENTS) {
@@ -126,11 +155,20 @@ final class SweepComponents {
     }
     // limits of one kind add up: their figures (97% full, 256) vary from request to request
     List<ComponentShares.Limit> limits = new ArrayList<>();
-    for (List<String> l : store.query("SELECT replaceRegexpAll(QueueLimit, '[0-9]+', 'N') AS kind, argMax(QueueLimit, QueueNs),"
-        + " count(), sum(QueueNs) FROM llm_request_attribution FINAL WHERE TraceId IN " + in + " AND QueueLimit != ''"
-        + " GROUP BY kind").rows()) {
-      limits.add(new ComponentShares.Limit(l.get(0), l.get(1), Integer.parseInt(l.get(2)), Long.parseLong(l.get(3))));
+    for (List<String> l :
+        store
+            .query(
+                "SELECT replaceRegexpAll(QueueLimit, '[0-9]+', 'N') AS kind, argMax(QueueLimit, QueueNs),"
+                    + " count(), sum(QueueNs) FROM llm_request_attribution FINAL WHERE TraceId IN "
+                    + in
+                    + " AND QueueLimit != ''"
+                    + " GROUP BY kind")
+            .rows()) {
+      limits.add(
+          new ComponentShares.Limit(
+              l.get(0), l.get(1), Integer.parseInt(l.get(2)), Long.parseLong(l.get(3))));
     }
-    return new ComponentShares(Integer.parseInt(row.get(0)), Long.parseLong(row.get(1)), components, limits);
+    return new ComponentShares(
+        Integer.parseInt(row.get(0)), Long.parseLong(row.get(1)), components, limits);
   }
 }

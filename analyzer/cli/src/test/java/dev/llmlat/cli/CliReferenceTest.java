@@ -23,10 +23,15 @@ class CliReferenceTest {
     }
     assertThat(Files.isRegularFile(DOC)).as(DOC.toAbsolutePath() + " exists").isTrue();
     assertThat(Files.readString(DOC, StandardCharsets.UTF_8))
-        .as("docs/cli.md is out of date: run mvn -pl analyzer/cli test -Dtest=CliReferenceTest -Dllmlat.writeDocs=true")
+        .as(
+            "docs/cli.md is out of date: run mvn -pl analyzer/cli test -Dtest=CliReferenceTest -Dllmlat.writeDocs=true")
         .isEqualTo(now);
     // every command is in it, subcommands too
-    assertThat(now).contains("## `llmlat store serve`").contains("--allow-sources").contains("## `llmlat import nsys`")
-        .contains("## `llmlat load`").contains("--max-line");
+    assertThat(now)
+        .contains("## `llmlat store serve`")
+        .contains("--allow-sources")
+        .contains("## `llmlat import nsys`")
+        .contains("## `llmlat load`")
+        .contains("--max-line");
   }
 }

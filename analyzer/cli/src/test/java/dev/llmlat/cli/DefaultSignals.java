@@ -4,10 +4,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A prefix that starts a child with SIGINT at its default disposition, as a terminal's Ctrl-C
- * finds a command. A shell that starts a job in the background (a CI runner under {@code nohup
- * ... &}) makes it ignore SIGINT, every descendant inherits that, and the JVM then takes no SIGINT
- * handler at all. GNU env resets it; where env cannot, the child inherits what this JVM has.
+ * A prefix that starts a child with SIGINT at its default disposition, as a terminal's Ctrl-C finds
+ * a command. A shell that starts a job in the background (a CI runner under {@code nohup ... &})
+ * makes it ignore SIGINT, every descendant inherits that, and the JVM then takes no SIGINT handler
+ * at all. GNU env resets it; where env cannot, the child inherits what this JVM has.
  */
 final class DefaultSignals {
   private static final List<String> PREFIX = probe();

@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.llmlat.gpu.GpuSummary;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;
 
-/** {@code llmlat gpu-summary} over tensor-parallel ranks, and a single rank printed as it always was. */
+/**
+ * {@code llmlat gpu-summary} over tensor-parallel ranks, and a single rank printed as it always
+ * was.
+ */
 class GpuSummaryCollectivesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -23,8 +24,12 @@ class GpuSummaryCollectivesTest {
     String file = traces("h200x2-tp/tp.sqlite").toString();
     LlmlatCliTest.Run text = LlmlatCliTest.run("gpu-summary", file);
     assertThat(text.exit()).as(text.err()).isZero();
-    assertThat(text.out()).contains("collectives across 2 devices: 2,530 matched")
-        .contains("collective_ms").contains("wait_ms").contains("overlap_ms").contains("stragglers: 20 of 44 steps");
+    assertThat(text.out())
+        .contains("collectives across 2 devices: 2,530 matched")
+        .contains("collective_ms")
+        .contains("wait_ms")
+        .contains("overlap_ms")
+        .contains("stragglers: 20 of 44 steps");
     LlmlatCliTest.Run json = LlmlatCliTest.run("gpu-summary", file, "--format", "json");
     assertThat(json.exit()).as(json.err()).isZero();
     JsonNode c = JSON.readTree(json.out()).get("collectives");
@@ -42,7 +47,9 @@ class GpuSummaryCollectivesTest {
     JsonNode doc = JSON.readTree(json.out());
     assertThat(doc.get("files")).hasSize(2);
     JsonNode devices = doc.get("collectives").get("devices");
-    assertThat(devices.get(0).get("matched").asLong()).isEqualTo(devices.get(1).get("matched").asLong()).isEqualTo(10);
+    assertThat(devices.get(0).get("matched").asLong())
+        .isEqualTo(devices.get(1).get("matched").asLong())
+        .isEqualTo(10);
     assertThat(Double.isFinite(devices.get(1).get("clock_offset_ms").asDouble())).isTrue();
     LlmlatCliTest.Run text = LlmlatCliTest.run("gpu-summary", r0, r1);
     assertThat(text.exit()).as(text.err()).isZero();
@@ -58,7 +65,11 @@ class GpuSummaryCollectivesTest {
     LlmlatCliTest.Run text = LlmlatCliTest.run("gpu-summary", f.toString());
     assertThat(text.exit()).as(text.err()).isZero();
     GpuSummary s = GpuSummary.of(f);
-    assertThat(text.out()).startsWith(String.format("%s (%s)%n  total %.3f ms", s.file(), s.format().source(),
-        s.totalNs() / 1e6)).doesNotContain("collectives").doesNotContain("straggler");
+    assertThat(text.out())
+        .startsWith(
+            String.format(
+                "%s (%s)%n  total %.3f ms", s.file(), s.format().source(), s.totalNs() / 1e6))
+        .doesNotContain("collectives")
+        .doesNotContain("straggler");
   }
 }

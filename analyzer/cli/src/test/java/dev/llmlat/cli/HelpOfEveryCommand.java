@@ -7,8 +7,8 @@ import picocli.CommandLine;
 
 /**
  * Prints {@code --help} of every llmlat command and subcommand, then {@code services status}: run
- * in a child JVM by {@link CliSecurityTest} with secrets in its environment (picocli reads
- * {@code ${env:...}} defaults from the real environment, which a test cannot change in-process).
+ * in a child JVM by {@link CliSecurityTest} with secrets in its environment (picocli reads {@code
+ * ${env:...}} defaults from the real environment, which a test cannot change in-process).
  */
 public final class HelpOfEveryCommand {
   public static void main(String[] args) {
@@ -31,12 +31,15 @@ public final class HelpOfEveryCommand {
 
   private static void collect(CommandLine cli, List<String> path, List<List<String>> into) {
     into.add(List.copyOf(path));
-    cli.getSubcommands().forEach((name, sub) -> {
-      if (!name.equals("help") && sub.getCommandSpec().name().equals(name)) { // skip aliases
-        List<String> next = new ArrayList<>(path);
-        next.add(name);
-        collect(sub, next, into);
-      }
-    });
+    cli.getSubcommands()
+        .forEach(
+            (name, sub) -> {
+              if (!name.equals("help")
+                  && sub.getCommandSpec().name().equals(name)) { // skip aliases
+                List<String> next = new ArrayList<>(path);
+                next.add(name);
+                collect(sub, next, into);
+              }
+            });
   }
 }

@@ -21,11 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
  * they run without one.
  */
 class OutputFileTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private LlmlatCliTest.Run report(Path html) {
-    return LlmlatCliTest.run("report", "--data-dir", dir.resolve("store").toString(), "--html", html.toString());
+    return LlmlatCliTest.run(
+        "report", "--data-dir", dir.resolve("store").toString(), "--html", html.toString());
   }
 
   private List<String> names(Path d) throws IOException {
@@ -42,7 +42,8 @@ class OutputFileTest {
     OutputFile f = OutputFile.check("--html", target);
     f.write(out -> out.write("new".getBytes(StandardCharsets.UTF_8)));
     assertThat(target).hasContent("new");
-    assertThat(Files.getPosixFilePermissions(target)).isEqualTo(PosixFilePermissions.fromString("rw-r-----"));
+    assertThat(Files.getPosixFilePermissions(target))
+        .isEqualTo(PosixFilePermissions.fromString("rw-r-----"));
     assertThat(names(dir)).containsExactly("report.html");
   }
 
@@ -51,10 +52,15 @@ class OutputFileTest {
     Path target = dir.resolve("report.html");
     Files.writeString(target, "old");
     OutputFile f = OutputFile.check("--html", target);
-    assertThatThrownBy(() -> f.write(out -> {
-      out.write("half".getBytes(StandardCharsets.UTF_8));
-      throw new IOException("the store went away");
-    })).isInstanceOf(IOException.class).hasMessage("the store went away");
+    assertThatThrownBy(
+            () ->
+                f.write(
+                    out -> {
+                      out.write("half".getBytes(StandardCharsets.UTF_8));
+                      throw new IOException("the store went away");
+                    }))
+        .isInstanceOf(IOException.class)
+        .hasMessage("the store went away");
     assertThat(target).hasContent("old");
     assertThat(names(dir)).containsExactly("report.html");
   }
@@ -76,8 +82,10 @@ class OutputFileTest {
     Path html = dir.resolve("no-such-dir").resolve("report.html");
     LlmlatCliTest.Run r = report(html);
     assertThat(r.exit()).isEqualTo(Llmlat.EXIT_USAGE);
-    assertThat(r.err()).contains("--html " + html + ": directory " + html.getParent() + " does not exist")
-        .doesNotContain(".tmp").doesNotContain("Exception");
+    assertThat(r.err())
+        .contains("--html " + html + ": directory " + html.getParent() + " does not exist")
+        .doesNotContain(".tmp")
+        .doesNotContain("Exception");
     assertThat(names(dir)).isEmpty(); // the store was not even opened
   }
 
@@ -110,7 +118,8 @@ class OutputFileTest {
       Path html = locked.resolve("report.html");
       LlmlatCliTest.Run r = report(html);
       assertThat(r.exit()).isEqualTo(Llmlat.EXIT_USAGE);
-      assertThat(r.err()).contains("--html " + html + ": permission denied: cannot create files in " + locked);
+      assertThat(r.err())
+          .contains("--html " + html + ": permission denied: cannot create files in " + locked);
       assertThat(names(locked)).isEmpty();
     }
   }
@@ -121,7 +130,8 @@ class OutputFileTest {
     try (AutoCloseable unlock = lock(html)) {
       LlmlatCliTest.Run r = report(html);
       assertThat(r.exit()).isEqualTo(Llmlat.EXIT_USAGE);
-      assertThat(r.err()).contains("--html " + html + ": permission denied: the file is not writable");
+      assertThat(r.err())
+          .contains("--html " + html + ": permission denied: the file is not writable");
     }
     assertThat(html).hasContent("old");
   }
@@ -129,8 +139,16 @@ class OutputFileTest {
   @Test
   void exportPerfettoChecksItsOutputTheSameWay() throws Exception {
     Path target = Files.createDirectory(dir.resolve("traces"));
-    LlmlatCliTest.Run r = LlmlatCliTest.run("export", "perfetto", "--data-dir", dir.resolve("store").toString(),
-        "--since", "5m", "-o", target.toString());
+    LlmlatCliTest.Run r =
+        LlmlatCliTest.run(
+            "export",
+            "perfetto",
+            "--data-dir",
+            dir.resolve("store").toString(),
+            "--since",
+            "5m",
+            "-o",
+            target.toString());
     assertThat(r.exit()).isEqualTo(Llmlat.EXIT_USAGE);
     assertThat(r.err()).contains("--output " + target + ": is a directory");
     assertThat(names(dir)).containsExactly("traces");
@@ -143,10 +161,12 @@ class OutputFileTest {
   private static AutoCloseable lock(Path p) throws Exception {
     if (!"root".equals(System.getProperty("user.name"))) {
       var before = Files.getPosixFilePermissions(p);
-      Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "r-xr-xr-x" : "r--r--r--"));
+      Files.setPosixFilePermissions(
+          p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "r-xr-xr-x" : "r--r--r--"));
       return () -> Files.setPosixFilePermissions(p, before);
     }
-    Process chattr = new ProcessBuilder("chattr", "+i", p.toString()).redirectErrorStream(true).start();
+    Process chattr =
+        new ProcessBuilder("chattr", "+i", p.toString()).redirectErrorStream(true).start();
     assumeThat(chattr.waitFor()).as("chattr +i works here (root ignores file modes)").isZero();
     assumeThat(Files.isWritable(p)).as("the immutable attribute stops writes").isFalse();
     return () -> new ProcessBuilder("chattr", "-i", p.toString()).start().waitFor();

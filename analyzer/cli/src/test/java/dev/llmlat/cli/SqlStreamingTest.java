@@ -33,12 +33,23 @@ class SqlStreamingTest {
   record Output(long lines, String first, String last) {}
 
   private ProcessBuilder cli(List<String> args) {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), "dev.llmlat.cli.Llmlat"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx64m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.llmlat.cli.Llmlat"));
     cmd.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
-        .redirectError(dir.resolve("err.log").toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectError(dir.resolve("err.log").toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().put("LLMLAT_HOME", dir.resolve("home").toString());
     pb.environment().remove("LLMLAT_CLICKHOUSE_URL");
     return pb;
@@ -48,7 +59,8 @@ class SqlStreamingTest {
     long lines = 0;
     String first = null;
     String last = null;
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(stdout, StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(stdout, StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; lines++) {
         if (first == null) {
           first = line;
@@ -70,29 +82,64 @@ class SqlStreamingTest {
   @Test
   void sixMillionRowsFromTheEmbeddedStoreStreamThroughASixtyFourMegabyteHeap() throws Exception {
     LlmlatCliTest.store(dir.resolve("data"));
-    Output out = runToEnd(List.of("sql", SIX_MILLION, "--format", "tsv", "--data-dir", dir.resolve("data").toString()));
-    assertThat(out).isEqualTo(new Output(6_000_001, "number\ttoString(number)", "5999999\t5999999"));
+    Output out =
+        runToEnd(
+            List.of(
+                "sql",
+                SIX_MILLION,
+                "--format",
+                "tsv",
+                "--data-dir",
+                dir.resolve("data").toString()));
+    assertThat(out)
+        .isEqualTo(new Output(6_000_001, "number\ttoString(number)", "5999999\t5999999"));
     assertThat(Files.readString(dir.resolve("err.log"))).doesNotContain("OutOfMemoryError");
   }
 
   /** The same through a server (the store's HTTP interface here) and the official driver. */
   @Test
   void sixMillionRowsFromAServerStreamThroughASixtyFourMegabyteHeap() throws Exception {
-    try (EmbeddedClickHouse store = EmbeddedClickHouse.openConfined(dir.resolve("data"), EngineLibrary.locate(), Confinement.STRICT);
+    try (EmbeddedClickHouse store =
+            EmbeddedClickHouse.openConfined(
+                dir.resolve("data"), EngineLibrary.locate(), Confinement.STRICT);
         ClickHouseHttpServer http = ClickHouseHttpServer.start(store, 0)) {
-      Output out = runToEnd(List.of("sql", SIX_MILLION, "--format", "json", "--clickhouse-url", http.url(), "--clickhouse-user", "default"));
-      assertThat(out.lines()).isEqualTo(1 + 3 * 6_000_000L); // "[ {", then each row: its two fields and "}, {" (the last "} ]")
+      Output out =
+          runToEnd(
+              List.of(
+                  "sql",
+                  SIX_MILLION,
+                  "--format",
+                  "json",
+                  "--clickhouse-url",
+                  http.url(),
+                  "--clickhouse-user",
+                  "default"));
+      assertThat(out.lines())
+          .isEqualTo(
+              1 + 3 * 6_000_000L); // "[ {", then each row: its two fields and "}, {" (the last "}
+      // ]")
       assertThat(out.last()).isEqualTo("} ]");
     }
   }
 
-  /** {@code llmlat sql ... | head -3}: the reader closes the pipe; the command stops its query and ends without a word. */
+  /**
+   * {@code llmlat sql ... | head -3}: the reader closes the pipe; the command stops its query and
+   * ends without a word.
+   */
   @Test
   void aReaderThatGoesAwayEndsTheCommandQuietly() throws Exception {
     LlmlatCliTest.store(dir.resolve("data"));
-    Process p = cli(List.of("sql", "SELECT number FROM numbers(1000000000000)", "--format", "tsv",
-        "--data-dir", dir.resolve("data").toString())).start();
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    Process p =
+        cli(List.of(
+                "sql",
+                "SELECT number FROM numbers(1000000000000)",
+                "--format",
+                "tsv",
+                "--data-dir",
+                dir.resolve("data").toString()))
+            .start();
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       assertThat(r.readLine()).isEqualTo("number");
       assertThat(r.readLine()).isEqualTo("0");
     }

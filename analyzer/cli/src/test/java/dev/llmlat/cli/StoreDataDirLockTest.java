@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.llmlat.runtime.home.EngineLibrary;
-import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.StoreException;
+import dev.llmlat.store.schema.SchemaMigrator;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A data directory that `llmlat store serve` holds is refused to everyone else, naming the holder. */
+/**
+ * A data directory that `llmlat store serve` holds is refused to everyone else, naming the holder.
+ */
 class StoreDataDirLockTest {
   @TempDir Path dir;
 
@@ -25,14 +27,23 @@ class StoreDataDirLockTest {
 
   @Test
   void refusesADataDirOwnedByAnotherProcessNamingItsPid() throws Exception {
-    Process owner = new ProcessBuilder(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--enable-native-access=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"),
-            "dev.llmlat.cli.Llmlat", "store", "serve", "--port", "0", "--data-dir", dir.toString())
-        .redirectErrorStream(true)
-        .start();
-    try (BufferedReader lines = new BufferedReader(new InputStreamReader(owner.getInputStream(), StandardCharsets.UTF_8))) {
+    Process owner =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.llmlat.cli.Llmlat",
+                "store",
+                "serve",
+                "--port",
+                "0",
+                "--data-dir",
+                dir.toString())
+            .redirectErrorStream(true)
+            .start();
+    try (BufferedReader lines =
+        new BufferedReader(new InputStreamReader(owner.getInputStream(), StandardCharsets.UTF_8))) {
       String line = lines.readLine();
       assertThat(line).startsWith("serving embedded ClickHouse (chDB) at " + dir.toAbsolutePath());
       assertThatThrownBy(() -> open(dir))

@@ -12,10 +12,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A directory a user names is opened as a store, never made into one, unless the command writes and it is empty or new. */
+/**
+ * A directory a user names is opened as a store, never made into one, unless the command writes and
+ * it is empty or new.
+ */
 class StoreDirectoryTest {
-  /** The threads that open a store ahead ({@code EmbeddedClickHouse.openAhead}) and bind the engine's library. */
-  private static final Set<String> WARM_UP_THREADS = Set.of("llmlat-store-open-ahead", "llmlat-engine-warm-up");
+  /**
+   * The threads that open a store ahead ({@code EmbeddedClickHouse.openAhead}) and bind the
+   * engine's library.
+   */
+  private static final Set<String> WARM_UP_THREADS =
+      Set.of("llmlat-store-open-ahead", "llmlat-engine-warm-up");
+
   @TempDir Path dir;
 
   /** Every command that reads a store, on {@code data}. */
@@ -26,7 +34,15 @@ class StoreDirectoryTest {
         new String[] {"report", "--data-dir", d},
         new String[] {"explain", "--data-dir", d, "0af7651916cd43dd8448eb211c80319c"},
         new String[] {"analyze", "--data-dir", d},
-        new String[] {"export", "perfetto", "--data-dir", d, "0af7651916cd43dd8448eb211c80319c", "-o", other.resolveSibling("t.json").toString()},
+        new String[] {
+          "export",
+          "perfetto",
+          "--data-dir",
+          d,
+          "0af7651916cd43dd8448eb211c80319c",
+          "-o",
+          other.resolveSibling("t.json").toString()
+        },
         new String[] {"diff", "--a-store", d, "--b-store", other.toString()},
         new String[] {"diff", "--a-store", other.toString(), "--b-store", d});
   }
@@ -66,7 +82,14 @@ class StoreDirectoryTest {
     for (String[] args : readers(missing, store)) {
       refusedUnchanged(args, missing, "no such directory");
     }
-    LlmlatCliTest.Run ok = LlmlatCliTest.run("sql", "--data-dir", store.toString(), "--format", "tsv", "SELECT count() FROM otel_traces");
+    LlmlatCliTest.Run ok =
+        LlmlatCliTest.run(
+            "sql",
+            "--data-dir",
+            store.toString(),
+            "--format",
+            "tsv",
+            "SELECT count() FROM otel_traces");
     assertThat(ok.exit()).as(ok.err()).isZero();
     assertThat(ok.out()).isEqualTo("count()\n0\n");
   }
@@ -76,19 +99,35 @@ class StoreDirectoryTest {
     Path notes = Files.createDirectory(dir.resolve("notes"));
     Files.writeString(notes.resolve("todo.txt"), "not a store");
     Path spans = dir.resolve("spans.otlp.jsonl");
-    Files.writeString(spans, "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":\"svc\"}}]},"
-        + "\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"00f067aa0ba902b7\",\"name\":\"s\","
-        + "\"kind\":1,\"startTimeUnixNano\":\"1795970300000000000\",\"endTimeUnixNano\":\"1795970300000000500\"}]}]}]}\n");
-    refusedUnchanged(new String[] {"migrate", "--data-dir", notes.toString()}, notes, "is not empty and not an llmlat store");
-    refusedUnchanged(new String[] {"import", "otlp-json", spans.toString(), "--to", "store", "--data-dir", notes.toString()}, notes,
+    Files.writeString(
+        spans,
+        "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":{\"stringValue\":\"svc\"}}]},"
+            + "\"scopeSpans\":[{\"spans\":[{\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"00f067aa0ba902b7\",\"name\":\"s\","
+            + "\"kind\":1,\"startTimeUnixNano\":\"1795970300000000000\",\"endTimeUnixNano\":\"1795970300000000500\"}]}]}]}\n");
+    refusedUnchanged(
+        new String[] {"migrate", "--data-dir", notes.toString()},
+        notes,
+        "is not empty and not an llmlat store");
+    refusedUnchanged(
+        new String[] {
+          "import", "otlp-json", spans.toString(), "--to", "store", "--data-dir", notes.toString()
+        },
+        notes,
         "is not empty and not an llmlat store");
 
     Path empty = Files.createDirectory(dir.resolve("empty"));
     LlmlatCliTest.Run made = LlmlatCliTest.run("migrate", "--data-dir", empty.toString());
     assertThat(made.exit()).as(made.err()).isZero();
     assertThat(StoreDirectory.isStore(empty)).isTrue();
-    LlmlatCliTest.Run imported = LlmlatCliTest.run("import", "otlp-json", spans.toString(), "--to", "store", "--data-dir",
-        dir.resolve("new").toString());
+    LlmlatCliTest.Run imported =
+        LlmlatCliTest.run(
+            "import",
+            "otlp-json",
+            spans.toString(),
+            "--to",
+            "store",
+            "--data-dir",
+            dir.resolve("new").toString());
     assertThat(imported.exit()).as(imported.err()).isZero();
     assertThat(StoreDirectory.isStore(dir.resolve("new"))).isTrue();
     // and what they made, the readers read
@@ -105,9 +144,14 @@ class StoreDirectoryTest {
     List<String> before = tree(notes);
     EngineWarmUp.startFor(new String[] {"sql", "--data-dir", notes.toString(), "SELECT 1"});
     EngineWarmUp.startFor(new String[] {"report", "--data-dir=" + empty});
-    // what the warm-up starts, it starts before it returns: once those threads are done, all they did shows
-    Await.until(() -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> WARM_UP_THREADS.contains(t.getName())),
-        "the warm-up's threads to end", 120);
+    // what the warm-up starts, it starts before it returns: once those threads are done, all they
+    // did shows
+    Await.until(
+        () ->
+            Thread.getAllStackTraces().keySet().stream()
+                .noneMatch(t -> WARM_UP_THREADS.contains(t.getName())),
+        "the warm-up's threads to end",
+        120);
     assertThat(tree(notes)).isEqualTo(before);
     assertThat(tree(empty)).containsExactly("");
   }

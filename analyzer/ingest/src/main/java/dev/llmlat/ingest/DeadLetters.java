@@ -39,8 +39,10 @@ final class DeadLetters implements AutoCloseable {
 
   void send(ConsumerRecord<byte[], byte[]> record, String reason) {
     metrics.deadLettered.incrementAndGet();
-    LOG.warn("dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
-    producer.send(new ProducerRecord<>(topic, null, record.key(), record.value(), headers(record, reason)),
+    LOG.warn(
+        "dead-lettering {}-{}@{}: {}", record.topic(), record.partition(), record.offset(), reason);
+    producer.send(
+        new ProducerRecord<>(topic, null, record.key(), record.value(), headers(record, reason)),
         (meta, e) -> {
           if (e != null) {
             failure.compareAndSet(null, e);
@@ -62,13 +64,15 @@ final class DeadLetters implements AutoCloseable {
   /**
    * Waits until everything sent is acknowledged.
    *
-   * @throws IllegalStateException a send failed since the last flush: the batch must not be committed
+   * @throws IllegalStateException a send failed since the last flush: the batch must not be
+   *     committed
    */
   void flush() {
     producer.flush();
     Exception e = failure.getAndSet(null);
     if (e != null) {
-      throw new IllegalStateException("could not write to the dead-letter topic " + topic + ": " + e, e);
+      throw new IllegalStateException(
+          "could not write to the dead-letter topic " + topic + ": " + e, e);
     }
   }
 

@@ -1,9 +1,9 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.ingest.imports.ImportClaim;
-import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportedFile;
+import dev.llmlat.ingest.imports.ImportClaim;
+import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.ingest.imports.StoreImportLedger;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -30,10 +30,13 @@ final class ImportDeduplication {
   private final ImportClaims claims;
   private final StoreImportLedger ledger;
   private final StoreRetry retry;
+
   /** Whether to store each import run's records, decided once a batch. */
   private final Map<String, Boolean> decisions = new HashMap<>();
+
   /** Imports found in the ledger as ingested, or recorded so. */
   private final Set<String> recorded = new HashSet<>();
+
   private final Set<String> notStoredSaid = new HashSet<>();
 
   ImportDeduplication(ImportClaims claims, StoreImportLedger ledger, StoreRetry retry) {
@@ -52,13 +55,17 @@ final class ImportDeduplication {
     if (decided != null) {
       return decided;
     }
-    ImportClaim claim = retry.call("reading the import claims", () -> claims.latest(file.id())).orElse(null);
+    ImportClaim claim =
+        retry.call("reading the import claims", () -> claims.latest(file.id())).orElse(null);
     Optional<ImportRecord> known = Optional.empty();
     if (claim == null || claim.released()) {
       known = retry.call("reading the import ledger", () -> ledger.find(file.id()));
       if (known.isEmpty()) {
         long epoch = claim == null ? 1 : claim.epoch() + 1;
-        claim = retry.call("claiming import " + file.id(), () -> claims.claim(file.id(), epoch, claimant, ImportClaim.Path.KAFKA, ""));
+        claim =
+            retry.call(
+                "claiming import " + file.id(),
+                () -> claims.claim(file.id(), epoch, claimant, ImportClaim.Path.KAFKA, ""));
       }
     }
     boolean stores = claim != null && claim.heldBy(claimant);
@@ -73,32 +80,63 @@ final class ImportDeduplication {
   void recordStored(Collection<ImportedFile> imports) {
     for (ImportedFile f : imports) {
       if (recorded.add(f.id())
-          && !retry.call("reading the import ledger", () -> ledger.find(f.id())).map(ImportRecord::ingested).orElse(false)) {
-        ImportRecord r = new ImportRecord(f, ImportRecord.Status.INGESTED, 0, 0, Instant.now().truncatedTo(ChronoUnit.MICROS));
+          && !retry
+              .call("reading the import ledger", () -> ledger.find(f.id()))
+              .map(ImportRecord::ingested)
+              .orElse(false)) {
+        ImportRecord r =
+            new ImportRecord(
+                f,
+                ImportRecord.Status.INGESTED,
+                0,
+                0,
+                Instant.now().truncatedTo(ChronoUnit.MICROS));
         retry.run("recording import " + f.id() + " in the ledger", () -> ledger.write(r));
-        LOG.info("storing import {} ({}, {}) from Kafka; recorded in the store's import ledger", f.id(), f.file(), f.format());
+        LOG.info(
+            "storing import {} ({}, {}) from Kafka; recorded in the store's import ledger",
+            f.id(),
+            f.file(),
+            f.format());
       }
     }
   }
 
-  /** The batch went in: the next one reads the claims afresh (a forced import into the store may replace ours). */
+  /**
+   * The batch went in: the next one reads the claims afresh (a forced import into the store may
+   * replace ours).
+   */
   void batchDone() {
     decisions.clear();
   }
 
-  private static void sayNotStored(ImportedFile file, ImportClaim claim, Optional<ImportRecord> known) {
+  private static void sayNotStored(
+      ImportedFile file, ImportClaim claim, Optional<ImportRecord> known) {
     if (claim != null && claim.path() == ImportClaim.Path.STORE) {
-      LOG.info("import {} ({}) was claimed on {} by an import straight into the store, which stores it (or, interrupted, its re-run"
-          + " does): its records from Kafka are not stored", file.id(), file.file(), claim.at());
+      LOG.info(
+          "import {} ({}) was claimed on {} by an import straight into the store, which stores it (or, interrupted, its re-run"
+              + " does): its records from Kafka are not stored",
+          file.id(),
+          file.file(),
+          claim.at());
     } else if (claim != null && claim.path() == ImportClaim.Path.KAFKA) {
-      LOG.info("import {} ({}) was stored from an earlier import of it to Kafka (claimed on {}): these records are not stored again",
-          file.id(), file.file(), claim.at());
+      LOG.info(
+          "import {} ({}) was stored from an earlier import of it to Kafka (claimed on {}): these records are not stored again",
+          file.id(),
+          file.file(),
+          claim.at());
     } else if (known.isPresent() && known.get().done()) {
-      LOG.info("import {} ({}) is in the store already, since {}: its records from Kafka are not stored again",
-          file.id(), file.file(), known.get().at());
+      LOG.info(
+          "import {} ({}) is in the store already, since {}: its records from Kafka are not stored again",
+          file.id(),
+          file.file(),
+          known.get().at());
     } else if (known.isPresent()) {
-      LOG.warn("import {} ({}) is pending in the store since {}: an import of it straight into the store was interrupted (its re-run"
-          + " completes it): its records from Kafka are not stored", file.id(), file.file(), known.get().at());
+      LOG.warn(
+          "import {} ({}) is pending in the store since {}: an import of it straight into the store was interrupted (its re-run"
+              + " completes it): its records from Kafka are not stored",
+          file.id(),
+          file.file(),
+          known.get().at());
     }
   }
 }

@@ -12,16 +12,39 @@ public final class IngestMetrics {
   final AtomicLong insertRetries = new AtomicLong();
   final AtomicLong pendingSpans = new AtomicLong();
   final AtomicLong replayedBatches = new AtomicLong();
-  /** Spans of imported files the store already held from an import straight into it: not stored again. */
+
+  /**
+   * Spans of imported files the store already held from an import straight into it: not stored
+   * again.
+   */
   final AtomicLong importSpansSkipped = new AtomicLong();
+
   volatile long lag = -1;
 
   /** A consistent-enough copy for reports and tests. */
-  public record Snapshot(long records, long spans, long kernels, long deadLettered, long batches,
-      long insertRetries, long pendingSpans, long replayedBatches, long lag, long importSpansSkipped) {}
+  public record Snapshot(
+      long records,
+      long spans,
+      long kernels,
+      long deadLettered,
+      long batches,
+      long insertRetries,
+      long pendingSpans,
+      long replayedBatches,
+      long lag,
+      long importSpansSkipped) {}
 
   public Snapshot snapshot() {
-    return new Snapshot(records.get(), spans.get(), kernels.get(), deadLettered.get(), batches.get(),
-        insertRetries.get(), pendingSpans.get(), replayedBatches.get(), lag, importSpansSkipped.get());
+    return new Snapshot(
+        records.get(),
+        spans.get(),
+        kernels.get(),
+        deadLettered.get(),
+        batches.get(),
+        insertRetries.get(),
+        pendingSpans.get(),
+        replayedBatches.get(),
+        lag,
+        importSpansSkipped.get());
   }
 }

@@ -1,7 +1,7 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
+import dev.llmlat.semconv.LlmlatTopics;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -18,7 +18,8 @@ import java.util.Objects;
  * @param sessionTimeout how long the group waits for a silent ingester before its partitions move
  *     to the others (the broker accepts 6 s to 5 min by default)
  * @param instanceId a static group member id ({@code group.instance.id}) or null: an ingester
- *     restarted with the same id takes its partitions back at once instead of after the session timeout
+ *     restarted with the same id takes its partitions back at once instead of after the session
+ *     timeout
  * @param kafkaClient the user's Kafka client settings (security), for the consumer, the DLQ
  *     producer and the admin client alike
  */
@@ -38,7 +39,8 @@ public record IngesterConfig(
     Objects.requireNonNull(kafkaClient, "kafkaClient");
     Objects.requireNonNull(bootstrapServers, "bootstrapServers");
     if (bootstrapServers.isBlank() || !bootstrapServers.contains(":")) {
-      throw new IllegalArgumentException("Kafka bootstrap servers must be host:port[,host:port], got '" + bootstrapServers + "'");
+      throw new IllegalArgumentException(
+          "Kafka bootstrap servers must be host:port[,host:port], got '" + bootstrapServers + "'");
     }
     if (topic == null || !topic.matches("[A-Za-z0-9._-]{1,200}")) {
       throw new IllegalArgumentException("not a Kafka topic name: '" + topic + "'");
@@ -47,17 +49,24 @@ public record IngesterConfig(
       throw new IllegalArgumentException("the consumer group id must not be empty");
     }
     if (maxBatchSpans < 1 || maxBatchBytes < 1024) {
-      throw new IllegalArgumentException("batch bounds must be >= 1 span and >= 1024 bytes, got "
-          + maxBatchSpans + " spans, " + maxBatchBytes + " bytes");
+      throw new IllegalArgumentException(
+          "batch bounds must be >= 1 span and >= 1024 bytes, got "
+              + maxBatchSpans
+              + " spans, "
+              + maxBatchBytes
+              + " bytes");
     }
     if (linger.isNegative() || linger.isZero() || reportInterval.isNegative()) {
-      throw new IllegalArgumentException("linger must be positive and the report interval not negative");
+      throw new IllegalArgumentException(
+          "linger must be positive and the report interval not negative");
     }
     if (sessionTimeout.toMillis() < 1000 || sessionTimeout.toMinutes() > 30) {
-      throw new IllegalArgumentException("the session timeout must be 1 s to 30 min, got " + sessionTimeout.toMillis() + " ms");
+      throw new IllegalArgumentException(
+          "the session timeout must be 1 s to 30 min, got " + sessionTimeout.toMillis() + " ms");
     }
     if (instanceId != null && !instanceId.matches("[A-Za-z0-9._-]{1,200}")) {
-      throw new IllegalArgumentException("the instance id must be 1-200 of A-Z a-z 0-9 . _ -, got '" + instanceId + "'");
+      throw new IllegalArgumentException(
+          "the instance id must be 1-200 of A-Z a-z 0-9 . _ -, got '" + instanceId + "'");
     }
   }
 
@@ -133,8 +142,17 @@ public record IngesterConfig(
     }
 
     public IngesterConfig build() {
-      return new IngesterConfig(bootstrapServers, topic, groupId, maxBatchSpans, maxBatchBytes, linger, reportInterval,
-          sessionTimeout, instanceId, kafkaClient);
+      return new IngesterConfig(
+          bootstrapServers,
+          topic,
+          groupId,
+          maxBatchSpans,
+          maxBatchBytes,
+          linger,
+          reportInterval,
+          sessionTimeout,
+          instanceId,
+          kafkaClient);
     }
   }
 }

@@ -10,7 +10,8 @@ import org.apache.kafka.common.TopicPartition;
 final class PartitionBatch {
   final TopicPartition partition;
   SpanRouter rows = new SpanRouter();
-  final Map<String, ImportedFile> imports = new LinkedHashMap<>(); // the imports whose rows are in it
+  final Map<String, ImportedFile> imports =
+      new LinkedHashMap<>(); // the imports whose rows are in it
   long first = -1;
   long last = -1;
   long firstAtNanos;

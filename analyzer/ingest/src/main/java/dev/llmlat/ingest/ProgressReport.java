@@ -27,8 +27,11 @@ final class ProgressReport {
     this.lastNanos = startNanos;
   }
 
-  /** Logs the line if one is due at {@code nowNanos} ({@link System#nanoTime()}); returns it then. */
-  Optional<String> maybeLog(long nowNanos, Supplier<Map<MetricName, ? extends Metric>> consumerMetrics) {
+  /**
+   * Logs the line if one is due at {@code nowNanos} ({@link System#nanoTime()}); returns it then.
+   */
+  Optional<String> maybeLog(
+      long nowNanos, Supplier<Map<MetricName, ? extends Metric>> consumerMetrics) {
     if (intervalNanos == 0 || nowNanos - lastNanos < intervalNanos) {
       return Optional.empty();
     }
@@ -43,9 +46,16 @@ final class ProgressReport {
   }
 
   static String line(double spansPerSecond, IngestMetrics.Snapshot s) {
-    return String.format("ingest: %,.0f spans/s; total %,d spans, %,d kernels, %,d dead-lettered, %,d batches;"
+    return String.format(
+        "ingest: %,.0f spans/s; total %,d spans, %,d kernels, %,d dead-lettered, %,d batches;"
             + " pending %,d spans; lag %s; store retries %,d",
-        spansPerSecond, s.spans(), s.kernels(), s.deadLettered(), s.batches(), s.pendingSpans(),
-        s.lag() < 0 ? "?" : String.format("%,d", s.lag()), s.insertRetries());
+        spansPerSecond,
+        s.spans(),
+        s.kernels(),
+        s.deadLettered(),
+        s.batches(),
+        s.pendingSpans(),
+        s.lag() < 0 ? "?" : String.format("%,d", s.lag()),
+        s.insertRetries());
   }
 }

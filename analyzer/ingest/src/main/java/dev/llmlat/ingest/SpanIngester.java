@@ -1,12 +1,12 @@
 package dev.llmlat.ingest;
 
-import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.imports.ImportHeaders;
 import dev.llmlat.imports.ImportedFile;
+import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.ingest.imports.StoreImportLedger;
-import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.ingest.spans.OtlpRecordDecoder;
 import dev.llmlat.ingest.spans.SpanRouter;
+import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.ClickHouseStore;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.time.Duration;
@@ -38,21 +38,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes OTLP span batches from Kafka and writes them to the store: spans to {@code
- * otel_traces}, per-kernel GPU spans to {@code gpu_kernels}, undecodable records to the
- * dead-letter topic with the reason.
+ * Consumes OTLP span batches from Kafka and writes them to the store: spans to {@code otel_traces},
+ * per-kernel GPU spans to {@code gpu_kernels}, undecodable records to the dead-letter topic with
+ * the reason.
  *
- * <p>Offsets are committed only after the store acknowledged the insert. Retries do not
- * duplicate rows: before inserting a partition's batch the ingester commits its intent (the
- * batch's offset range, in the commit's metadata, at the unchanged position); the insert carries
- * a deduplication token made of the topic's id and that range. After a crash between insert and commit, the next
+ * <p>Offsets are committed only after the store acknowledged the insert. Retries do not duplicate
+ * rows: before inserting a partition's batch the ingester commits its intent (the batch's offset
+ * range, in the commit's metadata, at the unchanged position); the insert carries a deduplication
+ * token made of the topic's id and that range. After a crash between insert and commit, the next
  * ingester reads the intent, re-forms exactly the same batch, and the store drops the repeat.
  *
  * <p>Several ingesters in one consumer group share the partitions. A partition leaving this
  * ingester in a rebalance has its batch written and committed first; a batch still being re-formed
- * is dropped instead (its intent stays committed, so the next owner re-forms it whole); a commit the
- * group refuses mid-rebalance rewinds the partition to the batch's start, so whoever owns it next
- * reads the batch again and the deduplication token keeps it from being stored twice.
+ * is dropped instead (its intent stays committed, so the next owner re-forms it whole); a commit
+ * the group refuses mid-rebalance rewinds the partition to the batch's start, so whoever owns it
+ * next reads the batch again and the deduplication token keeps it from being stored twice.
  *
  * <p>Records an import published ({@link ImportHeaders}) are stored as that import's rows (tagged
  * with its id, as an import into the store tags them) only while the file's claim ({@link
@@ -85,8 +85,9 @@ public final class SpanIngester implements AutoCloseable {
   private volatile boolean running;
   private volatile Throwable failure;
   private Thread thread;
-  private Runnable afterInsert = () -> { }; // test hook: a crash between insert and commit
-  private Consumer<Set<String>> beforeInsert = imports -> { }; // test hook: a batch with these imports about to go in
+  private Runnable afterInsert = () -> {}; // test hook: a crash between insert and commit
+  private Consumer<Set<String>> beforeInsert =
+      imports -> {}; // test hook: a batch with these imports about to go in
 
   // set by start(), before the loop's thread starts
   private String topicId;
@@ -132,9 +133,15 @@ public final class SpanIngester implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     topicId = topicId();
-    consumer = new KafkaConsumer<>(consumerProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
-    deadLetters = new DeadLetters(new KafkaProducer<>(producerProperties(), new ByteArraySerializer(), new ByteArraySerializer()),
-        config.deadLetterTopic(), metrics);
+    consumer =
+        new KafkaConsumer<>(
+            consumerProperties(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    deadLetters =
+        new DeadLetters(
+            new KafkaProducer<>(
+                producerProperties(), new ByteArraySerializer(), new ByteArraySerializer()),
+            config.deadLetterTopic(),
+            metrics);
     importDeduplication = new ImportDeduplication(claims, ledger, retry);
     running = true;
     thread = new Thread(this::run, "llmlat-ingest");
@@ -142,7 +149,9 @@ public final class SpanIngester implements AutoCloseable {
     return this;
   }
 
-  /** Waits until the loop ends on its own (a failure) or {@code timeout} passes; true if it ended. */
+  /**
+   * Waits until the loop ends on its own (a failure) or {@code timeout} passes; true if it ended.
+   */
   public boolean awaitStop(Duration timeout) throws InterruptedException {
     return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -164,7 +173,9 @@ public final class SpanIngester implements AutoCloseable {
    * deduplication tokens name the topic incarnation, not just its name.
    */
   private String topicId() {
-    return SpanTopics.describe(config.kafkaClient(), config.bootstrapServers(), config.topic()).topicId().toString();
+    return SpanTopics.describe(config.kafkaClient(), config.bootstrapServers(), config.topic())
+        .topicId()
+        .toString();
   }
 
   private Map<String, Object> consumerProperties() {
@@ -178,9 +189,11 @@ public final class SpanIngester implements AutoCloseable {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-ingest-" + ProcessHandle.current().pid());
     p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) config.sessionTimeout().toMillis());
-    p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) config.sessionTimeout().toMillis() / 3);
+    p.put(
+        ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) config.sessionTimeout().toMillis() / 3);
     if (config.instanceId() != null) {
-      // static membership: a restarted ingester gets its partitions back at once, not after the session timeout
+      // static membership: a restarted ingester gets its partitions back at once, not after the
+      // session timeout
       p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, config.instanceId());
     }
     return ownSettingsLast(p);
@@ -199,8 +212,12 @@ public final class SpanIngester implements AutoCloseable {
   private Map<String, Object> ownSettingsLast(Map<String, Object> p) {
     Map<String, Object> own = new HashMap<>(p);
     config.kafkaClient().applyTo(p);
-    for (String key : List.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-        ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.ACKS_CONFIG)) {
+    for (String key :
+        List.of(
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            ProducerConfig.ACKS_CONFIG)) {
       if (own.containsKey(key)) {
         p.put(key, own.get(key));
       }
@@ -209,7 +226,8 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   private void run() {
-    ProgressReport progress = new ProgressReport(config.reportInterval(), metrics, System.nanoTime());
+    ProgressReport progress =
+        new ProgressReport(config.reportInterval(), metrics, System.nanoTime());
     try {
       consumer.subscribe(List.of(config.topic()), new Rebalance());
       while (running) {
@@ -229,7 +247,9 @@ public final class SpanIngester implements AutoCloseable {
     } catch (Throwable t) {
       failure = t;
       batches.clear();
-      LOG.error("ingester stopped without committing its current batch (it will be replayed): {}", t.toString());
+      LOG.error(
+          "ingester stopped without committing its current batch (it will be replayed): {}",
+          t.toString());
     } finally {
       running = false;
       closeClients();
@@ -250,7 +270,8 @@ public final class SpanIngester implements AutoCloseable {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
     PartitionBatch batch = batches.computeIfAbsent(tp, PartitionBatch::new);
     if (batch.replayEnd >= 0 && record.offset() > batch.replayEnd) {
-      // the replayed range is over although its last record did not come back (retention): it ends here
+      // the replayed range is over although its last record did not come back (retention): it ends
+      // here
       if (batch.isEmpty()) {
         batch.replayEnd = -1;
       } else {
@@ -262,7 +283,9 @@ public final class SpanIngester implements AutoCloseable {
     try {
       ExportTraceServiceRequest request = OtlpRecordDecoder.decode(record.value());
       Optional<ImportedFile> imported = ImportHeaders.read(record.headers());
-      if (imported.isPresent() && !importDeduplication.stores(imported.get(), ImportHeaders.claimant(record.headers()))) {
+      if (imported.isPresent()
+          && !importDeduplication.stores(
+              imported.get(), ImportHeaders.claimant(record.headers()))) {
         metrics.importSpansSkipped.addAndGet(spanCount(request));
       } else {
         int before = batch.size();
@@ -308,7 +331,9 @@ public final class SpanIngester implements AutoCloseable {
   private boolean batchOld() {
     long now = System.nanoTime();
     for (PartitionBatch b : batches.values()) {
-      if (!b.isEmpty() && !b.replayIncomplete() && now - b.firstAtNanos >= config.linger().toNanos()) {
+      if (!b.isEmpty()
+          && !b.replayIncomplete()
+          && now - b.firstAtNanos >= config.linger().toNanos()) {
         return true;
       }
     }
@@ -316,11 +341,12 @@ public final class SpanIngester implements AutoCloseable {
   }
 
   /**
-   * Intent, dead letters, insert, commit: in that order, for every non-empty batch given (a replayed
-   * batch only once it is whole).
+   * Intent, dead letters, insert, commit: in that order, for every non-empty batch given (a
+   * replayed batch only once it is whole).
    */
   private void flush(Collection<PartitionBatch> candidates) {
-    List<PartitionBatch> ready = candidates.stream().filter(b -> !b.isEmpty() && !b.replayIncomplete()).toList();
+    List<PartitionBatch> ready =
+        candidates.stream().filter(b -> !b.isEmpty() && !b.replayIncomplete()).toList();
     if (ready.isEmpty()) {
       return;
     }
@@ -340,7 +366,8 @@ public final class SpanIngester implements AutoCloseable {
     beforeInsert.accept(importsInBatch);
     Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
     for (PartitionBatch b : ready) {
-      String token = "llmlat." + topicId + "." + b.partition.partition() + "." + b.first + "-" + b.end();
+      String token =
+          "llmlat." + topicId + "." + b.partition.partition() + "." + b.first + "-" + b.end();
       int spans = b.rows.spans();
       int kernels = b.rows.kernels();
       insert(b.rows, token);
@@ -366,13 +393,20 @@ public final class SpanIngester implements AutoCloseable {
    * state is then still the one before: the batch's intent if it was {@code inserted}, so the next
    * owner (this ingester or another) re-forms exactly that batch and the store drops the repeat.
    */
-  private boolean commit(Map<TopicPartition, OffsetAndMetadata> offsets, List<PartitionBatch> batchesOfIt, boolean inserted) {
+  private boolean commit(
+      Map<TopicPartition, OffsetAndMetadata> offsets,
+      List<PartitionBatch> batchesOfIt,
+      boolean inserted) {
     try {
       consumer.commitSync(offsets);
       return true;
     } catch (RebalanceInProgressException | CommitFailedException e) {
-      LOG.info("group {} rebalancing, {} not committed; re-reading {} from the batch start: {}", config.groupId(),
-          inserted ? "stored batch" : "intent", offsets.keySet(), e.getMessage().lines().findFirst().orElse(""));
+      LOG.info(
+          "group {} rebalancing, {} not committed; re-reading {} from the batch start: {}",
+          config.groupId(),
+          inserted ? "stored batch" : "intent",
+          offsets.keySet(),
+          e.getMessage().lines().findFirst().orElse(""));
       for (PartitionBatch b : batchesOfIt) {
         long replayEnd = inserted ? b.end() : b.replayEnd;
         if (!inserted) {
@@ -404,7 +438,8 @@ public final class SpanIngester implements AutoCloseable {
         }
       }
       flush(revoked);
-      forget(partitions); // a replay batch not yet whole: its intent stays committed for the next owner
+      forget(partitions); // a replay batch not yet whole: its intent stays committed for the next
+      // owner
     }
 
     @Override
@@ -423,7 +458,9 @@ public final class SpanIngester implements AutoCloseable {
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      LOG.info("owns partitions: {}", consumer.assignment().stream().map(TopicPartition::partition).sorted().toList());
+      LOG.info(
+          "owns partitions: {}",
+          consumer.assignment().stream().map(TopicPartition::partition).sorted().toList());
       if (partitions.isEmpty()) {
         return;
       }
@@ -433,7 +470,11 @@ public final class SpanIngester implements AutoCloseable {
         OffsetAndMetadata c = committed.get(tp);
         if (c != null && c.metadata() != null && c.metadata().startsWith(PENDING)) {
           b.replayEnd = Long.parseLong(c.metadata().substring(PENDING.length()));
-          LOG.info("{}: replaying offsets {}..{}, which may have been stored before a crash", tp, c.offset(), b.replayEnd);
+          LOG.info(
+              "{}: replaying offsets {}..{}, which may have been stored before a crash",
+              tp,
+              c.offset(),
+              b.replayEnd);
         }
       }
     }

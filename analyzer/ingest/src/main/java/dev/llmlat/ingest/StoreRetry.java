@@ -7,9 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ingester's calls on the store, retried with backoff (200 ms doubling to 10 s) while the
- * store is away. Nothing is polled meanwhile, so memory stays at one batch however long that is.
- * Once the ingester is stopping a call gives up after its third attempt.
+ * The ingester's calls on the store, retried with backoff (200 ms doubling to 10 s) while the store
+ * is away. Nothing is polled meanwhile, so memory stays at one batch however long that is. Once the
+ * ingester is stopping a call gives up after its third attempt.
  */
 final class StoreRetry {
   private static final Logger LOG = LoggerFactory.getLogger(StoreRetry.class);
@@ -18,7 +18,9 @@ final class StoreRetry {
   private final IngestMetrics metrics;
   private final BooleanSupplier running;
 
-  /** {@code running}: whether the ingester still runs (else a call gives up after three attempts). */
+  /**
+   * {@code running}: whether the ingester still runs (else a call gives up after three attempts).
+   */
   StoreRetry(String storeDescription, IngestMetrics metrics, BooleanSupplier running) {
     this.storeDescription = storeDescription;
     this.metrics = metrics;
@@ -37,8 +39,14 @@ final class StoreRetry {
         }
         metrics.insertRetries.incrementAndGet();
         Runtime rt = Runtime.getRuntime();
-        LOG.warn("{} into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
-            what, storeDescription, attempt, backoffMs, metrics.pendingSpans.get(), (rt.totalMemory() - rt.freeMemory()) >> 20,
+        LOG.warn(
+            "{} into {} failed (attempt {}), retrying in {} ms; not consuming, holding {} spans, heap {} MB: {}",
+            what,
+            storeDescription,
+            attempt,
+            backoffMs,
+            metrics.pendingSpans.get(),
+            (rt.totalMemory() - rt.freeMemory()) >> 20,
             e.getMessage().lines().findFirst().orElse(""));
         try {
           Thread.sleep(backoffMs);
@@ -52,9 +60,11 @@ final class StoreRetry {
   }
 
   void run(String what, Runnable action) {
-    call(what, () -> {
-      action.run();
-      return null;
-    });
+    call(
+        what,
+        () -> {
+          action.run();
+          return null;
+        });
   }
 }

@@ -35,7 +35,10 @@ class ConsumerLagTest {
   @Test
   void readsTheClientWideMaximumNotAPartitionsOwn() {
     Map<MetricName, Metric> metrics = new LinkedHashMap<>();
-    put(metrics, name("records-lag-max", Map.of("client-id", "c", "topic", "otlp_spans", "partition", "0")), 900.0);
+    put(
+        metrics,
+        name("records-lag-max", Map.of("client-id", "c", "topic", "otlp_spans", "partition", "0")),
+        900.0);
     put(metrics, name("records-lag-max", Map.of("client-id", "c")), 1234.0);
     put(metrics, name("records-lag", Map.of("client-id", "c")), 5.0);
     assertThat(ConsumerLag.max(metrics)).isEqualTo(OptionalLong.of(1234));

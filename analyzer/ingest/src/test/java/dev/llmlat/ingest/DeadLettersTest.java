@@ -27,8 +27,18 @@ class DeadLettersTest {
   static ConsumerRecord<byte[], byte[]> record(int partition, long offset, byte[] value) {
     RecordHeaders headers = new RecordHeaders();
     headers.add("traceparent", bytes("00-abc-def-01"));
-    return new ConsumerRecord<>("otlp_spans", partition, offset, 0L, TimestampType.CREATE_TIME, 3, value.length,
-        bytes("key"), value, headers, Optional.empty());
+    return new ConsumerRecord<>(
+        "otlp_spans",
+        partition,
+        offset,
+        0L,
+        TimestampType.CREATE_TIME,
+        3,
+        value.length,
+        bytes("key"),
+        value,
+        headers,
+        Optional.empty());
   }
 
   static byte[] bytes(String s) {
@@ -37,7 +47,8 @@ class DeadLettersTest {
 
   static List<String> headers(ProducerRecord<byte[], byte[]> r) {
     return StreamSupport.stream(r.headers().spliterator(), false)
-        .map((Header h) -> h.key() + "=" + new String(h.value(), StandardCharsets.UTF_8)).toList();
+        .map((Header h) -> h.key() + "=" + new String(h.value(), StandardCharsets.UTF_8))
+        .toList();
   }
 
   @Test
@@ -52,12 +63,13 @@ class DeadLettersTest {
     assertThat(sent.partition()).isNull(); // the dead-letter topic's own partitioner decides
     assertThat(sent.key()).isEqualTo(bytes("key"));
     assertThat(sent.value()).isEqualTo(garbage);
-    assertThat(headers(sent)).containsExactly(
-        "traceparent=00-abc-def-01",
-        LlmlatTopics.HEADER_REASON + "=not an OTLP ExportTraceServiceRequest protobuf",
-        LlmlatTopics.HEADER_TOPIC + "=otlp_spans",
-        LlmlatTopics.HEADER_PARTITION + "=3",
-        LlmlatTopics.HEADER_OFFSET + "=1234");
+    assertThat(headers(sent))
+        .containsExactly(
+            "traceparent=00-abc-def-01",
+            LlmlatTopics.HEADER_REASON + "=not an OTLP ExportTraceServiceRequest protobuf",
+            LlmlatTopics.HEADER_TOPIC + "=otlp_spans",
+            LlmlatTopics.HEADER_PARTITION + "=3",
+            LlmlatTopics.HEADER_OFFSET + "=1234");
     assertThat(metrics.snapshot().deadLettered()).isEqualTo(1);
   }
 
@@ -68,8 +80,10 @@ class DeadLettersTest {
     producer.errorNext(new TimeoutException("broker away"));
     producer.completeNext();
 
-    assertThatThrownBy(deadLetters::flush).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("otlp_spans.dlq").hasMessageContaining("broker away");
+    assertThatThrownBy(deadLetters::flush)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("otlp_spans.dlq")
+        .hasMessageContaining("broker away");
     deadLetters.flush(); // reported once: a later batch's dead letters went through
     assertThat(metrics.snapshot().deadLettered()).isEqualTo(2);
   }

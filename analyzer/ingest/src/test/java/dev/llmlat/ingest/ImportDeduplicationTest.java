@@ -2,14 +2,14 @@ package dev.llmlat.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.runtime.home.EngineLibrary;
-import dev.llmlat.ingest.imports.ImportClaim;
-import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.imports.ImportRecord;
 import dev.llmlat.imports.ImportedFile;
+import dev.llmlat.ingest.imports.ImportClaim;
+import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.ingest.imports.StoreImportLedger;
-import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -51,7 +51,9 @@ class ImportDeduplicationTest {
 
   @BeforeEach
   void freshFile() {
-    deduplication = new ImportDeduplication(claims, ledger, new StoreRetry(store.description(), new IngestMetrics(), () -> true));
+    deduplication =
+        new ImportDeduplication(
+            claims, ledger, new StoreRetry(store.description(), new IngestMetrics(), () -> true));
     String id = UUID.randomUUID().toString().replace("-", "");
     file = new ImportedFile(id, "/data/" + id + ".nsys-rep", "nsys", "");
   }
@@ -64,7 +66,8 @@ class ImportDeduplicationTest {
   void theFirstRunToPublishAnUnclaimedFileClaimsItAndAnotherRunIsRefused() {
     assertThat(deduplication.stores(file, RUN_A)).isTrue();
     ImportClaim claim = claims.latest(file.id()).orElseThrow();
-    assertThat(List.of(claim.epoch(), claim.claimant(), claim.path())).containsExactly(1L, RUN_A, ImportClaim.Path.KAFKA);
+    assertThat(List.of(claim.epoch(), claim.claimant(), claim.path()))
+        .containsExactly(1L, RUN_A, ImportClaim.Path.KAFKA);
 
     assertThat(deduplication.stores(file, RUN_B)).isFalse();
     assertThat(claims.latest(file.id()).orElseThrow().claimant()).isEqualTo(RUN_A);
@@ -93,7 +96,9 @@ class ImportDeduplicationTest {
     assertThat(deduplication.stores(file, RUN_A)).isFalse();
     assertThat(claims.latest(file.id())).isEmpty();
 
-    ImportedFile pending = new ImportedFile(UUID.randomUUID().toString().replace("-", ""), "/data/p.json", "kineto", "");
+    ImportedFile pending =
+        new ImportedFile(
+            UUID.randomUUID().toString().replace("-", ""), "/data/p.json", "kineto", "");
     ledger.write(new ImportRecord(pending, ImportRecord.Status.PENDING, 0, 0, now()));
     assertThat(deduplication.stores(pending, RUN_A)).isFalse();
     assertThat(claims.latest(pending.id())).isEmpty();
@@ -117,7 +122,8 @@ class ImportDeduplicationTest {
     assertThat(record.status()).isEqualTo(ImportRecord.Status.INGESTED);
     assertThat(record.file()).isEqualTo(file);
 
-    // once ingested, the ledger's record is what stands: a claim released since does not let a second run store it
+    // once ingested, the ledger's record is what stands: a claim released since does not let a
+    // second run store it
     claims.claim(file.id(), 2, RUN_A, ImportClaim.Path.RELEASED, "");
     deduplication.batchDone();
     assertThat(deduplication.stores(file, RUN_B)).isFalse();

@@ -4,7 +4,9 @@ import dev.llmlat.ingest.imports.ImportClaims;
 import java.util.Set;
 import java.util.function.Consumer;
 
-/** The ingester's test hooks, for tests in other packages. Set before {@link SpanIngester#start()}. */
+/**
+ * The ingester's test hooks, for tests in other packages. Set before {@link SpanIngester#start()}.
+ */
 public final class IngesterAccess {
   private IngesterAccess() {}
 

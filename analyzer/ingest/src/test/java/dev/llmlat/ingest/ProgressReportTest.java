@@ -28,15 +28,23 @@ class ProgressReportTest {
     assertThat(metrics.snapshot().lag()).isEqualTo(-1);
 
     metrics.spans.set(100);
-    assertThat(report.maybeLog(105 * S, () -> consumerMetrics)).hasValueSatisfying(line -> assertThat(line)
-        .startsWith("ingest: 20 spans/s; total 100 spans,").contains("lag 42;"));
+    assertThat(report.maybeLog(105 * S, () -> consumerMetrics))
+        .hasValueSatisfying(
+            line ->
+                assertThat(line)
+                    .startsWith("ingest: 20 spans/s; total 100 spans,")
+                    .contains("lag 42;"));
     assertThat(metrics.snapshot().lag()).isEqualTo(42);
 
     metrics.spans.set(400);
     lag(7);
     assertThat(report.maybeLog(108 * S, () -> consumerMetrics)).isEmpty();
-    assertThat(report.maybeLog(115 * S, () -> consumerMetrics)).hasValueSatisfying(line -> assertThat(line)
-        .startsWith("ingest: 30 spans/s; total 400 spans,").contains("lag 7;"));
+    assertThat(report.maybeLog(115 * S, () -> consumerMetrics))
+        .hasValueSatisfying(
+            line ->
+                assertThat(line)
+                    .startsWith("ingest: 30 spans/s; total 400 spans,")
+                    .contains("lag 7;"));
   }
 
   @Test

@@ -34,7 +34,8 @@ class StoreRetryTest {
   @Test
   void givesUpOnTheThirdFailureOnceStopping() {
     StoreRetry retry = new StoreRetry("test store", metrics, () -> false);
-    assertThatThrownBy(() -> retry.call("insert", storeAwayFor(10))).isInstanceOf(StoreException.class)
+    assertThatThrownBy(() -> retry.call("insert", storeAwayFor(10)))
+        .isInstanceOf(StoreException.class)
         .hasMessage("store away (attempt 3)");
     assertThat(attempts).hasValue(3);
     assertThat(metrics.snapshot().insertRetries()).isEqualTo(2);
@@ -43,10 +44,15 @@ class StoreRetryTest {
   @Test
   void doesNotRetryWhatIsNotAStoreError() {
     StoreRetry retry = new StoreRetry("test store", metrics, () -> true);
-    assertThatThrownBy(() -> retry.run("insert", () -> {
-      attempts.incrementAndGet();
-      throw new IllegalArgumentException("a bug, not an outage");
-    })).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () ->
+                retry.run(
+                    "insert",
+                    () -> {
+                      attempts.incrementAndGet();
+                      throw new IllegalArgumentException("a bug, not an outage");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(attempts).hasValue(1);
     assertThat(metrics.snapshot().insertRetries()).isZero();
   }

@@ -37,11 +37,13 @@ import org.slf4j.LoggerFactory;
  * state consistent with the records consumed; how rows stay exactly once in the store is said in
  * {@link TraceAssembler}.
  *
- * <p>Lifecycle: {@link #start()} describes the topic and starts the stream threads; {@link #close()}
- * stops them (the current transaction commits), leaves the group and closes the state stores.
+ * <p>Lifecycle: {@link #start()} describes the topic and starts the stream threads; {@link
+ * #close()} stops them (the current transaction commits), leaves the group and closes the state
+ * stores.
  */
 public final class LiveAttributor implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LiveAttributor.class);
+
   /** {@code AnalyzerVersion} of the rows: tells live rows from {@code analyze}'s. */
   public static final String VERSION = "llmlat-live 0.1";
 
@@ -60,10 +62,11 @@ public final class LiveAttributor implements AutoCloseable {
   }
 
   /**
-   * With {@code attributed} told of each request's first attribution once its row is written (a late span's
-   * re-attribution replaces the row and is not told again), on the stream thread.
+   * With {@code attributed} told of each request's first attribution once its row is written (a
+   * late span's re-attribution replaces the row and is not told again), on the stream thread.
    */
-  public LiveAttributor(LiveConfig config, ClickHouseStore store, Consumer<? super Attribution> attributed) {
+  public LiveAttributor(
+      LiveConfig config, ClickHouseStore store, Consumer<? super Attribution> attributed) {
     this.config = config;
     this.store = store;
     this.attributed = attributed;
@@ -88,32 +91,47 @@ public final class LiveAttributor implements AutoCloseable {
       throw new IllegalStateException("already started");
     }
     int partitions = partitions();
-    TraceAssembler.Settings settings = new TraceAssembler.Settings(config.grace(), config.retention(), partitions,
-        config.punctuateEvery(), config.evidencePerPair(), VERSION);
+    TraceAssembler.Settings settings =
+        new TraceAssembler.Settings(
+            config.grace(),
+            config.retention(),
+            partitions,
+            config.punctuateEvery(),
+            config.evidencePerPair(),
+            VERSION);
     internalTopic = config.applicationId() + LiveTopology.INTERNAL_TOPIC_SUFFIX;
-    streams = new KafkaStreams(LiveTopology.build(config.topic(), settings, store, metrics, attributed), properties());
-    streams.setUncaughtExceptionHandler(e -> {
-      failure = e;
-      LOG.error("live attribution stopped: {}", e.toString(), e);
-      return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-    });
-    streams.setStateListener((now, before) -> {
-      if (now == KafkaStreams.State.RUNNING) {
-        LOG.info("owns partitions: {}", owned());
-      } else if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
-        stopped.countDown();
-      }
-    });
+    streams =
+        new KafkaStreams(
+            LiveTopology.build(config.topic(), settings, store, metrics, attributed), properties());
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          failure = e;
+          LOG.error("live attribution stopped: {}", e.toString(), e);
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    streams.setStateListener(
+        (now, before) -> {
+          if (now == KafkaStreams.State.RUNNING) {
+            LOG.info("owns partitions: {}", owned());
+          } else if (now == KafkaStreams.State.NOT_RUNNING || now == KafkaStreams.State.ERROR) {
+            stopped.countDown();
+          }
+        });
     streams.start();
     if (!config.reportInterval().isZero()) {
-      reporter = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("llmlat-live-report").unstarted(r));
+      reporter =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> Thread.ofPlatform().daemon().name("llmlat-live-report").unstarted(r));
       long every = config.reportInterval().toMillis();
       reporter.scheduleAtFixedRate(this::report, every, every, TimeUnit.MILLISECONDS);
     }
     return this;
   }
 
-  /** Waits until the stream threads stop on their own (a failure) or {@code timeout} passes; true if they did. */
+  /**
+   * Waits until the stream threads stop on their own (a failure) or {@code timeout} passes; true if
+   * they did.
+   */
   public boolean awaitStop(Duration timeout) throws InterruptedException {
     return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -125,18 +143,25 @@ public final class LiveAttributor implements AutoCloseable {
     }
     if (streams != null) {
       // leaving the group hands the partitions over now, not after the session timeout
-      if (!streams.close(CloseOptions.timeout(Duration.ofSeconds(60))
-          .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP))) {
-        LOG.warn("live attribution did not stop within 60 s; its uncommitted work will be redone from the changelogs");
+      if (!streams.close(
+          CloseOptions.timeout(Duration.ofSeconds(60))
+              .withGroupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP))) {
+        LOG.warn(
+            "live attribution did not stop within 60 s; its uncommitted work will be redone from the changelogs");
       } else {
         LOG.info("live attribution stopped cleanly: {}", metrics.snapshot());
       }
     }
   }
 
-  /** The span topic's partition count: the internal topic gets as many (a trace's assembly lives in one). */
+  /**
+   * The span topic's partition count: the internal topic gets as many (a trace's assembly lives in
+   * one).
+   */
   private int partitions() {
-    return SpanTopics.describe(config.kafkaClient(), config.bootstrapServers(), config.topic()).partitions().size();
+    return SpanTopics.describe(config.kafkaClient(), config.bootstrapServers(), config.topic())
+        .partitions()
+        .size();
   }
 
   private java.util.Properties properties() {
@@ -144,20 +169,31 @@ public final class LiveAttributor implements AutoCloseable {
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, config.applicationId());
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(StreamsConfig.STATE_DIR_CONFIG, config.stateDir().toAbsolutePath().toString());
-    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1); // the core attributes a batch on all cores itself
-    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), (int) config.sessionTimeout().toMillis());
-    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), (int) config.sessionTimeout().toMillis() / 3);
+    p.put(
+        StreamsConfig.NUM_STREAM_THREADS_CONFIG,
+        1); // the core attributes a batch on all cores itself
+    p.put(
+        StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+        (int) config.sessionTimeout().toMillis());
+    p.put(
+        StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG),
+        (int) config.sessionTimeout().toMillis() / 3);
     p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
     // A poll hands out one partition's fetched records before the next's, and the thread processes
     // them before it polls again; with the consumer's 1 MB a partition's fetch of compressed span
     // records held thousands of them, and a backlog was read a partition at a time, its traces
     // complete before the steps other partitions held for them were read. Small fetches interleave.
-    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 64 * 1024);
+    p.put(
+        StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG),
+        64 * 1024);
     // Every commit is a transaction over the internal topic's and the changelogs' partitions, whose
     // markers the broker writes to each; exactly-once's 100 ms default spent most of the thread's
-    // time waiting on them. Committing as often as completion is checked keeps spans' way through the
+    // time waiting on them. Committing as often as completion is checked keeps spans' way through
+    // the
     // internal topic (visible once committed) small against the grace.
-    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Math.max(100L, config.punctuateEvery().toMillis()));
+    p.put(
+        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+        Math.max(100L, config.punctuateEvery().toMillis()));
     config.kafkaClient().applyTo(p);
     // what exactly-once depends on, over anything the user's file says
     p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
@@ -170,8 +206,13 @@ public final class LiveAttributor implements AutoCloseable {
   private List<Integer> owned() {
     TreeSet<Integer> owned = new TreeSet<>();
     for (ThreadMetadata t : streams.metadataForLocalThreads()) {
-      t.activeTasks().forEach(task -> task.topicPartitions().stream().filter(tp -> tp.topic().equals(internalTopic))
-          .map(TopicPartition::partition).forEach(owned::add));
+      t.activeTasks()
+          .forEach(
+              task ->
+                  task.topicPartitions().stream()
+                      .filter(tp -> tp.topic().equals(internalTopic))
+                      .map(TopicPartition::partition)
+                      .forEach(owned::add));
     }
     return List.copyOf(owned);
   }
@@ -192,11 +233,23 @@ public final class LiveAttributor implements AutoCloseable {
       metrics.lag = known ? lag : -1;
       LiveStats s = metrics.snapshot();
       double[] delay = metrics.drainDelays();
-      LOG.info(String.format("live: %,d traces waiting, %,d held; total %,d attributed (%,d late re-attributions), %,d rows,"
-              + " %,d spans, %,d undecodable records; last span to row p50 %s p99 %s (%d traces); lag %s records;"
-              + " store failures %,d", s.waiting(), s.held(), s.attributions(), s.lateReattributions(), s.rowsWritten(), s.spans(),
-          s.undecodable(), ms(delay[0]), ms(delay[1]), (long) delay[2], s.lag() < 0 ? "?" : String.format("%,d", s.lag()),
-          s.storeFailures()));
+      LOG.info(
+          String.format(
+              "live: %,d traces waiting, %,d held; total %,d attributed (%,d late re-attributions), %,d rows,"
+                  + " %,d spans, %,d undecodable records; last span to row p50 %s p99 %s (%d traces); lag %s records;"
+                  + " store failures %,d",
+              s.waiting(),
+              s.held(),
+              s.attributions(),
+              s.lateReattributions(),
+              s.rowsWritten(),
+              s.spans(),
+              s.undecodable(),
+              ms(delay[0]),
+              ms(delay[1]),
+              (long) delay[2],
+              s.lag() < 0 ? "?" : String.format("%,d", s.lag()),
+              s.storeFailures()));
     } catch (RuntimeException e) {
       LOG.warn("progress report failed: {}", e.toString());
     }

@@ -40,29 +40,38 @@ public record LiveConfig(
     Objects.requireNonNull(kafkaClient, "kafkaClient");
     Objects.requireNonNull(stateDir, "stateDir");
     if (bootstrapServers == null || bootstrapServers.isBlank() || !bootstrapServers.contains(":")) {
-      throw new IllegalArgumentException("Kafka bootstrap servers must be host:port[,host:port], got '" + bootstrapServers + "'");
+      throw new IllegalArgumentException(
+          "Kafka bootstrap servers must be host:port[,host:port], got '" + bootstrapServers + "'");
     }
     if (topic == null || !topic.matches("[A-Za-z0-9._-]{1,200}")) {
       throw new IllegalArgumentException("not a Kafka topic name: '" + topic + "'");
     }
     if (applicationId == null || !applicationId.matches("[A-Za-z0-9._-]{1,150}")) {
-      throw new IllegalArgumentException("the application id must be 1-150 of A-Z a-z 0-9 . _ -, got '" + applicationId + "'");
+      throw new IllegalArgumentException(
+          "the application id must be 1-150 of A-Z a-z 0-9 . _ -, got '" + applicationId + "'");
     }
     if (grace.toMillis() < 10 || grace.toMinutes() > 60) {
-      throw new IllegalArgumentException("the grace must be 10 ms to 60 min, got " + grace.toMillis() + " ms");
+      throw new IllegalArgumentException(
+          "the grace must be 10 ms to 60 min, got " + grace.toMillis() + " ms");
     }
     if (retention.compareTo(grace) < 0 || retention.toDays() > 7) {
-      throw new IllegalArgumentException("the retention must be at least the grace (" + grace.toMillis() + " ms) and at most 7 days, got "
-          + retention.toMillis() + " ms");
+      throw new IllegalArgumentException(
+          "the retention must be at least the grace ("
+              + grace.toMillis()
+              + " ms) and at most 7 days, got "
+              + retention.toMillis()
+              + " ms");
     }
     if (reportInterval.isNegative()) {
       throw new IllegalArgumentException("the report interval must not be negative");
     }
     if (sessionTimeout.toMillis() < 1000 || sessionTimeout.toMinutes() > 30) {
-      throw new IllegalArgumentException("the session timeout must be 1 s to 30 min, got " + sessionTimeout.toMillis() + " ms");
+      throw new IllegalArgumentException(
+          "the session timeout must be 1 s to 30 min, got " + sessionTimeout.toMillis() + " ms");
     }
     if (evidencePerPair < 1 || evidencePerPair > 10_000) {
-      throw new IllegalArgumentException("evidence per clock-domain pair must be 1 to 10000, got " + evidencePerPair);
+      throw new IllegalArgumentException(
+          "evidence per clock-domain pair must be 1 to 10000, got " + evidencePerPair);
     }
   }
 
@@ -138,8 +147,17 @@ public record LiveConfig(
     }
 
     public LiveConfig build() {
-      return new LiveConfig(bootstrapServers, topic, applicationId, grace, retention, stateDir, reportInterval, sessionTimeout,
-          evidencePerPair, kafkaClient);
+      return new LiveConfig(
+          bootstrapServers,
+          topic,
+          applicationId,
+          grace,
+          retention,
+          stateDir,
+          reportInterval,
+          sessionTimeout,
+          evidencePerPair,
+          kafkaClient);
     }
   }
 }

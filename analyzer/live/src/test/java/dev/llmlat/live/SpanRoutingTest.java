@@ -28,23 +28,47 @@ class SpanRoutingTest {
   static final String C = "5b8efff798038103d269b633813fc60c";
   static final long T = 1_795_946_400_000_000_000L;
 
-  /** A scheduler-SDK step in request A's trace serving A, B and C: the ids in llmlat.trace_ids and as links. */
+  /**
+   * A scheduler-SDK step in request A's trace serving A, B and C: the ids in llmlat.trace_ids and
+   * as links.
+   */
   static Span step() {
-    return Span.newBuilder().setTraceId(id(A)).setSpanId(id("00000000000000aa")).setName("step")
-        .setStartTimeUnixNano(T).setEndTimeUnixNano(T + 1000)
+    return Span.newBuilder()
+        .setTraceId(id(A))
+        .setSpanId(id("00000000000000aa"))
+        .setName("step")
+        .setStartTimeUnixNano(T)
+        .setEndTimeUnixNano(T + 1000)
         .addAttributes(OtlpAttributes.strings("llmlat.trace_ids", List.of(A, B, "not-a-trace-id")))
         .addLinks(Span.Link.newBuilder().setTraceId(id(C)).setSpanId(id("00000000000000cc")))
-        .addLinks(Span.Link.newBuilder().setTraceId(id("00000000000000000000000000000000")).setSpanId(id("00000000000000cc")))
+        .addLinks(
+            Span.Link.newBuilder()
+                .setTraceId(id("00000000000000000000000000000000"))
+                .setSpanId(id("00000000000000cc")))
         .build();
   }
 
   @Test
   void aStepGoesToEveryRequestItServedOnceAndATracesOwnSpansToItself() {
-    Span request = Span.newBuilder().setTraceId(id(B)).setSpanId(id("00000000000000bb")).setName("llm_request")
-        .setStartTimeUnixNano(T).setEndTimeUnixNano(T + 5000).build();
-    byte[] record = ExportTraceServiceRequest.newBuilder().addResourceSpans(ResourceSpans.newBuilder()
-        .setResource(Resource.newBuilder().addAttributes(kv("llmlat.layer", AnyValue.newBuilder().setStringValue("engine"))))
-        .addScopeSpans(ScopeSpans.newBuilder().addSpans(step()).addSpans(request))).build().toByteArray();
+    Span request =
+        Span.newBuilder()
+            .setTraceId(id(B))
+            .setSpanId(id("00000000000000bb"))
+            .setName("llm_request")
+            .setStartTimeUnixNano(T)
+            .setEndTimeUnixNano(T + 5000)
+            .build();
+    byte[] record =
+        ExportTraceServiceRequest.newBuilder()
+            .addResourceSpans(
+                ResourceSpans.newBuilder()
+                    .setResource(
+                        Resource.newBuilder()
+                            .addAttributes(
+                                kv("llmlat.layer", AnyValue.newBuilder().setStringValue("engine"))))
+                    .addScopeSpans(ScopeSpans.newBuilder().addSpans(step()).addSpans(request)))
+            .build()
+            .toByteArray();
     LiveMetrics metrics = new LiveMetrics();
     List<KeyValue<String, RoutedSpans>> routed = SpanRouting.route(record, metrics);
     assertThat(routed).hasSize(2);
@@ -58,17 +82,27 @@ class SpanRoutingTest {
     assertThat(metrics.spans.get()).isEqualTo(2);
 
     // the internal topic's record survives its serde, and reaches each of its targets' partitions
-    RoutedSpans back = RoutedSpans.SERDE.deserializer().deserialize("t", RoutedSpans.SERDE.serializer().serialize("t", shared));
+    RoutedSpans back =
+        RoutedSpans.SERDE
+            .deserializer()
+            .deserialize("t", RoutedSpans.SERDE.serializer().serialize("t", shared));
     assertThat(back).isEqualTo(shared);
-    Set<Integer> partitions = Set.of(TracePartitioner.partitionOf(A, 6), TracePartitioner.partitionOf(B, 6),
-        TracePartitioner.partitionOf(C, 6));
-    assertThat(new TracePartitioner().partitions("t", A, shared, null, 6)).isEqualTo(Optional.of(partitions));
+    Set<Integer> partitions =
+        Set.of(
+            TracePartitioner.partitionOf(A, 6),
+            TracePartitioner.partitionOf(B, 6),
+            TracePartitioner.partitionOf(C, 6));
+    assertThat(new TracePartitioner().partitions("t", A, shared, null, 6))
+        .isEqualTo(Optional.of(partitions));
   }
 
   @Test
   void aRecordThatIsNoSpanBatchIsCountedAndSkipped() {
     LiveMetrics metrics = new LiveMetrics();
-    assertThat(SpanRouting.route("not protobuf".getBytes(java.nio.charset.StandardCharsets.UTF_8), metrics)).isEmpty();
+    assertThat(
+            SpanRouting.route(
+                "not protobuf".getBytes(java.nio.charset.StandardCharsets.UTF_8), metrics))
+        .isEmpty();
     assertThat(SpanRouting.route(new byte[0], metrics)).isEmpty();
     assertThat(metrics.undecodable.get()).isEqualTo(2);
   }

@@ -3,17 +3,17 @@ package dev.llmlat.live;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.analyze.otlp.OtlpSpanRecords;
-import dev.llmlat.attribution.TraceAttribution;
 import dev.llmlat.analyze.store.Analyzer;
+import dev.llmlat.attribution.TraceAttribution;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.ingest.spans.SpanRouter;
 import dev.llmlat.live.internal.LiveMetrics;
 import dev.llmlat.live.internal.LiveTopology;
 import dev.llmlat.live.internal.TraceAssembler;
 import dev.llmlat.otlpkafka.SpanBatch;
-import dev.llmlat.store.schema.SchemaMigrator;
-import dev.llmlat.ingest.spans.SpanRouter;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -44,9 +44,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The live topology on Kafka Streams' test driver (wall-clock time is the driver's: no sleeps)
- * over the real embedded store: completion by grace, rows equal to {@code analyze}'s on the same
- * spans, late spans re-attributing, retention dropping state, clock evidence across traces.
+ * The live topology on Kafka Streams' test driver (wall-clock time is the driver's: no sleeps) over
+ * the real embedded store: completion by grace, rows equal to {@code analyze}'s on the same spans,
+ * late spans re-attributing, retention dropping state, clock evidence across traces.
  */
 class TraceAssemblyTest {
   static final String TOPIC = "otlp_spans";
@@ -77,12 +77,17 @@ class TraceAssemblyTest {
   void startDriver() {
     metrics = new LiveMetrics();
     // the driver runs one task: one partition
-    TraceAssembler.Settings settings = new TraceAssembler.Settings(GRACE, RETENTION, 1, TICK, 64, LiveAttributor.VERSION);
+    TraceAssembler.Settings settings =
+        new TraceAssembler.Settings(GRACE, RETENTION, 1, TICK, 64, LiveAttributor.VERSION);
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "live-test");
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    driver = new TopologyTestDriver(LiveTopology.build(TOPIC, settings, store, metrics), p, Instant.ofEpochMilli(1_000_000));
+    driver =
+        new TopologyTestDriver(
+            LiveTopology.build(TOPIC, settings, store, metrics),
+            p,
+            Instant.ofEpochMilli(1_000_000));
     input = driver.createInputTopic(TOPIC, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
@@ -106,7 +111,10 @@ class TraceAssemblyTest {
     }
   }
 
-  /** Lets wall-clock time pass as it does, a punctuation at a time (a task that read nothing for a grace of them is idle). */
+  /**
+   * Lets wall-clock time pass as it does, a punctuation at a time (a task that read nothing for a
+   * grace of them is idle).
+   */
   void advance(Duration d) {
     for (Duration left = d; !left.isZero(); ) {
       Duration step = left.compareTo(TICK) < 0 ? left : TICK;
@@ -119,12 +127,26 @@ class TraceAssemblyTest {
     return DemoTraces.sqlList(requests);
   }
 
-  /** Live's (or analyze's) rows of these requests in FINAL: trace id -> TTFT, start layer, adapter, components. */
+  /**
+   * Live's (or analyze's) rows of these requests in FINAL: trace id -> TTFT, start layer, adapter,
+   * components.
+   */
   static Map<String, List<String>> rows(List<DemoTraces.Request> requests) {
     Map<String, List<String>> out = new java.util.TreeMap<>();
-    String components = String.join(", ", dev.llmlat.attribution.Attribution.COMPONENTS.stream().map(dev.llmlat.attribution.Attribution::column).toList());
-    for (List<String> r : store.query("SELECT TraceId, TtftNs, TtftStartLayer, EngineAdapter, " + components
-        + " FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests)).rows()) {
+    String components =
+        String.join(
+            ", ",
+            dev.llmlat.attribution.Attribution.COMPONENTS.stream()
+                .map(dev.llmlat.attribution.Attribution::column)
+                .toList());
+    for (List<String> r :
+        store
+            .query(
+                "SELECT TraceId, TtftNs, TtftStartLayer, EngineAdapter, "
+                    + components
+                    + " FROM llm_request_attribution FINAL WHERE TraceId IN "
+                    + in(requests))
+            .rows()) {
       out.put(r.get(0), r.subList(1, r.size()));
     }
     return out;
@@ -142,27 +164,47 @@ class TraceAssemblyTest {
     send(spans);
 
     advance(GRACE.minusMillis(1));
-    assertThat(count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
-        .as("nothing before the grace has passed").isZero();
+    assertThat(
+            count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
+        .as("nothing before the grace has passed")
+        .isZero();
     assertThat(metrics.waiting()).isEqualTo(40);
     advance(TICK);
     Map<String, List<String>> live = rows(requests);
     assertThat(live).hasSize(40);
-    assertThat(count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests))).isEqualTo(40);
-    assertThat(store.query("SELECT DISTINCT AnalyzerVersion FROM llm_request_attribution WHERE TraceId IN " + in(requests))
-        .single()).isEqualTo(LiveAttributor.VERSION);
+    assertThat(
+            count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
+        .isEqualTo(40);
+    assertThat(
+            store
+                .query(
+                    "SELECT DISTINCT AnalyzerVersion FROM llm_request_attribution WHERE TraceId IN "
+                        + in(requests))
+                .single())
+        .isEqualTo(LiveAttributor.VERSION);
     assertThat(metrics.waiting()).isZero();
     assertThat(metrics.snapshot().rowsWritten()).isEqualTo(40);
 
-    // the same spans through the store path: analyze's rows (newer) replace live's, and are the same
+    // the same spans through the store path: analyze's rows (newer) replace live's, and are the
+    // same
     new SpanRouter().add(spans).insertInto(store, null);
-    assertThat(new Analyzer(store).analyze(base - 1_000 * MS, base + 60_000 * MS, false).written()).isEqualTo(40);
-    assertThat(store.query("SELECT DISTINCT AnalyzerVersion FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests))
-        .single()).isEqualTo(Analyzer.VERSION);
+    assertThat(new Analyzer(store).analyze(base - 1_000 * MS, base + 60_000 * MS, false).written())
+        .isEqualTo(40);
+    assertThat(
+            store
+                .query(
+                    "SELECT DISTINCT AnalyzerVersion FROM llm_request_attribution FINAL WHERE TraceId IN "
+                        + in(requests))
+                .single())
+        .isEqualTo(Analyzer.VERSION);
     assertThat(rows(requests)).isEqualTo(live);
-    // shared spans (GPU steps of two requests) reached both, the prefill steps made it into the components
+    // shared spans (GPU steps of two requests) reached both, the prefill steps made it into the
+    // components
     assertThat(live.values()).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
-    assertThat(count("SELECT countIf(PrefillGpuNs > 0) FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests)))
+    assertThat(
+            count(
+                "SELECT countIf(PrefillGpuNs > 0) FROM llm_request_attribution FINAL WHERE TraceId IN "
+                    + in(requests)))
         .isEqualTo(40);
   }
 
@@ -174,15 +216,24 @@ class TraceAssemblyTest {
     // the gateway's exporter is late: engine and GPU first
     send(spans.toBuilder().removeResourceSpans(0).build());
     advance(GRACE.plus(TICK));
-    assertThat(rows(requests).values()).hasSize(4).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("engine"));
-    String versions = "SELECT max(AnalyzedAt) FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests);
+    assertThat(rows(requests).values())
+        .hasSize(4)
+        .allSatisfy(r -> assertThat(r.get(1)).isEqualTo("engine"));
+    String versions =
+        "SELECT max(AnalyzedAt) FROM llm_request_attribution FINAL WHERE TraceId IN "
+            + in(requests);
     String first = store.query(versions).single();
 
-    send(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(0)).build());
+    send(
+        ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(0)).build());
     advance(GRACE.plus(TICK));
     Map<String, List<String>> after = rows(requests);
-    assertThat(after.values()).hasSize(4).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
-    assertThat(store.query(versions).single()).as("the newer row replaced the older").isGreaterThanOrEqualTo(first);
+    assertThat(after.values())
+        .hasSize(4)
+        .allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
+    assertThat(store.query(versions).single())
+        .as("the newer row replaced the older")
+        .isGreaterThanOrEqualTo(first);
     assertThat(metrics.snapshot().lateReattributions()).isEqualTo(4);
     assertThat(metrics.snapshot().attributions()).isEqualTo(8);
   }
@@ -192,23 +243,35 @@ class TraceAssemblyTest {
     long base = 1_795_946_550_000_000_000L;
     List<DemoTraces.Request> requests = new ArrayList<>();
     ExportTraceServiceRequest spans = new DemoTraces(21, base).generate(4, requests);
-    ExportTraceServiceRequest others = new DemoTraces(22, base + 60_000 * MS).generate(30, new ArrayList<>());
+    ExportTraceServiceRequest others =
+        new DemoTraces(22, base + 60_000 * MS).generate(30, new ArrayList<>());
     Instant sent = Instant.ofEpochMilli(1_795_946_550_000L);
     // a backlog: the engine's spans, then other requests' records sent 50 ms later and read over
     // many graces of wall clock, then the gateway's spans, sent 100 ms after the engine's
     send(spans.toBuilder().removeResourceSpans(0).build(), sent);
     SpanBatch backlog = SpanBatch.of(others);
     for (int i = 0; i < backlog.recordCount(); i++) {
-      input.pipeInput(backlog.traceId(i).getBytes(StandardCharsets.UTF_8), backlog.record(i), sent.plusMillis(50));
+      input.pipeInput(
+          backlog.traceId(i).getBytes(StandardCharsets.UTF_8),
+          backlog.record(i),
+          sent.plusMillis(50));
       advance(TICK);
     }
-    assertThat(count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
-        .as("no trace is complete before a grace has passed in what was read").isZero();
-    send(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(0)).build(), sent.plusMillis(100));
+    assertThat(
+            count("SELECT count() FROM llm_request_attribution WHERE TraceId IN " + in(requests)))
+        .as("no trace is complete before a grace has passed in what was read")
+        .isZero();
+    send(
+        ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(0)).build(),
+        sent.plusMillis(100));
     advance(GRACE.plus(TICK));
-    assertThat(rows(requests).values()).hasSize(4).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
+    assertThat(rows(requests).values())
+        .hasSize(4)
+        .allSatisfy(r -> assertThat(r.get(1)).isEqualTo("gateway"));
     assertThat(metrics.snapshot().attributions()).isEqualTo(34);
-    assertThat(metrics.snapshot().lateReattributions()).as("each attributed once, with its gateway's spans").isZero();
+    assertThat(metrics.snapshot().lateReattributions())
+        .as("each attributed once, with its gateway's spans")
+        .isZero();
   }
 
   @Test
@@ -217,17 +280,25 @@ class TraceAssemblyTest {
     List<DemoTraces.Request> requests = new ArrayList<>();
     ExportTraceServiceRequest spans = new DemoTraces(9, base).generate(6, requests);
     // the GPU layer alone: steps, no request
-    send(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(2)).build());
+    send(
+        ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(2)).build());
     advance(GRACE.multipliedBy(4));
     assertThat(rows(requests)).isEmpty();
-    assertThat(entries(TraceAssembler.SHARED)).as("each GPU step once").isEqualTo(spans.getResourceSpans(2).getScopeSpans(0).getSpansCount());
+    assertThat(entries(TraceAssembler.SHARED))
+        .as("each GPU step once")
+        .isEqualTo(spans.getResourceSpans(2).getScopeSpans(0).getSpansCount());
     send(spans.toBuilder().removeResourceSpans(2).build());
     advance(GRACE.plus(TICK));
     assertThat(rows(requests)).hasSize(6);
     assertThat(entries(TraceAssembler.TRACES)).isEqualTo(6);
 
     advance(RETENTION);
-    for (String store : List.of(TraceAssembler.TRACES, TraceAssembler.SPANS, TraceAssembler.SHARED, TraceAssembler.TIMERS)) {
+    for (String store :
+        List.of(
+            TraceAssembler.TRACES,
+            TraceAssembler.SPANS,
+            TraceAssembler.SHARED,
+            TraceAssembler.TIMERS)) {
       assertThat(entries(store)).as(store + " after the retention").isZero();
     }
     assertThat(metrics.snapshot().expiredWithoutRequest()).isZero();
@@ -239,22 +310,31 @@ class TraceAssemblyTest {
     long base = 1_795_946_700_000_000_000L;
     long skew = 1_500_000; // the engine host's clock runs 1.5 ms ahead
     List<DemoTraces.Request> requests = new ArrayList<>();
-    ExportTraceServiceRequest spans = onEngineHost(new DemoTraces(10, base).generate(12, requests), skew);
+    ExportTraceServiceRequest spans =
+        onEngineHost(new DemoTraces(10, base).generate(12, requests), skew);
     SpanBatch batch = SpanBatch.of(spans);
     List<ExportTraceServiceRequest> byTrace = batch.requests();
     for (ExportTraceServiceRequest trace : byTrace) {
       send(trace);
       advance(GRACE.plus(TICK)); // attributed one by one, each with the evidence before it
     }
-    List<List<String>> corrections = store.query("SELECT TraceId, toString(ClockCorrections) FROM llm_request_attribution FINAL"
-        + " WHERE TraceId IN " + in(requests) + " ORDER BY ArrivalTime").rows();
+    List<List<String>> corrections =
+        store
+            .query(
+                "SELECT TraceId, toString(ClockCorrections) FROM llm_request_attribution FINAL"
+                    + " WHERE TraceId IN "
+                    + in(requests)
+                    + " ORDER BY ArrivalTime")
+            .rows();
     assertThat(corrections).hasSize(12);
-    // one round trip is too thin to move a clock by 1.75 ms (its margin is 1% of the exchange): not applied
+    // one round trip is too thin to move a clock by 1.75 ms (its margin is 1% of the exchange): not
+    // applied
     assertThat(corrections.get(0).get(1)).isEqualTo("{}");
     assertThat(TraceAttribution.attribute(OtlpSpanRecords.of(byTrace.get(11))).get(0).corrections())
         .noneMatch(dev.llmlat.attribution.ClockCorrection::applied);
     // eight and more are strong evidence: the later traces are aligned
-    assertThat(corrections.subList(9, 12)).allSatisfy(r -> assertThat(r.get(1)).isEqualTo("{'engine-host':-1750000}"));
+    assertThat(corrections.subList(9, 12))
+        .allSatisfy(r -> assertThat(r.get(1)).isEqualTo("{'engine-host':-1750000}"));
   }
 
   @Test
@@ -265,18 +345,32 @@ class TraceAssemblyTest {
     ExportTraceServiceRequest withoutGpu = spans.toBuilder().removeResourceSpans(2).build();
     send(withoutGpu);
     advance(GRACE.plus(TICK));
-    String prefillCpu = "SELECT countIf(PrefillCpuNs > 0) FROM llm_request_attribution FINAL WHERE TraceId IN " + in(requests);
+    String prefillCpu =
+        "SELECT countIf(PrefillCpuNs > 0) FROM llm_request_attribution FINAL WHERE TraceId IN "
+            + in(requests);
     assertThat(rows(requests)).hasSize(6);
-    assertThat(count(prefillCpu)).as("without GPU steps the engine's prefill counts as GPU time").isZero();
+    assertThat(count(prefillCpu))
+        .as("without GPU steps the engine's prefill counts as GPU time")
+        .isZero();
 
     // the ingester stored the same spans; a GPU export is imported into the store afterwards
     new SpanRouter().add(withoutGpu).insertInto(store, null);
-    new SpanRouter().add(ExportTraceServiceRequest.newBuilder().addResourceSpans(spans.getResourceSpans(2)).build()).insertInto(store, null);
+    new SpanRouter()
+        .add(
+            ExportTraceServiceRequest.newBuilder()
+                .addResourceSpans(spans.getResourceSpans(2))
+                .build())
+        .insertInto(store, null);
     Analyzer analyzer = new Analyzer(store);
     assertThat(analyzer.analyze(base - 1_000 * MS, base + 60_000 * MS, true).written())
-        .as("plain `analyze` takes only requests without a row").isZero();
-    assertThat(analyzer.analyze(base - 1_000 * MS, base + 60_000 * MS, false).written()).as("`analyze --all`").isEqualTo(6);
-    assertThat(count(prefillCpu)).as("the GPU steps split the prefill into launch and GPU time").isEqualTo(6);
+        .as("plain `analyze` takes only requests without a row")
+        .isZero();
+    assertThat(analyzer.analyze(base - 1_000 * MS, base + 60_000 * MS, false).written())
+        .as("`analyze --all`")
+        .isEqualTo(6);
+    assertThat(count(prefillCpu))
+        .as("the GPU steps split the prefill into launch and GPU time")
+        .isEqualTo(6);
   }
 
   /** The engine and GPU layers on a host of their own whose clock is {@code skewNs} ahead. */
@@ -287,12 +381,17 @@ class TraceAssemblyTest {
       Resource.Builder resource = rs.getResourceBuilder();
       for (int a = 0; a < resource.getAttributesCount(); a++) {
         if (resource.getAttributes(a).getKey().equals("host.name")) {
-          resource.setAttributes(a, KeyValue.newBuilder().setKey("host.name").setValue(AnyValue.newBuilder().setStringValue("engine-host")));
+          resource.setAttributes(
+              a,
+              KeyValue.newBuilder()
+                  .setKey("host.name")
+                  .setValue(AnyValue.newBuilder().setStringValue("engine-host")));
         }
       }
       for (ScopeSpans.Builder ss : rs.getScopeSpansBuilderList()) {
         for (Span.Builder s : ss.getSpansBuilderList()) {
-          s.setStartTimeUnixNano(s.getStartTimeUnixNano() + skewNs).setEndTimeUnixNano(s.getEndTimeUnixNano() + skewNs);
+          s.setStartTimeUnixNano(s.getStartTimeUnixNano() + skewNs)
+              .setEndTimeUnixNano(s.getEndTimeUnixNano() + skewNs);
           for (Span.Event.Builder e : s.getEventsBuilderList()) {
             e.setTimeUnixNano(e.getTimeUnixNano() + skewNs);
           }

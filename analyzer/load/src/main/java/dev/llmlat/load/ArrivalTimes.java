@@ -5,8 +5,9 @@ import java.util.Random;
 /**
  * When an open-loop run sends its requests: the i-th request's offset from the start of the
  * measured phase, in nanoseconds. The first request goes at 0. Constant: {@code i / rate}, computed
- * from i so rounding never accumulates. Poisson: the sum of exponential gaps with mean {@code 1/rate}
- * (inverse transform of a seeded uniform), not rescaled afterwards: the process stays Poisson.
+ * from i so rounding never accumulates. Poisson: the sum of exponential gaps with mean {@code
+ * 1/rate} (inverse transform of a seeded uniform), not rescaled afterwards: the process stays
+ * Poisson.
  */
 final class ArrivalTimes {
   private final double nanosPerRequest;
@@ -24,7 +25,8 @@ final class ArrivalTimes {
     return switch (shape) {
       case LoadShape.Constant c -> new ArrivalTimes(c.rate(), null);
       case LoadShape.Poisson p -> new ArrivalTimes(p.rate(), new Random(p.seed()));
-      case LoadShape.Closed c -> throw new IllegalArgumentException("a closed loop has no arrival schedule");
+      case LoadShape.Closed c ->
+          throw new IllegalArgumentException("a closed loop has no arrival schedule");
     };
   }
 

@@ -26,7 +26,8 @@ import java.util.Locale;
  *       turns gives the first human turn as the prompt and the length of the first gpt turn after
  *       it as the output tokens asked for (as vLLM's benchmark reads ShareGPT; entries without both
  *       turns are skipped, as there);
- *   <li>JSONL: one {@code {"prompt": "...", "output_tokens": N}} object per line; blank lines skipped.
+ *   <li>JSONL: one {@code {"prompt": "...", "output_tokens": N}} object per line; blank lines
+ *       skipped.
  * </ul>
  *
  * Anything else is refused naming the file and the line, before a request is sent.
@@ -52,7 +53,8 @@ public final class DatasetPrompts implements PromptSource {
    */
   public static DatasetPrompts read(Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new InvalidDatasetException(file + ": " + (Files.exists(file) ? "not a regular file" : "no such file"));
+      throw new InvalidDatasetException(
+          file + ": " + (Files.exists(file) ? "not a regular file" : "no such file"));
     }
     if (!Files.isReadable(file)) {
       throw new InvalidDatasetException(file + ": permission denied");
@@ -65,8 +67,13 @@ public final class DatasetPrompts implements PromptSource {
       if (first == '{') {
         return jsonLines(file);
       }
-      throw new InvalidDatasetException(file + (first < 0 ? ": the file is empty"
-          : ": neither a ShareGPT JSON array nor JSONL objects (it starts with '" + (char) first + "')"));
+      throw new InvalidDatasetException(
+          file
+              + (first < 0
+                  ? ": the file is empty"
+                  : ": neither a ShareGPT JSON array nor JSONL objects (it starts with '"
+                      + (char) first
+                      + "')"));
     } catch (CharacterCodingException e) {
       throw new InvalidDatasetException(file + ": not UTF-8 text");
     } catch (IOException e) {
@@ -90,7 +97,8 @@ public final class DatasetPrompts implements PromptSource {
       p.nextToken(); // the array
       while (p.nextToken() != JsonToken.END_ARRAY) {
         if (p.currentToken() == null) {
-          throw new InvalidDatasetException(file + ": the JSON array is not closed (the file ends after " + entry + " entries)");
+          throw new InvalidDatasetException(
+              file + ": the JSON array is not closed (the file ends after " + entry + " entries)");
         }
         entry++;
         long line = p.currentTokenLocation().getLineNr();
@@ -103,10 +111,12 @@ public final class DatasetPrompts implements PromptSource {
         }
       }
       if (p.nextToken() != null) {
-        throw new InvalidDatasetException(file + ":" + p.currentTokenLocation().getLineNr() + ": text after the JSON array");
+        throw new InvalidDatasetException(
+            file + ":" + p.currentTokenLocation().getLineNr() + ": text after the JSON array");
       }
     } catch (JsonProcessingException e) {
-      throw new InvalidDatasetException(file + ":" + line(e.getLocation()) + ": not valid JSON: " + e.getOriginalMessage());
+      throw new InvalidDatasetException(
+          file + ":" + line(e.getLocation()) + ": not valid JSON: " + e.getOriginalMessage());
     }
     return checked(file, prompts, skipped);
   }
@@ -127,7 +137,8 @@ public final class DatasetPrompts implements PromptSource {
       JsonNode from = turn.get("from");
       JsonNode value = turn.get("value");
       if (from == null || !from.isTextual() || value == null || !value.isTextual()) {
-        throw new InvalidDatasetException(where + ": every turn needs string \"from\" and \"value\"");
+        throw new InvalidDatasetException(
+            where + ": every turn needs string \"from\" and \"value\"");
       }
       String role = from.asText().toLowerCase(Locale.ROOT);
       if (human == null && (role.equals("human") || role.equals("user"))) {
@@ -157,7 +168,8 @@ public final class DatasetPrompts implements PromptSource {
         try {
           node = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-          throw new InvalidDatasetException(file + ":" + line + ": not valid JSON: " + e.getOriginalMessage());
+          throw new InvalidDatasetException(
+              file + ":" + line + ": not valid JSON: " + e.getOriginalMessage());
         }
         prompts.add(jsonLine(node, file + ":" + line));
       }
@@ -167,23 +179,32 @@ public final class DatasetPrompts implements PromptSource {
 
   private static Prompt jsonLine(JsonNode node, String where) {
     if (!node.isObject()) {
-      throw new InvalidDatasetException(where + ": expected an object {\"prompt\": ..., \"output_tokens\": N}");
+      throw new InvalidDatasetException(
+          where + ": expected an object {\"prompt\": ..., \"output_tokens\": N}");
     }
     JsonNode prompt = node.get("prompt");
     if (prompt == null || !prompt.isTextual() || prompt.asText().isEmpty()) {
       throw new InvalidDatasetException(where + ": \"prompt\" must be a non-empty string");
     }
     JsonNode output = node.get("output_tokens");
-    if (output == null || !output.canConvertToInt() || !output.isIntegralNumber() || output.asInt() < 1) {
-      throw new InvalidDatasetException(where + ": \"output_tokens\" must be a whole number of at least 1");
+    if (output == null
+        || !output.canConvertToInt()
+        || !output.isIntegralNumber()
+        || output.asInt() < 1) {
+      throw new InvalidDatasetException(
+          where + ": \"output_tokens\" must be a whole number of at least 1");
     }
     return new Prompt(prompt.asText(), Prompt.estimateTokens(prompt.asText()), output.asInt());
   }
 
   private static DatasetPrompts checked(Path file, List<Prompt> prompts, int skipped) {
     if (prompts.isEmpty()) {
-      throw new InvalidDatasetException(file + ": no usable prompt" + (skipped > 0 ? " (" + skipped
-          + " entries lack a human turn followed by a gpt turn)" : ""));
+      throw new InvalidDatasetException(
+          file
+              + ": no usable prompt"
+              + (skipped > 0
+                  ? " (" + skipped + " entries lack a human turn followed by a gpt turn)"
+                  : ""));
     }
     return new DatasetPrompts(file, prompts, skipped);
   }
@@ -210,7 +231,11 @@ public final class DatasetPrompts implements PromptSource {
 
   @Override
   public String description() {
-    return file.getFileName() + String.format(Locale.ROOT, ": %,d prompts", prompts.size())
-        + (skipped > 0 ? String.format(Locale.ROOT, " (%,d entries without a human and a gpt turn skipped)", skipped) : "");
+    return file.getFileName()
+        + String.format(Locale.ROOT, ": %,d prompts", prompts.size())
+        + (skipped > 0
+            ? String.format(
+                Locale.ROOT, " (%,d entries without a human and a gpt turn skipped)", skipped)
+            : "");
   }
 }

@@ -2,7 +2,9 @@ package dev.llmlat.load;
 
 /** The OpenAI-compatible streaming APIs the load generator speaks. */
 public enum Endpoint {
-  /** {@code /v1/chat/completions}: one user message; content in {@code choices[0].delta.content}. */
+  /**
+   * {@code /v1/chat/completions}: one user message; content in {@code choices[0].delta.content}.
+   */
   CHAT("/v1/chat/completions", "chat", "openai-chat"),
   /** {@code /v1/completions}: a prompt; content in {@code choices[0].text}. */
   COMPLETIONS("/v1/completions", "text_completion", "openai");

@@ -36,7 +36,10 @@ final class EventLines {
     this.limit = limit;
   }
 
-  /** The next line without its terminator; null at the end of the stream (a last unterminated line is returned first). */
+  /**
+   * The next line without its terminator; null at the end of the stream (a last unterminated line
+   * is returned first).
+   */
   String next() throws IOException {
     length = 0;
     while (true) {
@@ -72,7 +75,10 @@ final class EventLines {
     end = n;
     if (!started) {
       started = true;
-      if (n >= 3 && (chunk[0] & 0xFF) == 0xEF && (chunk[1] & 0xFF) == 0xBB && (chunk[2] & 0xFF) == 0xBF) {
+      if (n >= 3
+          && (chunk[0] & 0xFF) == 0xEF
+          && (chunk[1] & 0xFF) == 0xBB
+          && (chunk[2] & 0xFF) == 0xBF) {
         pos = 3;
       }
     }
@@ -84,7 +90,8 @@ final class EventLines {
       throw new TooLong(limit);
     }
     if (length + n > line.length) {
-      line = Arrays.copyOf(line, (int) Math.min(limit, Math.max((long) line.length * 2, length + n)));
+      line =
+          Arrays.copyOf(line, (int) Math.min(limit, Math.max((long) line.length * 2, length + n)));
     }
     System.arraycopy(chunk, from, line, length, n);
     length += n;

@@ -2,8 +2,8 @@ package dev.llmlat.load;
 
 /**
  * Why a request failed: its kind (counted per kind in the summary) and the detail (the span's
- * status message). The detail is the server's or the transport's words, cut short; never the
- * prompt or the completion.
+ * status message). The detail is the server's or the transport's words, cut short; never the prompt
+ * or the completion.
  *
  * @param kind what went wrong
  * @param httpStatus the response status for {@link Kind#HTTP}, else 0
@@ -32,7 +32,10 @@ public record Failure(Kind kind, int httpStatus, String detail) {
     NO_CONTENT("no_content"),
     /** Stopped in flight (Ctrl-C). */
     CANCELLED("cancelled"),
-    /** Something llmlat did not foresee (a bug, or input the HTTP client chokes on): named, never a stack trace. */
+    /**
+     * Something llmlat did not foresee (a bug, or input the HTTP client chokes on): named, never a
+     * stack trace.
+     */
     INTERNAL("internal");
 
     private final String type;
@@ -48,7 +51,10 @@ public record Failure(Kind kind, int httpStatus, String detail) {
   }
 
   public Failure {
-    detail = detail == null ? "" : detail.length() <= MAX_DETAIL ? detail : detail.substring(0, MAX_DETAIL - 3) + "...";
+    detail =
+        detail == null
+            ? ""
+            : detail.length() <= MAX_DETAIL ? detail : detail.substring(0, MAX_DETAIL - 3) + "...";
   }
 
   static Failure of(Kind kind, String detail) {
@@ -61,7 +67,10 @@ public record Failure(Kind kind, int httpStatus, String detail) {
     return of(Kind.INTERNAL, e.getMessage() == null ? name : name + ": " + e.getMessage());
   }
 
-  /** The span's {@code error.type}: the status code for HTTP failures (OpenTelemetry's HTTP conventions). */
+  /**
+   * The span's {@code error.type}: the status code for HTTP failures (OpenTelemetry's HTTP
+   * conventions).
+   */
   public String errorType() {
     return kind == Kind.HTTP ? Integer.toString(httpStatus) : kind.type();
   }

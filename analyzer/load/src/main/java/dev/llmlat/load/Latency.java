@@ -24,7 +24,12 @@ public record Latency(int samples, double mean, double median, double std, doubl
     for (double v : sorted) {
       squares += (v - mean) * (v - mean);
     }
-    return new Latency(sorted.length, mean, Quantiles.ofSorted(sorted, 0.5), Math.sqrt(squares / sorted.length),
-        Quantiles.ofSorted(sorted, 0.9), Quantiles.ofSorted(sorted, 0.99));
+    return new Latency(
+        sorted.length,
+        mean,
+        Quantiles.ofSorted(sorted, 0.5),
+        Math.sqrt(squares / sorted.length),
+        Quantiles.ofSorted(sorted, 0.9),
+        Quantiles.ofSorted(sorted, 0.99));
   }
 }

@@ -16,12 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One load run: warm-up requests (closed loop, not measured, sent with an unsampled
- * {@code traceparent} so no layer records them), then the measured phase, open loop at a rate or a
- * closed loop of clients. One dispatcher thread sends on schedule; each request runs on a virtual
- * thread of its own. At most {@code maxConcurrency} are in flight: a request that is due while
- * all slots are taken waits for one (its wait is the client queue time, as in vLLM), so a server
- * that falls behind slows the run down instead of piling up requests without bound.
+ * One load run: warm-up requests (closed loop, not measured, sent with an unsampled {@code
+ * traceparent} so no layer records them), then the measured phase, open loop at a rate or a closed
+ * loop of clients. One dispatcher thread sends on schedule; each request runs on a virtual thread
+ * of its own. At most {@code maxConcurrency} are in flight: a request that is due while all slots
+ * are taken waits for one (its wait is the client queue time, as in vLLM), so a server that falls
+ * behind slows the run down instead of piling up requests without bound.
  *
  * <p>{@link #stop} (Ctrl-C) stops sending, gives the requests in flight a grace period to end, and
  * cancels the rest; {@link #await} then returns what finished.
@@ -93,7 +93,8 @@ public final class LoadRun {
    * @param spans where the client spans go; null: none
    * @param listener told of progress; {@link Listener#NONE} when nobody listens
    */
-  public static LoadRun start(LoadConfig config, PromptSource prompts, SpanShipper spans, Listener listener) {
+  public static LoadRun start(
+      LoadConfig config, PromptSource prompts, SpanShipper spans, Listener listener) {
     LoadRun run = new LoadRun(config, prompts, spans, Objects.requireNonNull(listener, "listener"));
     run.dispatcher.start();
     return run;
@@ -127,7 +128,8 @@ public final class LoadRun {
   }
 
   private void measure() throws InterruptedException {
-    ArrivalTimes schedule = config.shape() instanceof LoadShape.Closed ? null : ArrivalTimes.of(config.shape());
+    ArrivalTimes schedule =
+        config.shape() instanceof LoadShape.Closed ? null : ArrivalTimes.of(config.shape());
     long limit = config.duration() == null ? Long.MAX_VALUE : config.duration().toNanos();
     phaseStart = System.nanoTime();
     measuring = true;
@@ -168,23 +170,28 @@ public final class LoadRun {
     int id = launched.getAndIncrement();
     String traceId = randomTraceId();
     String spanId = randomSpanId();
-    StreamingClient.Call call = new StreamingClient.Call(index, prompt, traceId, spanId, measured, due);
-    Thread thread = Thread.ofVirtual().name("llmlat-load-" + id).unstarted(() -> {
-      try {
-        RequestOutcome outcome = client.execute(call, inFlight.get(id));
-        if (measured) {
-          record(outcome);
-        } else if (!outcome.success()) {
-          warmupFailures.incrementAndGet();
-          if (warmupFailure == null) {
-            warmupFailure = outcome.failure();
-          }
-        }
-      } finally {
-        inFlight.remove(id);
-        slots.release();
-      }
-    });
+    StreamingClient.Call call =
+        new StreamingClient.Call(index, prompt, traceId, spanId, measured, due);
+    Thread thread =
+        Thread.ofVirtual()
+            .name("llmlat-load-" + id)
+            .unstarted(
+                () -> {
+                  try {
+                    RequestOutcome outcome = client.execute(call, inFlight.get(id));
+                    if (measured) {
+                      record(outcome);
+                    } else if (!outcome.success()) {
+                      warmupFailures.incrementAndGet();
+                      if (warmupFailure == null) {
+                        warmupFailure = outcome.failure();
+                      }
+                    }
+                  } finally {
+                    inFlight.remove(id);
+                    slots.release();
+                  }
+                });
     inFlight.put(id, new StreamingClient.InFlight(thread));
     thread.start();
   }
@@ -202,10 +209,15 @@ public final class LoadRun {
       spans.add(clientSpans.span(outcome));
     }
     int planned = config.duration() == null ? config.requests() : -1;
-    listener.requestDone(outcome, new Progress(done, failed.get(), inFlight.size() - 1, planned, System.nanoTime() - phaseStart));
+    listener.requestDone(
+        outcome,
+        new Progress(
+            done, failed.get(), inFlight.size() - 1, planned, System.nanoTime() - phaseStart));
   }
 
-  /** Waits for every request in flight; once stopping, for the grace period only, then cancels them. */
+  /**
+   * Waits for every request in flight; once stopping, for the grace period only, then cancels them.
+   */
   private void drain() {
     int all = config.maxConcurrency();
     while (true) {
@@ -248,10 +260,24 @@ public final class LoadRun {
     }
     sorted.sort(Comparator.comparingInt(RequestOutcome::index));
     // to the end of the last request that finished (ones cancelled at a stop did not)
-    long lastEnd = sorted.stream().filter(r -> !r.cancelled()).mapToLong(RequestOutcome::endNanos).max().orElse(phaseStart);
+    long lastEnd =
+        sorted.stream()
+            .filter(r -> !r.cancelled())
+            .mapToLong(RequestOutcome::endNanos)
+            .max()
+            .orElse(phaseStart);
     long duration = measuring ? Math.max(0, lastEnd - phaseStart) : 0;
-    return new LoadResult(config, prompts.description(), sorted, phaseStart, duration, stopping, warmupsSent,
-        warmupFailures.get(), warmupFailure, clock);
+    return new LoadResult(
+        config,
+        prompts.description(),
+        sorted,
+        phaseStart,
+        duration,
+        stopping,
+        warmupsSent,
+        warmupFailures.get(),
+        warmupFailure,
+        clock);
   }
 
   /** A random trace id in hex, never all zeros (W3C trace context forbids it). */

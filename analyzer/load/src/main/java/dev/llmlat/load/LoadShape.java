@@ -2,9 +2,13 @@ package dev.llmlat.load;
 
 import java.util.Locale;
 
-/** How requests arrive: open loop at a rate (constant or Poisson), or a closed loop of N clients. */
+/**
+ * How requests arrive: open loop at a rate (constant or Poisson), or a closed loop of N clients.
+ */
 public sealed interface LoadShape {
-  /** Requests per second at a constant interval (vLLM: {@code --request-rate R --burstiness inf}). */
+  /**
+   * Requests per second at a constant interval (vLLM: {@code --request-rate R --burstiness inf}).
+   */
   record Constant(double rate) implements LoadShape {
     public Constant {
       checkRate(rate);
@@ -48,7 +52,8 @@ public sealed interface LoadShape {
   private static void checkRate(double rate) {
     // above a million a second the gap is under a microsecond: nothing could send that fast
     if (!(rate > 0) || rate > 1_000_000) {
-      throw new IllegalArgumentException("--rate must be above 0 and at most 1000000 requests per second, not " + rate);
+      throw new IllegalArgumentException(
+          "--rate must be above 0 and at most 1000000 requests per second, not " + rate);
     }
   }
 

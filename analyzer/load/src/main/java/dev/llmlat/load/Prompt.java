@@ -5,7 +5,8 @@ package dev.llmlat.load;
  * far as the client can tell without the server's tokenizer, and the output tokens to ask for.
  *
  * @param text the prompt
- * @param inputTokens the prompt's estimated tokens (the server's {@code usage.prompt_tokens} replaces it when sent)
+ * @param inputTokens the prompt's estimated tokens (the server's {@code usage.prompt_tokens}
+ *     replaces it when sent)
  * @param outputTokens {@code max_tokens} of the request
  */
 public record Prompt(String text, int inputTokens, int outputTokens) {
@@ -14,7 +15,8 @@ public record Prompt(String text, int inputTokens, int outputTokens) {
       throw new IllegalArgumentException("a prompt has text");
     }
     if (inputTokens < 0 || outputTokens < 1) {
-      throw new IllegalArgumentException("a prompt asks for at least 1 output token, got " + outputTokens);
+      throw new IllegalArgumentException(
+          "a prompt asks for at least 1 output token, got " + outputTokens);
     }
   }
 

@@ -21,9 +21,21 @@ package dev.llmlat.load;
  * @param usageCompletionTokens the server's {@code usage.completion_tokens}; -1: not sent
  * @param failure why it failed; null when it succeeded
  */
-public record RequestOutcome(int index, String traceId, String spanId, int estimatedInputTokens, int maxTokens,
-    long dueNanos, long startNanos, long headersNanos, long[] chunkNanos, long endNanos, int httpStatus,
-    int usagePromptTokens, int usageCompletionTokens, Failure failure) {
+public record RequestOutcome(
+    int index,
+    String traceId,
+    String spanId,
+    int estimatedInputTokens,
+    int maxTokens,
+    long dueNanos,
+    long startNanos,
+    long headersNanos,
+    long[] chunkNanos,
+    long endNanos,
+    int httpStatus,
+    int usagePromptTokens,
+    int usageCompletionTokens,
+    Failure failure) {
 
   public boolean success() {
     return failure == null;
@@ -42,7 +54,10 @@ public record RequestOutcome(int index, String traceId, String spanId, int estim
     return usagePromptTokens >= 0 ? usagePromptTokens : estimatedInputTokens;
   }
 
-  /** Output tokens: the server's count where it sent usage, else the content chunks (one token each, as servers stream them). */
+  /**
+   * Output tokens: the server's count where it sent usage, else the content chunks (one token each,
+   * as servers stream them).
+   */
   public int outputTokens() {
     return usageCompletionTokens >= 0 ? usageCompletionTokens : chunkNanos.length;
   }
@@ -60,10 +75,15 @@ public record RequestOutcome(int index, String traceId, String spanId, int estim
     return (chunkNanos.length == 0 ? endNanos : chunkNanos[chunkNanos.length - 1]) - startNanos;
   }
 
-  /** Time per output token after the first: {@code (latency - ttft) / (output tokens - 1)}; 0 for one token or none (vLLM's goodput rule). */
+  /**
+   * Time per output token after the first: {@code (latency - ttft) / (output tokens - 1)}; 0 for
+   * one token or none (vLLM's goodput rule).
+   */
   public double tpotNanos() {
     int out = outputTokens();
-    return out > 1 && chunkNanos.length > 0 ? (double) (latencyNanos() - ttftNanos()) / (out - 1) : 0;
+    return out > 1 && chunkNanos.length > 0
+        ? (double) (latencyNanos() - ttftNanos()) / (out - 1)
+        : 0;
   }
 
   /** Each content chunk's gap to the one before it (one fewer than the chunks). */

@@ -19,18 +19,20 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The result file ({@code --save-result}) in the layout of vLLM's benchmark result JSON, so tools
- * that read those read this: the keys, units and per-request arrays of {@code vllm/benchmarks/serve.py}
- * ({@code benchmark()} and {@code main_async()}, vLLM main at commit 009e6d4a, as saved with
- * {@code --save-result --save-detailed}) where the quantity is the same: seconds for
- * {@code duration}, {@code ttfts}, {@code itls}, {@code latencies}, {@code queue_times}; milliseconds
- * for {@code mean_/median_/std_/p90_/p99_{ttft,tpot,itl,e2el}_ms}. Differences: {@code start_times}
- * are Unix seconds (vLLM's are {@code perf_counter} readings), there are no {@code generated_texts}
- * (llmlat keeps no completion text), and TTFT ends at the first non-empty content chunk. llmlat's
- * own figures are under {@code llmlat_*} keys, which vLLM does not use.
+ * that read those read this: the keys, units and per-request arrays of {@code
+ * vllm/benchmarks/serve.py} ({@code benchmark()} and {@code main_async()}, vLLM main at commit
+ * 009e6d4a, as saved with {@code --save-result --save-detailed}) where the quantity is the same:
+ * seconds for {@code duration}, {@code ttfts}, {@code itls}, {@code latencies}, {@code
+ * queue_times}; milliseconds for {@code mean_/median_/std_/p90_/p99_{ttft,tpot,itl,e2el}_ms}.
+ * Differences: {@code start_times} are Unix seconds (vLLM's are {@code perf_counter} readings),
+ * there are no {@code generated_texts} (llmlat keeps no completion text), and TTFT ends at the
+ * first non-empty content chunk. llmlat's own figures are under {@code llmlat_*} keys, which vLLM
+ * does not use.
  */
 public final class ResultFile {
   /** The vLLM source whose result layout this follows. */
-  public static final String VLLM_REFERENCE = "vllm-project/vllm vllm/benchmarks/serve.py @ 009e6d4a1cd6";
+  public static final String VLLM_REFERENCE =
+      "vllm-project/vllm vllm/benchmarks/serve.py @ 009e6d4a1cd6";
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -40,7 +42,9 @@ public final class ResultFile {
   public static ObjectNode of(LoadResult result, ServingMetrics m) {
     LoadConfig config = result.config();
     ObjectNode o = JSON.createObjectNode();
-    o.put("date", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
+    o.put(
+        "date",
+        LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT)));
     o.put("endpoint_type", config.target().endpoint().vllmBackend());
     o.put("backend", config.target().endpoint().vllmBackend());
     o.putNull("label");
@@ -48,7 +52,9 @@ public final class ResultFile {
     o.putNull("tokenizer_id");
     o.put("num_prompts", result.outcomes().size());
     switch (config.shape()) {
-      case LoadShape.Constant c -> o.put("request_rate", c.rate()).put("burstiness", "inf"); // vLLM: inf burstiness = constant gaps
+      case LoadShape.Constant c ->
+          o.put("request_rate", c.rate())
+              .put("burstiness", "inf"); // vLLM: inf burstiness = constant gaps
       case LoadShape.Poisson p -> o.put("request_rate", p.rate()).put("burstiness", 1.0);
       case LoadShape.Closed c -> o.put("request_rate", "inf").put("burstiness", 1.0);
     }
@@ -77,7 +83,10 @@ public final class ResultFile {
     return o;
   }
 
-  /** vLLM's per-request arrays, one entry per measured request in the order sent; failed ones as vLLM leaves them (0, empty). */
+  /**
+   * vLLM's per-request arrays, one entry per measured request in the order sent; failed ones as
+   * vLLM leaves them (0, empty).
+   */
   private static void perRequest(ObjectNode o, LoadResult result) {
     ArrayNode inputLens = o.putArray("input_lens");
     ArrayNode outputLens = o.putArray("output_lens");
@@ -152,9 +161,10 @@ public final class ResultFile {
   }
 
   /**
-   * Checks, before the run, that a file can be created beside {@code path}, by creating and removing
-   * one there: permission bits do not tell (root passes them all; /proc and /sys refuse new files
-   * whatever they say), and a run that finished should not be lost to a path that could never work.
+   * Checks, before the run, that a file can be created beside {@code path}, by creating and
+   * removing one there: permission bits do not tell (root passes them all; /proc and /sys refuse
+   * new files whatever they say), and a run that finished should not be lost to a path that could
+   * never work.
    *
    * @param option the option that named it, for messages
    * @throws IllegalArgumentException naming the path and why no file can be written there
@@ -165,16 +175,33 @@ public final class ResultFile {
     if (dir == null) {
       throw new IllegalArgumentException(option + " " + target + ": names no file");
     }
-    Path probe = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".probe");
+    Path probe =
+        dir.resolve(
+            "."
+                + target.getFileName()
+                + "."
+                + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36)
+                + ".probe");
     try {
       Files.newOutputStream(probe, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
     } catch (IOException e) {
-      throw new IllegalArgumentException(option + " " + target + ": cannot create a file in " + dir + " (" + reason(e, dir) + ")", e);
+      throw new IllegalArgumentException(
+          option + " " + target + ": cannot create a file in " + dir + " (" + reason(e, dir) + ")",
+          e);
     }
     try {
       Files.delete(probe);
     } catch (IOException e) {
-      throw new IllegalArgumentException(option + " " + target + ": cannot remove a file from " + dir + " (" + reason(e, dir) + ")", e);
+      throw new IllegalArgumentException(
+          option
+              + " "
+              + target
+              + ": cannot remove a file from "
+              + dir
+              + " ("
+              + reason(e, dir)
+              + ")",
+          e);
     }
   }
 
@@ -183,7 +210,9 @@ public final class ResultFile {
       return "permission denied";
     }
     if (e instanceof NoSuchFileException) {
-      return Files.isDirectory(dir) ? "the file system takes no new files there" : "the directory does not exist";
+      return Files.isDirectory(dir)
+          ? "the file system takes no new files there"
+          : "the directory does not exist";
     }
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason();
@@ -191,7 +220,9 @@ public final class ResultFile {
     return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 
-  /** Writes {@code result} as JSON (one line, as vLLM's {@code json.dump}); leaves {@code out} open. */
+  /**
+   * Writes {@code result} as JSON (one line, as vLLM's {@code json.dump}); leaves {@code out} open.
+   */
   public static void write(ObjectNode result, OutputStream out) throws IOException {
     JSON.writer().without(JsonGenerator.Feature.AUTO_CLOSE_TARGET).writeValue(out, result);
   }

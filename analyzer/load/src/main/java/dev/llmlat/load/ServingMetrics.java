@@ -7,16 +7,16 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The benchmark's figures, defined as vLLM's benchmark ({@code vllm/benchmarks/serve.py},
- * {@code calculate_metrics}) defines them, so the same requests give the same numbers: a request
- * completed when it was answered with 200 and a content chunk; input tokens are the server's
- * {@code usage.prompt_tokens} (else the client's estimate), output tokens its
- * {@code usage.completion_tokens} (else the content chunks); throughputs divide by the benchmark
- * duration; TTFT, TPOT ({@code (latency - ttft) / (output - 1)}, requests of more than one token),
- * ITL (every gap between content chunks, all requests pooled) and E2E latency over completed
- * requests. Requests cancelled by a stop are left out (they did not finish). Goodput: completed
- * requests meeting every SLO, per second as vLLM's {@code request_goodput}, and as a fraction of
- * all finished requests with its Wilson 95% interval.
+ * The benchmark's figures, defined as vLLM's benchmark ({@code vllm/benchmarks/serve.py}, {@code
+ * calculate_metrics}) defines them, so the same requests give the same numbers: a request completed
+ * when it was answered with 200 and a content chunk; input tokens are the server's {@code
+ * usage.prompt_tokens} (else the client's estimate), output tokens its {@code
+ * usage.completion_tokens} (else the content chunks); throughputs divide by the benchmark duration;
+ * TTFT, TPOT ({@code (latency - ttft) / (output - 1)}, requests of more than one token), ITL (every
+ * gap between content chunks, all requests pooled) and E2E latency over completed requests.
+ * Requests cancelled by a stop are left out (they did not finish). Goodput: completed requests
+ * meeting every SLO, per second as vLLM's {@code request_goodput}, and as a fraction of all
+ * finished requests with its Wilson 95% interval.
  *
  * @param completed requests that succeeded
  * @param failed requests that failed
@@ -25,14 +25,31 @@ import java.util.TreeMap;
  * @param totalInput input tokens of completed requests
  * @param totalOutput output tokens of completed requests
  * @param good completed requests meeting every SLO (0 without SLOs)
- * @param goodFraction {@code good} of all finished requests with its interval; null without SLOs or requests
- * @param maxOutputTokensPerS the most content chunks that arrived within one second of the run (vLLM's peak)
- * @param maxConcurrentRequests the most requests under way at once (vLLM's peak, over completed requests)
+ * @param goodFraction {@code good} of all finished requests with its interval; null without SLOs or
+ *     requests
+ * @param maxOutputTokensPerS the most content chunks that arrived within one second of the run
+ *     (vLLM's peak)
+ * @param maxConcurrentRequests the most requests under way at once (vLLM's peak, over completed
+ *     requests)
  * @param errors failed requests per kind ({@code HTTP 503}, {@code timeout}, ...)
  */
-public record ServingMetrics(int completed, int failed, int cancelled, double durationS, long totalInput, long totalOutput,
-    Latency ttft, Latency tpot, Latency itl, Latency e2el, Latency queue, int good, Wilson.Interval goodFraction,
-    double maxOutputTokensPerS, int maxConcurrentRequests, Map<String, Long> errors) {
+public record ServingMetrics(
+    int completed,
+    int failed,
+    int cancelled,
+    double durationS,
+    long totalInput,
+    long totalOutput,
+    Latency ttft,
+    Latency tpot,
+    Latency itl,
+    Latency e2el,
+    Latency queue,
+    int good,
+    Wilson.Interval goodFraction,
+    double maxOutputTokensPerS,
+    int maxConcurrentRequests,
+    Map<String, Long> errors) {
 
   public ServingMetrics {
     errors = Map.copyOf(errors);
@@ -80,9 +97,23 @@ public record ServingMetrics(int completed, int failed, int cancelled, double du
     }
     int finished = completed + failed;
     Wilson.Interval fraction = slo.any() && finished > 0 ? Wilson.of95(good, finished) : null;
-    return new ServingMetrics(completed, failed, cancelled, result.durationNanos() / 1e9, input, output,
-        Latency.of(array(ttfts)), Latency.of(array(tpots)), Latency.of(array(itls)), Latency.of(array(e2els)), Latency.of(array(queues)),
-        good, fraction, peakChunksPerSecond(result), peakConcurrency(result), errors);
+    return new ServingMetrics(
+        completed,
+        failed,
+        cancelled,
+        result.durationNanos() / 1e9,
+        input,
+        output,
+        Latency.of(array(ttfts)),
+        Latency.of(array(tpots)),
+        Latency.of(array(itls)),
+        Latency.of(array(e2els)),
+        Latency.of(array(queues)),
+        good,
+        fraction,
+        peakChunksPerSecond(result),
+        peakConcurrency(result),
+        errors);
   }
 
   public double requestThroughput() {
@@ -106,7 +137,10 @@ public record ServingMetrics(int completed, int failed, int cancelled, double du
     return durationS > 0 ? n / durationS : 0;
   }
 
-  /** vLLM's {@code max_output_tokens_per_s}: chunks counted in one-second buckets from the first start. */
+  /**
+   * vLLM's {@code max_output_tokens_per_s}: chunks counted in one-second buckets from the first
+   * start.
+   */
   private static double peakChunksPerSecond(LoadResult result) {
     List<RequestOutcome> ok = result.outcomes().stream().filter(RequestOutcome::success).toList();
     if (ok.isEmpty()) {
@@ -123,7 +157,10 @@ public record ServingMetrics(int completed, int failed, int cancelled, double du
     return peak;
   }
 
-  /** vLLM's {@code max_concurrent_requests}: the most [start, last chunk) intervals of completed requests that overlap. */
+  /**
+   * vLLM's {@code max_concurrent_requests}: the most [start, last chunk) intervals of completed
+   * requests that overlap.
+   */
   private static int peakConcurrency(LoadResult result) {
     List<long[]> events = new ArrayList<>();
     for (RequestOutcome r : result.outcomes()) {
@@ -132,7 +169,11 @@ public record ServingMetrics(int completed, int failed, int cancelled, double du
         events.add(new long[] {r.startNanos() + r.latencyNanos(), -1});
       }
     }
-    events.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1])); // ends before starts
+    events.sort(
+        (a, b) ->
+            a[0] != b[0]
+                ? Long.compare(a[0], b[0])
+                : Long.compare(a[1], b[1])); // ends before starts
     int now = 0;
     int peak = 0;
     for (long[] e : events) {

@@ -3,8 +3,8 @@ package dev.llmlat.load;
 import java.time.Duration;
 
 /**
- * Service-level objectives for goodput: a request is good when it succeeded and met every SLO
- * given (vLLM's {@code --goodput ttft:MS tpot:MS}).
+ * Service-level objectives for goodput: a request is good when it succeeded and met every SLO given
+ * (vLLM's {@code --goodput ttft:MS tpot:MS}).
  *
  * @param ttft the most time to first token; null: none
  * @param tpot the most time per output token after the first; null: none
@@ -33,7 +33,8 @@ public record Slo(Duration ttft, Duration tpot) {
       return null;
     }
     if (!Double.isFinite(ms) || ms <= 0 || ms > 86_400_000) {
-      throw new IllegalArgumentException(option + " must be above 0 ms and at most a day, not " + ms);
+      throw new IllegalArgumentException(
+          option + " must be above 0 ms and at most a day, not " + ms);
     }
     return Duration.ofNanos(Math.round(ms * 1e6));
   }
@@ -44,6 +45,8 @@ public record Slo(Duration ttft, Duration tpot) {
 
   /** Whether {@code r} succeeded and met every SLO (vLLM: a value equal to its SLO meets it). */
   public boolean met(RequestOutcome r) {
-    return r.success() && (ttft == null || r.ttftNanos() <= ttft.toNanos()) && (tpot == null || r.tpotNanos() <= tpot.toNanos());
+    return r.success()
+        && (ttft == null || r.ttftNanos() <= ttft.toNanos())
+        && (tpot == null || r.tpotNanos() <= tpot.toNanos());
   }
 }

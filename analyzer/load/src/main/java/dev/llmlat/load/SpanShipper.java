@@ -15,11 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Hands client spans to a {@link SpanSink} as requests complete, in bounded batches (up to
- * {@value #BATCH} spans, or what gathered within {@value #LINGER_MS} ms), on a thread of its own:
- * a slow or failing sink never holds up a request. The queue is bounded; a span that finds it full
- * is dropped and counted, as is everything after the sink failed once (the run goes on; the
- * summary says what was not shipped).
+ * Hands client spans to a {@link SpanSink} as requests complete, in bounded batches (up to {@value
+ * #BATCH} spans, or what gathered within {@value #LINGER_MS} ms), on a thread of its own: a slow or
+ * failing sink never holds up a request. The queue is bounded; a span that finds it full is dropped
+ * and counted, as is everything after the sink failed once (the run goes on; the summary says what
+ * was not shipped).
  */
 public final class SpanShipper implements AutoCloseable {
   static final int BATCH = 512;
@@ -92,10 +92,14 @@ public final class SpanShipper implements AutoCloseable {
       dropped.addAndGet(spans.size());
       return;
     }
-    ExportTraceServiceRequest request = ExportTraceServiceRequest.newBuilder()
-        .addResourceSpans(ResourceSpans.newBuilder().setResource(resource)
-            .addScopeSpans(ScopeSpans.newBuilder().setScope(ClientSpans.SCOPE).addAllSpans(spans)))
-        .build();
+    ExportTraceServiceRequest request =
+        ExportTraceServiceRequest.newBuilder()
+            .addResourceSpans(
+                ResourceSpans.newBuilder()
+                    .setResource(resource)
+                    .addScopeSpans(
+                        ScopeSpans.newBuilder().setScope(ClientSpans.SCOPE).addAllSpans(spans)))
+            .build();
     try {
       sink.accept(SpanBatch.of(request));
       shipped.addAndGet(spans.size());

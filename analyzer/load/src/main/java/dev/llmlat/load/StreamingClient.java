@@ -22,10 +22,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Sends one streamed completion and measures it, on the calling thread: the JDK HttpClient over
- * HTTP/1.1 (what most benchmark clients and gateways speak to engines), {@code "stream": true}
- * with {@code stream_options.include_usage}, the server-sent events read line by line as they
- * arrive, each line and event bounded by {@link LoadConfig#maxLineBytes}. Every failure becomes a
- * {@link Failure}, never an exception: what nobody foresaw is {@link Failure.Kind#INTERNAL}.
+ * HTTP/1.1 (what most benchmark clients and gateways speak to engines), {@code "stream": true} with
+ * {@code stream_options.include_usage}, the server-sent events read line by line as they arrive,
+ * each line and event bounded by {@link LoadConfig#maxLineBytes}. Every failure becomes a {@link
+ * Failure}, never an exception: what nobody foresaw is {@link Failure.Kind#INTERNAL}.
  */
 final class StreamingClient implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,16 +37,22 @@ final class StreamingClient implements AutoCloseable {
 
   StreamingClient(LoadConfig config) {
     this.config = config;
-    this.http = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(config.timeout().compareTo(Duration.ofSeconds(10)) < 0 ? config.timeout() : Duration.ofSeconds(10))
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .build();
-    this.deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "llmlat-load-deadlines");
-      t.setDaemon(true);
-      return t;
-    });
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(
+                config.timeout().compareTo(Duration.ofSeconds(10)) < 0
+                    ? config.timeout()
+                    : Duration.ofSeconds(10))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+    this.deadlines =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "llmlat-load-deadlines");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** A request under way: {@link #cancel()} ends it from another thread (Ctrl-C, its deadline). */
@@ -81,7 +87,10 @@ final class StreamingClient implements AutoCloseable {
       return stoppedAs;
     }
 
-    /** Keeps the response body to close on stop; false (and closed) when the request was stopped already. */
+    /**
+     * Keeps the response body to close on stop; false (and closed) when the request was stopped
+     * already.
+     */
     private boolean attach(InputStream in) {
       synchronized (this) {
         if (stoppedAs == null) {
@@ -95,7 +104,8 @@ final class StreamingClient implements AutoCloseable {
   }
 
   /** What to send. */
-  record Call(int index, Prompt prompt, String traceId, String spanId, boolean sampled, long dueNanos) {}
+  record Call(
+      int index, Prompt prompt, String traceId, String spanId, boolean sampled, long dueNanos) {}
 
   /** Sends {@code call} and reads the whole response; returns what it measured. Never throws. */
   RequestOutcome execute(Call call, InFlight handle) {
@@ -104,8 +114,10 @@ final class StreamingClient implements AutoCloseable {
     try {
       return send(call, handle, m);
     } catch (RuntimeException | OutOfMemoryError | StackOverflowError e) {
-      // what nobody foresaw (the JDK client throws IllegalArgumentException on a bad Content-Length): this
-      // request fails, named, and the run goes on; a request's memory goes with it, so OOM counts here too
+      // what nobody foresaw (the JDK client throws IllegalArgumentException on a bad
+      // Content-Length): this
+      // request fails, named, and the run goes on; a request's memory goes with it, so OOM counts
+      // here too
       return m.failed(Failure.internal(e));
     } finally {
       Thread.interrupted(); // a stop that raced the end leaves no interrupt behind
@@ -114,10 +126,15 @@ final class StreamingClient implements AutoCloseable {
 
   private RequestOutcome send(Call call, InFlight handle, Measurement m) {
     HttpRequest request = request(call);
-    ScheduledFuture<?> deadline = deadlines.schedule(() -> handle.stop(Failure.Kind.TIMEOUT), config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> deadline =
+        deadlines.schedule(
+            () -> handle.stop(Failure.Kind.TIMEOUT),
+            config.timeout().toNanos(),
+            TimeUnit.NANOSECONDS);
     m.start = System.nanoTime();
     try {
-      HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      HttpResponse<InputStream> response =
+          http.send(request, HttpResponse.BodyHandlers.ofInputStream());
       m.headers = System.nanoTime();
       m.status = response.statusCode();
       if (!handle.attach(response.body())) {
@@ -125,7 +142,9 @@ final class StreamingClient implements AutoCloseable {
       }
       try (InputStream body = response.body()) {
         if (m.status != 200) {
-          return m.failed(new Failure(Failure.Kind.HTTP, m.status, errorMessage(body.readNBytes(ERROR_BODY_BYTES))));
+          return m.failed(
+              new Failure(
+                  Failure.Kind.HTTP, m.status, errorMessage(body.readNBytes(ERROR_BODY_BYTES))));
         }
         readEvents(body, m);
       }
@@ -138,32 +157,58 @@ final class StreamingClient implements AutoCloseable {
       }
       return m.done();
     } catch (HttpConnectTimeoutException e) {
-      return m.failed(Failure.of(Failure.Kind.CONNECT_TIMEOUT, "no connection to " + config.target().url().getHost() + " within "
-          + config.timeout().toMillis() + " ms"));
+      return m.failed(
+          Failure.of(
+              Failure.Kind.CONNECT_TIMEOUT,
+              "no connection to "
+                  + config.target().url().getHost()
+                  + " within "
+                  + config.timeout().toMillis()
+                  + " ms"));
     } catch (HttpTimeoutException e) {
-      return m.failed(Failure.of(Failure.Kind.TIMEOUT, "no response headers within " + config.timeout().toMillis() + " ms"));
+      return m.failed(
+          Failure.of(
+              Failure.Kind.TIMEOUT,
+              "no response headers within " + config.timeout().toMillis() + " ms"));
     } catch (ConnectException e) {
-      return m.failed(handle.stoppedAs() != null ? Failure.of(handle.stoppedAs(), stoppedWhy(handle.stoppedAs()))
-          : Failure.of(Failure.Kind.CONNECTION_REFUSED, "cannot connect to " + config.target().url().getHost() + ":" + config.target().port()
-              + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")")));
+      return m.failed(
+          handle.stoppedAs() != null
+              ? Failure.of(handle.stoppedAs(), stoppedWhy(handle.stoppedAs()))
+              : Failure.of(
+                  Failure.Kind.CONNECTION_REFUSED,
+                  "cannot connect to "
+                      + config.target().url().getHost()
+                      + ":"
+                      + config.target().port()
+                      + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")")));
     } catch (IOException | InterruptedException e) {
       Failure.Kind stopped = handle.stoppedAs();
-      return m.failed(stopped != null ? Failure.of(stopped, stoppedWhy(stopped))
-          : Failure.of(Failure.Kind.CONNECTION, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+      return m.failed(
+          stopped != null
+              ? Failure.of(stopped, stoppedWhy(stopped))
+              : Failure.of(
+                  Failure.Kind.CONNECTION,
+                  e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
     } finally {
       deadline.cancel(false);
     }
   }
 
   private String stoppedWhy(Failure.Kind kind) {
-    return kind == Failure.Kind.TIMEOUT ? "the response did not end within " + config.timeout().toMillis() + " ms" : "stopped in flight";
+    return kind == Failure.Kind.TIMEOUT
+        ? "the response did not end within " + config.timeout().toMillis() + " ms"
+        : "stopped in flight";
   }
 
   private HttpRequest request(Call call) {
     ObjectNode body = JSON.createObjectNode().put("model", config.model());
     if (config.target().endpoint() == Endpoint.CHAT) {
-      body.putArray("messages").addObject().put("role", "user").put("content", call.prompt().text());
-      body.put("max_completion_tokens", call.prompt().outputTokens()); // as vLLM's benchmark sends it
+      body.putArray("messages")
+          .addObject()
+          .put("role", "user")
+          .put("content", call.prompt().text());
+      body.put(
+          "max_completion_tokens", call.prompt().outputTokens()); // as vLLM's benchmark sends it
     } else {
       body.put("prompt", call.prompt().text());
       body.put("max_tokens", call.prompt().outputTokens());
@@ -173,11 +218,14 @@ final class StreamingClient implements AutoCloseable {
     }
     body.put("stream", true);
     body.putObject("stream_options").put("include_usage", true);
-    HttpRequest.Builder b = HttpRequest.newBuilder(config.target().url())
-        .timeout(config.timeout())
-        .header("Content-Type", "application/json")
-        .header("Accept", "text/event-stream")
-        .header("traceparent", "00-" + call.traceId() + "-" + call.spanId() + (call.sampled() ? "-01" : "-00"));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(config.target().url())
+            .timeout(config.timeout())
+            .header("Content-Type", "application/json")
+            .header("Accept", "text/event-stream")
+            .header(
+                "traceparent",
+                "00-" + call.traceId() + "-" + call.spanId() + (call.sampled() ? "-01" : "-00"));
     if (config.apiKey() != null) {
       b.header("Authorization", "Bearer " + config.apiKey());
     }
@@ -196,7 +244,8 @@ final class StreamingClient implements AutoCloseable {
    * an event over {@link LoadConfig#maxLineBytes} fails the request at once (the rest is not read).
    */
   private void readEvents(InputStream body, Measurement m) throws IOException {
-    EventLines in = new EventLines(body, (int) config.maxLineBytes()); // at most 1 GiB: LoadConfig says so
+    EventLines in =
+        new EventLines(body, (int) config.maxLineBytes()); // at most 1 GiB: LoadConfig says so
     StringBuilder data = null;
     String line;
     try {
@@ -209,8 +258,12 @@ final class StreamingClient implements AutoCloseable {
         } else if (line.startsWith("data:")) {
           String value = line.startsWith("data: ") ? line.substring(6) : line.substring(5);
           if (data != null && data.length() + 1L + value.length() > config.maxLineBytes()) {
-            m.failOnce(Failure.of(Failure.Kind.BAD_STREAM, "event too long (its data lines add up to over "
-                + ByteSize.describe(config.maxLineBytes()) + ")"));
+            m.failOnce(
+                Failure.of(
+                    Failure.Kind.BAD_STREAM,
+                    "event too long (its data lines add up to over "
+                        + ByteSize.describe(config.maxLineBytes())
+                        + ")"));
             return;
           }
           data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
@@ -234,7 +287,8 @@ final class StreamingClient implements AutoCloseable {
     try {
       chunk = JSON.readTree(data);
     } catch (JsonProcessingException e) {
-      m.failure = Failure.of(Failure.Kind.BAD_STREAM, "an event is not JSON: " + e.getOriginalMessage());
+      m.failure =
+          Failure.of(Failure.Kind.BAD_STREAM, "an event is not JSON: " + e.getOriginalMessage());
       return;
     }
     if (chunk == null || !chunk.isObject()) {
@@ -243,18 +297,30 @@ final class StreamingClient implements AutoCloseable {
     }
     JsonNode error = chunk.get("error");
     if (error != null && !error.isNull()) {
-      m.failure = Failure.of(Failure.Kind.STREAM_ERROR, error.isObject() ? error.path("message").asText(error.toString()) : error.asText());
+      m.failure =
+          Failure.of(
+              Failure.Kind.STREAM_ERROR,
+              error.isObject() ? error.path("message").asText(error.toString()) : error.asText());
       return;
     }
     JsonNode choice = chunk.path("choices").path(0);
-    JsonNode text = config.target().endpoint() == Endpoint.CHAT ? choice.path("delta").path("content") : choice.path("text");
+    JsonNode text =
+        config.target().endpoint() == Endpoint.CHAT
+            ? choice.path("delta").path("content")
+            : choice.path("text");
     if (text.isTextual() && !text.asText().isEmpty()) {
       m.chunk(now);
     }
     JsonNode usage = chunk.get("usage");
     if (usage != null && usage.isObject()) {
-      m.usagePrompt = usage.path("prompt_tokens").canConvertToInt() ? usage.path("prompt_tokens").asInt(-1) : -1;
-      m.usageCompletion = usage.path("completion_tokens").canConvertToInt() ? usage.path("completion_tokens").asInt(-1) : -1;
+      m.usagePrompt =
+          usage.path("prompt_tokens").canConvertToInt()
+              ? usage.path("prompt_tokens").asInt(-1)
+              : -1;
+      m.usageCompletion =
+          usage.path("completion_tokens").canConvertToInt()
+              ? usage.path("completion_tokens").asInt(-1)
+              : -1;
     }
   }
 
@@ -326,8 +392,21 @@ final class StreamingClient implements AutoCloseable {
     }
 
     RequestOutcome done() {
-      return new RequestOutcome(call.index(), call.traceId(), call.spanId(), call.prompt().inputTokens(), call.prompt().outputTokens(),
-          call.dueNanos(), start, headers, Arrays.copyOf(chunkTimes, chunks), System.nanoTime(), status, usagePrompt, usageCompletion, failure);
+      return new RequestOutcome(
+          call.index(),
+          call.traceId(),
+          call.spanId(),
+          call.prompt().inputTokens(),
+          call.prompt().outputTokens(),
+          call.dueNanos(),
+          start,
+          headers,
+          Arrays.copyOf(chunkTimes, chunks),
+          System.nanoTime(),
+          status,
+          usagePrompt,
+          usageCompletion,
+          failure);
     }
   }
 }

@@ -5,9 +5,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The summary as vLLM's benchmark prints it (labels padded to 40 columns, figures to two
- * decimals), with the standard deviation and p90 beside its median and p99, the goodput's
- * interval, and the failures per kind.
+ * The summary as vLLM's benchmark prints it (labels padded to 40 columns, figures to two decimals),
+ * with the standard deviation and p90 beside its median and p99, the goodput's interval, and the
+ * failures per kind.
  */
 public final class SummaryText {
   private SummaryText() {}
@@ -20,12 +20,18 @@ public final class SummaryText {
     if (m.cancelled() > 0) {
       line(out, "Cancelled in flight (not counted):", Integer.toString(m.cancelled()));
     }
-    line(out, config.shape() instanceof LoadShape.Closed ? "Concurrency (closed loop):" : "Maximum request concurrency:",
+    line(
+        out,
+        config.shape() instanceof LoadShape.Closed
+            ? "Concurrency (closed loop):"
+            : "Maximum request concurrency:",
         Integer.toString(config.maxConcurrency()));
     switch (config.shape()) {
-      case LoadShape.Constant c -> line(out, "Request rate configured (RPS):", fixed(c.rate()) + " (constant)");
-      case LoadShape.Poisson p -> line(out, "Request rate configured (RPS):", fixed(p.rate()) + " (Poisson)");
-      case LoadShape.Closed c -> { }
+      case LoadShape.Constant c ->
+          line(out, "Request rate configured (RPS):", fixed(c.rate()) + " (constant)");
+      case LoadShape.Poisson p ->
+          line(out, "Request rate configured (RPS):", fixed(p.rate()) + " (Poisson)");
+      case LoadShape.Closed c -> {}
     }
     line(out, "Benchmark duration (s):", fixed(m.durationS()));
     line(out, "Total input tokens:", Long.toString(m.totalInput()));
@@ -33,8 +39,16 @@ public final class SummaryText {
     line(out, "Request throughput (req/s):", fixed(m.requestThroughput()));
     if (m.goodFraction() != null) {
       line(out, "Request goodput (req/s):", fixed(m.requestGoodput()));
-      line(out, "Goodput (" + slos(config.slo()) + "):", String.format(Locale.ROOT, "%.1f%% (95%% CI %.1f-%.1f%%) of %d requests",
-          100 * m.goodFraction().proportion(), 100 * m.goodFraction().low(), 100 * m.goodFraction().high(), m.completed() + m.failed()));
+      line(
+          out,
+          "Goodput (" + slos(config.slo()) + "):",
+          String.format(
+              Locale.ROOT,
+              "%.1f%% (95%% CI %.1f-%.1f%%) of %d requests",
+              100 * m.goodFraction().proportion(),
+              100 * m.goodFraction().low(),
+              100 * m.goodFraction().high(),
+              m.completed() + m.failed()));
     }
     line(out, "Output token throughput (tok/s):", fixed(m.outputThroughput()));
     line(out, "Peak output token throughput (tok/s):", fixed(m.maxOutputTokensPerS()));
@@ -73,7 +87,10 @@ public final class SummaryText {
       s.append("TTFT <= ").append(fixed(slo.ttft().toNanos() / 1e6)).append(" ms");
     }
     if (slo.tpot() != null) {
-      s.append(s.isEmpty() ? "" : ", ").append("TPOT <= ").append(fixed(slo.tpot().toNanos() / 1e6)).append(" ms");
+      s.append(s.isEmpty() ? "" : ", ")
+          .append("TPOT <= ")
+          .append(fixed(slo.tpot().toNanos() / 1e6))
+          .append(" ms");
     }
     return s.toString();
   }

@@ -6,8 +6,8 @@ import java.util.Locale;
 
 /**
  * Where the requests go: the endpoint URL and the API it speaks. A URL whose path already ends in
- * {@code /chat/completions} or {@code /completions} is used as it is (its API follows from it);
- * any other URL is the server's root (or its {@code /v1}) and gets the API's path appended.
+ * {@code /chat/completions} or {@code /completions} is used as it is (its API follows from it); any
+ * other URL is the server's root (or its {@code /v1}) and gets the API's path appended.
  *
  * @param url the endpoint the requests are POSTed to
  * @param endpoint the API
@@ -19,7 +19,8 @@ public record Target(URI url, Endpoint endpoint) {
     }
     String problem = problem(url);
     if (problem != null) {
-      throw new IllegalArgumentException("URL '" + withoutCredentials(url.toString(), url) + "' " + problem);
+      throw new IllegalArgumentException(
+          "URL '" + withoutCredentials(url.toString(), url) + "' " + problem);
     }
   }
 
@@ -43,21 +44,34 @@ public record Target(URI url, Endpoint endpoint) {
     }
     if (uri.getRawUserInfo() != null) {
       // it would travel in every span's url.full: credentials belong in --api-key
-      throw new IllegalArgumentException("URL '" + uri.getHost() + "' carries credentials; pass the key with --api-key instead");
+      throw new IllegalArgumentException(
+          "URL '" + uri.getHost() + "' carries credentials; pass the key with --api-key instead");
     }
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-    Endpoint named = path.endsWith("/chat/completions") ? Endpoint.CHAT : path.endsWith("/completions") ? Endpoint.COMPLETIONS : null;
+    Endpoint named =
+        path.endsWith("/chat/completions")
+            ? Endpoint.CHAT
+            : path.endsWith("/completions") ? Endpoint.COMPLETIONS : null;
     if (named != null) {
       if (explicit != null && explicit != named) {
-        throw new IllegalArgumentException("URL '" + text + "' is the " + named.path() + " API but --endpoint asks for " + explicit.path());
+        throw new IllegalArgumentException(
+            "URL '"
+                + text
+                + "' is the "
+                + named.path()
+                + " API but --endpoint asks for "
+                + explicit.path());
       }
       return new Target(uri, named);
     }
     Endpoint endpoint = explicit == null ? Endpoint.CHAT : explicit;
     String root = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-    String full = root.endsWith("/v1") ? root + endpoint.path().substring(3) : root + endpoint.path();
+    String full =
+        root.endsWith("/v1") ? root + endpoint.path().substring(3) : root + endpoint.path();
     try {
-      return new Target(new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), full, uri.getQuery(), null), endpoint);
+      return new Target(
+          new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), full, uri.getQuery(), null),
+          endpoint);
     } catch (URISyntaxException e) {
       throw new IllegalArgumentException("URL '" + text + "': " + e.getReason());
     }
@@ -77,9 +91,11 @@ public record Target(URI url, Endpoint endpoint) {
       return "must start with http:// or https://";
     }
     if (uri.getHost() == null || uri.getHost().isEmpty()) {
-      // URI leaves the host out when the authority does not parse as host:port: say which part is wrong
+      // URI leaves the host out when the authority does not parse as host:port: say which part is
+      // wrong
       String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
-      authority = authority.substring(authority.lastIndexOf('@') + 1); // credentials are never repeated
+      authority =
+          authority.substring(authority.lastIndexOf('@') + 1); // credentials are never repeated
       if (authority.isEmpty()) {
         return "names no host";
       }
@@ -92,7 +108,8 @@ public record Target(URI url, Endpoint endpoint) {
       } else if (port != null && !port.isEmpty()) {
         return "has port '" + port + "', not a number";
       }
-      String host = colon < 0 || authority.endsWith("]") ? authority : authority.substring(0, colon);
+      String host =
+          colon < 0 || authority.endsWith("]") ? authority : authority.substring(0, colon);
       return host.isEmpty() ? "names no host" : "has host '" + host + "', not a valid host name";
     }
     if (uri.getPort() != -1 && (uri.getPort() < 1 || uri.getPort() > 65535)) {
@@ -103,13 +120,19 @@ public record Target(URI url, Endpoint endpoint) {
 
   /** The server's port, the scheme's default where the URL names none. */
   public int port() {
-    return url.getPort() >= 0 ? url.getPort() : url.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+    return url.getPort() >= 0
+        ? url.getPort()
+        : url.getScheme().equalsIgnoreCase("https") ? 443 : 80;
   }
 
   /** The server's model list ({@code /v1/models}), beside the endpoint. */
   public URI modelsUrl() {
     String path = url.getRawPath();
-    String root = path.substring(0, path.length() - (endpoint == Endpoint.CHAT ? "/chat/completions" : "/completions").length());
+    String root =
+        path.substring(
+            0,
+            path.length()
+                - (endpoint == Endpoint.CHAT ? "/chat/completions" : "/completions").length());
     return url.resolve(root + "/models");
   }
 }

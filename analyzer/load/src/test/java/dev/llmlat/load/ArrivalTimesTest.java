@@ -29,11 +29,13 @@ class ArrivalTimesTest {
     for (double g : gaps) {
       mean += g / n;
     }
-    // an exponential gap's standard deviation equals its mean (1/rate): the sample mean's is that / sqrt(n);
+    // an exponential gap's standard deviation equals its mean (1/rate): the sample mean's is that /
+    // sqrt(n);
     // four of them leave a seeded run no room to pass by luck and a correct one no room to fail
     double sigmaOfMean = (1 / rate) / Math.sqrt(n);
     assertThat(mean).isCloseTo(1 / rate, within(4 * sigmaOfMean));
-    // and the shape, not just the mean: P(gap > mean) = e^-1 for an exponential (a constant gap gives 0)
+    // and the shape, not just the mean: P(gap > mean) = e^-1 for an exponential (a constant gap
+    // gives 0)
     long longer = java.util.Arrays.stream(gaps).filter(g -> g > 1 / rate).count();
     double p = Math.exp(-1);
     assertThat(longer / (double) n).isCloseTo(p, within(4 * Math.sqrt(p * (1 - p) / n)));
@@ -41,8 +43,10 @@ class ArrivalTimesTest {
 
   @Test
   void theSameSeedGivesTheSameScheduleAndAnotherADifferentOne() {
-    assertThat(gaps(new LoadShape.Poisson(5, 1), 100)).containsExactly(gaps(new LoadShape.Poisson(5, 1), 100));
-    assertThat(gaps(new LoadShape.Poisson(5, 1), 100)).isNotEqualTo(gaps(new LoadShape.Poisson(5, 2), 100));
+    assertThat(gaps(new LoadShape.Poisson(5, 1), 100))
+        .containsExactly(gaps(new LoadShape.Poisson(5, 1), 100));
+    assertThat(gaps(new LoadShape.Poisson(5, 1), 100))
+        .isNotEqualTo(gaps(new LoadShape.Poisson(5, 2), 100));
   }
 
   @Test

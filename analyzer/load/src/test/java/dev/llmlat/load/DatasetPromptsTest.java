@@ -17,7 +17,10 @@ class DatasetPromptsTest {
 
   @Test
   void shareGptTakesTheFirstHumanTurnAndTheLengthOfTheGptAnswer() throws Exception {
-    Path f = file("sharegpt.json", """
+    Path f =
+        file(
+            "sharegpt.json",
+            """
         [
           {"id": "a", "conversations": [
             {"from": "system", "value": "be brief"},
@@ -38,12 +41,17 @@ class DatasetPromptsTest {
     assertThat(first.inputTokens()).isEqualTo(5);
     assertThat(d.next().text()).isEqualTo("Say hi");
     assertThat(d.next().text()).isEqualTo("What is a KV cache?"); // from the start again
-    assertThat(d.description()).contains("2 prompts").contains("1 entries without a human and a gpt turn skipped");
+    assertThat(d.description())
+        .contains("2 prompts")
+        .contains("1 entries without a human and a gpt turn skipped");
   }
 
   @Test
   void jsonLinesGiveThePromptAndTheOutputTokens() throws Exception {
-    Path f = file("prompts.jsonl", "{\"prompt\": \"one two\", \"output_tokens\": 7}\n\n{\"prompt\": \"three\", \"output_tokens\": 1}\n");
+    Path f =
+        file(
+            "prompts.jsonl",
+            "{\"prompt\": \"one two\", \"output_tokens\": 7}\n\n{\"prompt\": \"three\", \"output_tokens\": 1}\n");
     DatasetPrompts d = DatasetPrompts.read(f);
     assertThat(d.size()).isEqualTo(2);
     Prompt p = d.next();
@@ -53,35 +61,52 @@ class DatasetPromptsTest {
 
   @Test
   void malformedLinesAreNamedByFileAndLine() throws Exception {
-    Path badJson = file("a.jsonl", "{\"prompt\": \"x\", \"output_tokens\": 3}\n\n{\"prompt\": \"y\", \"output_tokens\": \n");
-    assertThatThrownBy(() -> DatasetPrompts.read(badJson)).isInstanceOf(InvalidDatasetException.class)
+    Path badJson =
+        file(
+            "a.jsonl",
+            "{\"prompt\": \"x\", \"output_tokens\": 3}\n\n{\"prompt\": \"y\", \"output_tokens\": \n");
+    assertThatThrownBy(() -> DatasetPrompts.read(badJson))
+        .isInstanceOf(InvalidDatasetException.class)
         .hasMessageStartingWith(badJson + ":3: not valid JSON");
-    Path noTokens = file("b.jsonl", "{\"prompt\": \"x\", \"output_tokens\": 3}\n{\"prompt\": \"y\"}\n");
+    Path noTokens =
+        file("b.jsonl", "{\"prompt\": \"x\", \"output_tokens\": 3}\n{\"prompt\": \"y\"}\n");
     assertThatThrownBy(() -> DatasetPrompts.read(noTokens))
         .hasMessage(noTokens + ":2: \"output_tokens\" must be a whole number of at least 1");
     Path fraction = file("c.jsonl", "{\"prompt\": \"x\", \"output_tokens\": 2.5}\n");
     assertThatThrownBy(() -> DatasetPrompts.read(fraction)).hasMessageContaining(fraction + ":1:");
     Path noPrompt = file("d.jsonl", "{\"prompt\": \"\", \"output_tokens\": 2}\n");
-    assertThatThrownBy(() -> DatasetPrompts.read(noPrompt)).hasMessage(noPrompt + ":1: \"prompt\" must be a non-empty string");
-    Path turns = file("e.json", "[\n {\"conversations\": [{\"from\": \"human\", \"value\": \"q\"}, {\"from\": \"gpt\", \"value\": \"a\"}]},\n"
-        + " {\"conversations\": [{\"from\": \"human\"}]}\n]");
+    assertThatThrownBy(() -> DatasetPrompts.read(noPrompt))
+        .hasMessage(noPrompt + ":1: \"prompt\" must be a non-empty string");
+    Path turns =
+        file(
+            "e.json",
+            "[\n {\"conversations\": [{\"from\": \"human\", \"value\": \"q\"}, {\"from\": \"gpt\", \"value\": \"a\"}]},\n"
+                + " {\"conversations\": [{\"from\": \"human\"}]}\n]");
     assertThatThrownBy(() -> DatasetPrompts.read(turns))
         .hasMessage(turns + ":3: entry 2: every turn needs string \"from\" and \"value\"");
     Path unclosed = file("f.json", "[\n {\"conversations\": []},\n {\"conversations\": [");
-    assertThatThrownBy(() -> DatasetPrompts.read(unclosed)).hasMessageStartingWith(unclosed + ":3: not valid JSON");
+    assertThatThrownBy(() -> DatasetPrompts.read(unclosed))
+        .hasMessageStartingWith(unclosed + ":3: not valid JSON");
     Path neither = file("g.txt", "prompt,tokens\n");
-    assertThatThrownBy(() -> DatasetPrompts.read(neither)).hasMessageContaining("neither a ShareGPT JSON array nor JSONL");
+    assertThatThrownBy(() -> DatasetPrompts.read(neither))
+        .hasMessageContaining("neither a ShareGPT JSON array nor JSONL");
     Path empty = file("h.jsonl", "\n\n");
     assertThatThrownBy(() -> DatasetPrompts.read(empty)).hasMessage(empty + ": the file is empty");
     Path none = file("i.json", "[{\"conversations\": [{\"from\": \"gpt\", \"value\": \"a\"}]}]");
-    assertThatThrownBy(() -> DatasetPrompts.read(none)).hasMessageContaining("no usable prompt (1 entries lack");
-    assertThatThrownBy(() -> DatasetPrompts.read(dir.resolve("missing.json"))).hasMessage(dir.resolve("missing.json") + ": no such file");
+    assertThatThrownBy(() -> DatasetPrompts.read(none))
+        .hasMessageContaining("no usable prompt (1 entries lack");
+    assertThatThrownBy(() -> DatasetPrompts.read(dir.resolve("missing.json")))
+        .hasMessage(dir.resolve("missing.json") + ": no such file");
   }
 
   @Test
   void syntheticPromptsAreSeededAndHaveTheirLengthInWords() {
-    SyntheticPrompts a = new SyntheticPrompts(new SyntheticPrompts.Length(100, 10), new SyntheticPrompts.Length(20, 0), 42);
-    SyntheticPrompts b = new SyntheticPrompts(new SyntheticPrompts.Length(100, 10), new SyntheticPrompts.Length(20, 0), 42);
+    SyntheticPrompts a =
+        new SyntheticPrompts(
+            new SyntheticPrompts.Length(100, 10), new SyntheticPrompts.Length(20, 0), 42);
+    SyntheticPrompts b =
+        new SyntheticPrompts(
+            new SyntheticPrompts.Length(100, 10), new SyntheticPrompts.Length(20, 0), 42);
     for (int i = 0; i < 50; i++) {
       Prompt p = a.next();
       assertThat(p).isEqualTo(b.next());

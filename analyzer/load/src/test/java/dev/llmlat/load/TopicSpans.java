@@ -45,7 +45,9 @@ final class TopicSpans {
     static String attr(List<KeyValue> attributes, String key) {
       for (KeyValue kv : attributes) {
         if (kv.getKey().equals(key)) {
-          return kv.getValue().hasStringValue() ? kv.getValue().getStringValue() : Long.toString(kv.getValue().getIntValue());
+          return kv.getValue().hasStringValue()
+              ? kv.getValue().getStringValue()
+              : Long.toString(kv.getValue().getIntValue());
         }
       }
       return null;
@@ -54,36 +56,55 @@ final class TopicSpans {
     List<Long> longs(String key) {
       for (KeyValue kv : span.getAttributesList()) {
         if (kv.getKey().equals(key)) {
-          return kv.getValue().getArrayValue().getValuesList().stream().map(v -> v.getIntValue()).toList();
+          return kv.getValue().getArrayValue().getValuesList().stream()
+              .map(v -> v.getIntValue())
+              .toList();
         }
       }
       return null;
     }
 
     long event(String name) {
-      return span.getEventsList().stream().filter(e -> e.getName().equals(name)).mapToLong(Span.Event::getTimeUnixNano)
-          .findFirst().orElse(-1);
+      return span.getEventsList().stream()
+          .filter(e -> e.getName().equals(name))
+          .mapToLong(Span.Event::getTimeUnixNano)
+          .findFirst()
+          .orElse(-1);
     }
   }
 
   private TopicSpans() {}
 
-  /** Reads {@code topic} from the start until {@code done} holds for what was read (60 s at most). */
-  static List<Read> readUntil(String bootstrap, String topic, Predicate<List<Read>> done) throws Exception {
+  /**
+   * Reads {@code topic} from the start until {@code done} holds for what was read (60 s at most).
+   */
+  static List<Read> readUntil(String bootstrap, String topic, Predicate<List<Read>> done)
+      throws Exception {
     List<Read> out = new ArrayList<>();
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"),
-        new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                "read_committed"),
+            new StringDeserializer(),
+            new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (!done.test(out)) {
         if (System.nanoTime() > deadline) {
-          throw new AssertionError("spans on " + topic + " did not arrive within 60 s; read " + out.size());
+          throw new AssertionError(
+              "spans on " + topic + " did not arrive within 60 s; read " + out.size());
         }
         for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-          for (ResourceSpans rs : ExportTraceServiceRequest.parseFrom(record.value()).getResourceSpansList()) {
+          for (ResourceSpans rs :
+              ExportTraceServiceRequest.parseFrom(record.value()).getResourceSpansList()) {
             for (ScopeSpans ss : rs.getScopeSpansList()) {
               for (Span s : ss.getSpansList()) {
                 out.add(new Read(record.key(), s, rs.getResource()));

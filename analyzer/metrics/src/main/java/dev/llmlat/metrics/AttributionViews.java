@@ -9,15 +9,18 @@ import io.opentelemetry.sdk.metrics.SdkMeterProviderBuilder;
 import io.opentelemetry.sdk.metrics.View;
 
 /**
- * The SDK views of the attribution instruments: exponential (base-2) buckets for the histograms, whose resolution
- * follows the values instead of boundaries fixed in advance, and a cardinality limit on every instrument. The limit
- * counts attribute sets of service, model, engine instance and tenant: an instrument with one more attribute of
- * {@code k} values (the component, the queue cause, the objective) keeps {@code k} times as many series.
+ * The SDK views of the attribution instruments: exponential (base-2) buckets for the histograms,
+ * whose resolution follows the values instead of boundaries fixed in advance, and a cardinality
+ * limit on every instrument. The limit counts attribute sets of service, model, engine instance and
+ * tenant: an instrument with one more attribute of {@code k} values (the component, the queue
+ * cause, the objective) keeps {@code k} times as many series.
  */
 public final class AttributionViews {
   private AttributionViews() {}
 
-  /** Registers the views on {@code builder} with {@code maxSeries} attribute sets per instrument. */
+  /**
+   * Registers the views on {@code builder} with {@code maxSeries} attribute sets per instrument.
+   */
   public static SdkMeterProviderBuilder register(SdkMeterProviderBuilder builder, int maxSeries) {
     histogram(builder, LlmlatMetrics.TTFT, maxSeries);
     histogram(builder, LlmlatMetrics.TTFT_COMPONENT, maxSeries * Attribution.COMPONENTS.size());
@@ -28,11 +31,17 @@ public final class AttributionViews {
   }
 
   private static void histogram(SdkMeterProviderBuilder builder, String name, int limit) {
-    builder.registerView(InstrumentSelector.builder().setName(name).build(),
-        View.builder().setAggregation(Aggregation.base2ExponentialBucketHistogram()).setCardinalityLimit(limit).build());
+    builder.registerView(
+        InstrumentSelector.builder().setName(name).build(),
+        View.builder()
+            .setAggregation(Aggregation.base2ExponentialBucketHistogram())
+            .setCardinalityLimit(limit)
+            .build());
   }
 
   private static void counter(SdkMeterProviderBuilder builder, String name, int limit) {
-    builder.registerView(InstrumentSelector.builder().setName(name).build(), View.builder().setCardinalityLimit(limit).build());
+    builder.registerView(
+        InstrumentSelector.builder().setName(name).build(),
+        View.builder().setCardinalityLimit(limit).build());
   }
 }

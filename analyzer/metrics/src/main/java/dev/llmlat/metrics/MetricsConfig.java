@@ -5,17 +5,19 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Where attribution metrics go and how many series they may hold, validated once. Build with
- * {@link #builder(String)}; with neither a Prometheus port nor an OTLP endpoint the metrics are recorded nowhere.
+ * Where attribution metrics go and how many series they may hold, validated once. Build with {@link
+ * #builder(String)}; with neither a Prometheus port nor an OTLP endpoint the metrics are recorded
+ * nowhere.
  *
  * @param serviceName the {@code service.name} of the exporting process ({@code llmlat-analyze})
- * @param prometheusHost the address the scrape endpoint listens on (loopback unless asked otherwise)
+ * @param prometheusHost the address the scrape endpoint listens on (loopback unless asked
+ *     otherwise)
  * @param prometheusPort the scrape endpoint's port ({@code GET /metrics}); null: no endpoint
- * @param otlpEndpoint where OTLP/HTTP (protobuf) metrics are sent; a URL without a path gets {@code /v1/metrics},
- *     as OpenTelemetry's base endpoint does; null: none
+ * @param otlpEndpoint where OTLP/HTTP (protobuf) metrics are sent; a URL without a path gets {@code
+ *     /v1/metrics}, as OpenTelemetry's base endpoint does; null: none
  * @param otlpInterval how often metrics are sent to the OTLP endpoint (and once more at close)
- * @param maxSeries the attribute sets (service, model, engine instance, tenant) each instrument keeps apart; later
- *     ones are merged into its {@code otel.metric.overflow=true} series
+ * @param maxSeries the attribute sets (service, model, engine instance, tenant) each instrument
+ *     keeps apart; later ones are merged into its {@code otel.metric.overflow=true} series
  * @param slo the objectives violations are counted against
  */
 public record MetricsConfig(
@@ -42,16 +44,19 @@ public record MetricsConfig(
       throw new IllegalArgumentException("the metrics endpoint's host must not be empty");
     }
     if (prometheusPort != null && (prometheusPort < 1 || prometheusPort > 65_535)) {
-      throw new IllegalArgumentException("the metrics port must be 1 to 65535, got " + prometheusPort);
+      throw new IllegalArgumentException(
+          "the metrics port must be 1 to 65535, got " + prometheusPort);
     }
     if (otlpEndpoint != null) {
       otlpEndpoint = metricsUrl(otlpEndpoint);
     }
     if (otlpInterval.toMillis() < 100 || otlpInterval.toHours() > 1) {
-      throw new IllegalArgumentException("the OTLP export interval must be 100 ms to 1 h, got " + otlpInterval.toMillis() + " ms");
+      throw new IllegalArgumentException(
+          "the OTLP export interval must be 100 ms to 1 h, got " + otlpInterval.toMillis() + " ms");
     }
     if (maxSeries < 2 || maxSeries > 100_000) {
-      throw new IllegalArgumentException("the metrics' series limit must be 2 to 100000, got " + maxSeries);
+      throw new IllegalArgumentException(
+          "the metrics' series limit must be 2 to 100000, got " + maxSeries);
     }
   }
 
@@ -63,11 +68,15 @@ public record MetricsConfig(
   private static URI metricsUrl(URI endpoint) {
     String scheme = endpoint.getScheme();
     if (!("http".equals(scheme) || "https".equals(scheme)) || endpoint.getHost() == null) {
-      throw new IllegalArgumentException("the OTLP metrics endpoint must be an http:// or https:// URL with a host, got '"
-          + endpoint + "'");
+      throw new IllegalArgumentException(
+          "the OTLP metrics endpoint must be an http:// or https:// URL with a host, got '"
+              + endpoint
+              + "'");
     }
     String path = endpoint.getPath();
-    return path == null || path.isEmpty() || path.equals("/") ? endpoint.resolve(OTLP_METRICS_PATH) : endpoint;
+    return path == null || path.isEmpty() || path.equals("/")
+        ? endpoint.resolve(OTLP_METRICS_PATH)
+        : endpoint;
   }
 
   public static Builder builder(String serviceName) {
@@ -114,7 +123,8 @@ public record MetricsConfig(
     }
 
     public MetricsConfig build() {
-      return new MetricsConfig(serviceName, prometheusHost, prometheusPort, otlpEndpoint, otlpInterval, maxSeries, slo);
+      return new MetricsConfig(
+          serviceName, prometheusHost, prometheusPort, otlpEndpoint, otlpInterval, maxSeries, slo);
     }
   }
 }

@@ -32,12 +32,18 @@ import org.junit.jupiter.api.Test;
 class AttributionRecorderTest {
   private static final AttributeKey<String> SERVICE = AttributeKey.stringKey(LlmlatMetrics.SERVICE);
   private static final AttributeKey<String> MODEL = AttributeKey.stringKey(LlmlatMetrics.MODEL);
-  private static final AttributeKey<String> INSTANCE = AttributeKey.stringKey(LlmlatMetrics.ENGINE_INSTANCE);
-  private static final AttributeKey<String> TENANT = AttributeKey.stringKey(LlmlatAttributes.TENANT);
-  private static final AttributeKey<String> COMPONENT = AttributeKey.stringKey(LlmlatMetrics.COMPONENT);
-  private static final AttributeKey<String> OBJECTIVE = AttributeKey.stringKey(LlmlatMetrics.SLO_OBJECTIVE);
-  private static final AttributeKey<String> CAUSE = AttributeKey.stringKey(LlmlatMetrics.QUEUE_CAUSE);
-  private static final AttributeKey<Boolean> OVERFLOW = AttributeKey.booleanKey(LlmlatMetrics.OVERFLOW);
+  private static final AttributeKey<String> INSTANCE =
+      AttributeKey.stringKey(LlmlatMetrics.ENGINE_INSTANCE);
+  private static final AttributeKey<String> TENANT =
+      AttributeKey.stringKey(LlmlatAttributes.TENANT);
+  private static final AttributeKey<String> COMPONENT =
+      AttributeKey.stringKey(LlmlatMetrics.COMPONENT);
+  private static final AttributeKey<String> OBJECTIVE =
+      AttributeKey.stringKey(LlmlatMetrics.SLO_OBJECTIVE);
+  private static final AttributeKey<String> CAUSE =
+      AttributeKey.stringKey(LlmlatMetrics.QUEUE_CAUSE);
+  private static final AttributeKey<Boolean> OVERFLOW =
+      AttributeKey.booleanKey(LlmlatMetrics.OVERFLOW);
 
   private static final String TRACE_A = "4bf92f3577b34da6a3ce929d0e0e4736";
   private static final String TRACE_B = "0af7651916cd43dd8448eb211c80319c";
@@ -52,26 +58,44 @@ class AttributionRecorderTest {
   }
 
   private AttributionRecorder recorder(int maxSeries, SloThresholds slo) {
-    SdkMeterProviderBuilder builder = SdkMeterProvider.builder().registerMetricReader(reader).setExemplarFilter(ExemplarFilter.traceBased());
+    SdkMeterProviderBuilder builder =
+        SdkMeterProvider.builder()
+            .registerMetricReader(reader)
+            .setExemplarFilter(ExemplarFilter.traceBased());
     provider = AttributionViews.register(builder, maxSeries).build();
     return new AttributionRecorder(provider.get(AttributionRecorder.SCOPE), slo);
   }
 
   @Test
   void recordsTtftComponentsGapsViolationsAndQueueCausesPerRequestDimensions() {
-    AttributionRecorder recorder = recorder(100, new SloThresholds(Duration.ofMillis(500), Duration.ofMillis(20)));
-    // tenant-a: 600 ms (over the TTFT objective), gaps 10 + 40 ms (mean 25 ms, over the TPOT objective)
-    recorder.record(attribution(TRACE_A, "tenant-a", Map.of("queue", 400_000_000L, "prefill_gpu", 200_000_000L),
-        List.of(10_000_000L, 40_000_000L),
-        List.of(part(QueueBreakdown.PREFILL, 300_000_000L), part(QueueBreakdown.DECODE, 100_000_000L))));
+    AttributionRecorder recorder =
+        recorder(100, new SloThresholds(Duration.ofMillis(500), Duration.ofMillis(20)));
+    // tenant-a: 600 ms (over the TTFT objective), gaps 10 + 40 ms (mean 25 ms, over the TPOT
+    // objective)
+    recorder.record(
+        attribution(
+            TRACE_A,
+            "tenant-a",
+            Map.of("queue", 400_000_000L, "prefill_gpu", 200_000_000L),
+            List.of(10_000_000L, 40_000_000L),
+            List.of(
+                part(QueueBreakdown.PREFILL, 300_000_000L),
+                part(QueueBreakdown.DECODE, 100_000_000L))));
     // tenant-a again: 500 ms is not above the objective; gaps 20 + 20 ms equal the TPOT objective
-    recorder.record(attribution(TRACE_B, "tenant-a", Map.of("queue", 100_000_000L, "prefill_gpu", 400_000_000L),
-        List.of(20_000_000L, 20_000_000L), List.of(part(QueueBreakdown.PREFILL, 100_000_000L))));
+    recorder.record(
+        attribution(
+            TRACE_B,
+            "tenant-a",
+            Map.of("queue", 100_000_000L, "prefill_gpu", 400_000_000L),
+            List.of(20_000_000L, 20_000_000L),
+            List.of(part(QueueBreakdown.PREFILL, 100_000_000L))));
     // no tenant: 50 ms, no gaps, no queue
-    recorder.record(attribution(TRACE_C, "", Map.of("prefill_gpu", 50_000_000L), List.of(), List.of()));
+    recorder.record(
+        attribution(TRACE_C, "", Map.of("prefill_gpu", 50_000_000L), List.of(), List.of()));
 
     Collection<MetricData> metrics = reader.collectAllMetrics();
-    Attributes tenantA = Attributes.of(SERVICE, "engine", MODEL, "tiny", INSTANCE, "vm:4711", TENANT, "tenant-a");
+    Attributes tenantA =
+        Attributes.of(SERVICE, "engine", MODEL, "tiny", INSTANCE, "vm:4711", TENANT, "tenant-a");
     Attributes noTenant = Attributes.of(SERVICE, "engine", MODEL, "tiny", INSTANCE, "vm:4711");
 
     MetricData ttft = metric(metrics, LlmlatMetrics.TTFT);
@@ -84,13 +108,19 @@ class AttributionRecorderTest {
 
     MetricData components = metric(metrics, LlmlatMetrics.TTFT_COMPONENT);
     // every component of every request, zero included: 19 series per request dimensions
-    assertThat(components.getExponentialHistogramData().getPoints()).hasSize(2 * Attribution.COMPONENTS.size());
-    assertThat(histogram(components, with(tenantA, COMPONENT, "queue")).getSum()).isCloseTo(0.5, within(1e-9));
+    assertThat(components.getExponentialHistogramData().getPoints())
+        .hasSize(2 * Attribution.COMPONENTS.size());
+    assertThat(histogram(components, with(tenantA, COMPONENT, "queue")).getSum())
+        .isCloseTo(0.5, within(1e-9));
     assertThat(histogram(components, with(tenantA, COMPONENT, "queue")).getCount()).isEqualTo(2);
-    assertThat(histogram(components, with(tenantA, COMPONENT, "prefill_gpu")).getSum()).isCloseTo(0.6, within(1e-9));
-    assertThat(histogram(components, with(tenantA, COMPONENT, "network_in")).getCount()).isEqualTo(2);
-    assertThat(histogram(components, with(tenantA, COMPONENT, "network_in")).getZeroCount()).isEqualTo(2);
-    assertThat(histogram(components, with(noTenant, COMPONENT, "prefill_gpu")).getSum()).isCloseTo(0.05, within(1e-9));
+    assertThat(histogram(components, with(tenantA, COMPONENT, "prefill_gpu")).getSum())
+        .isCloseTo(0.6, within(1e-9));
+    assertThat(histogram(components, with(tenantA, COMPONENT, "network_in")).getCount())
+        .isEqualTo(2);
+    assertThat(histogram(components, with(tenantA, COMPONENT, "network_in")).getZeroCount())
+        .isEqualTo(2);
+    assertThat(histogram(components, with(noTenant, COMPONENT, "prefill_gpu")).getSum())
+        .isCloseTo(0.05, within(1e-9));
 
     MetricData itl = metric(metrics, LlmlatMetrics.ITL);
     assertThat(histogram(itl, tenantA).getCount()).isEqualTo(4);
@@ -98,43 +128,79 @@ class AttributionRecorderTest {
     assertThat(itl.getExponentialHistogramData().getPoints()).hasSize(1); // no gaps, no point
 
     MetricData violations = metric(metrics, LlmlatMetrics.SLO_VIOLATIONS);
-    assertThat(longSums(violations)).containsExactlyInAnyOrderEntriesOf(Map.of(
-        with(tenantA, OBJECTIVE, LlmlatMetrics.OBJECTIVE_TTFT), 1L,
-        with(tenantA, OBJECTIVE, LlmlatMetrics.OBJECTIVE_TPOT), 1L));
+    assertThat(longSums(violations))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                with(tenantA, OBJECTIVE, LlmlatMetrics.OBJECTIVE_TTFT), 1L,
+                with(tenantA, OBJECTIVE, LlmlatMetrics.OBJECTIVE_TPOT), 1L));
 
     MetricData queue = metric(metrics, LlmlatMetrics.QUEUE_TIME);
-    Map<Attributes, Double> queued = queue.getDoubleSumData().getPoints().stream()
-        .collect(Collectors.toMap(PointData::getAttributes, p -> p.getValue()));
+    Map<Attributes, Double> queued =
+        queue.getDoubleSumData().getPoints().stream()
+            .collect(Collectors.toMap(PointData::getAttributes, p -> p.getValue()));
     assertThat(queued).hasSize(2);
-    assertThat(queued.get(with(tenantA, CAUSE, QueueBreakdown.PREFILL))).isCloseTo(0.4, within(1e-9));
-    assertThat(queued.get(with(tenantA, CAUSE, QueueBreakdown.DECODE))).isCloseTo(0.1, within(1e-9));
+    assertThat(queued.get(with(tenantA, CAUSE, QueueBreakdown.PREFILL)))
+        .isCloseTo(0.4, within(1e-9));
+    assertThat(queued.get(with(tenantA, CAUSE, QueueBreakdown.DECODE)))
+        .isCloseTo(0.1, within(1e-9));
   }
 
   @Test
   void exemplarsNameTheRecordedRequestsTraces() {
     AttributionRecorder recorder = recorder(100, SloThresholds.ttftOnly(Duration.ofMillis(500)));
-    recorder.record(attribution(TRACE_A, "t", Map.of("queue", 700_000_000L), List.of(5_000_000L), List.of()));
-    recorder.record(attribution(TRACE_B, "t", Map.of("queue", 800_000_000L), List.of(6_000_000L), List.of()));
-    recorder.record(attribution(TRACE_C, "t", Map.of("queue", 900_000_000L), List.of(7_000_000L), List.of()));
-    recorder.record(attribution("not-a-trace-id", "t", Map.of("queue", 1_000_000_000L), List.of(), List.of()));
+    recorder.record(
+        attribution(TRACE_A, "t", Map.of("queue", 700_000_000L), List.of(5_000_000L), List.of()));
+    recorder.record(
+        attribution(TRACE_B, "t", Map.of("queue", 800_000_000L), List.of(6_000_000L), List.of()));
+    recorder.record(
+        attribution(TRACE_C, "t", Map.of("queue", 900_000_000L), List.of(7_000_000L), List.of()));
+    recorder.record(
+        attribution("not-a-trace-id", "t", Map.of("queue", 1_000_000_000L), List.of(), List.of()));
 
     Collection<MetricData> metrics = reader.collectAllMetrics();
     for (String name : List.of(LlmlatMetrics.TTFT, LlmlatMetrics.ITL)) {
-      List<? extends ExemplarData> exemplars = metric(metrics, name).getExponentialHistogramData().getPoints().iterator().next()
-          .getExemplars();
+      List<? extends ExemplarData> exemplars =
+          metric(metrics, name)
+              .getExponentialHistogramData()
+              .getPoints()
+              .iterator()
+              .next()
+              .getExemplars();
       assertThat(exemplars).isNotEmpty();
-      assertThat(exemplars).allSatisfy(e -> assertThat(e.getSpanContext().getTraceId()).isIn(TRACE_A, TRACE_B, TRACE_C));
+      assertThat(exemplars)
+          .allSatisfy(
+              e -> assertThat(e.getSpanContext().getTraceId()).isIn(TRACE_A, TRACE_B, TRACE_C));
     }
-    List<? extends ExemplarData> ttft = metric(metrics, LlmlatMetrics.TTFT).getExponentialHistogramData().getPoints().iterator().next()
-        .getExemplars();
-    // the SDK samples (its reservoir holds as many as the machine has processors); the span id stands in for the
+    List<? extends ExemplarData> ttft =
+        metric(metrics, LlmlatMetrics.TTFT)
+            .getExponentialHistogramData()
+            .getPoints()
+            .iterator()
+            .next()
+            .getExemplars();
+    // the SDK samples (its reservoir holds as many as the machine has processors); the span id
+    // stands in for the
     // request: the trace id's low half, else its high half
-    Map<String, String> spanOf = Map.of(TRACE_A, "a3ce929d0e0e4736", TRACE_B, "8448eb211c80319c", TRACE_C, "a3ce929d0e0e4736");
-    assertThat(ttft).allSatisfy(e -> assertThat(e.getSpanContext().getSpanId()).isEqualTo(spanOf.get(e.getSpanContext().getTraceId())));
+    Map<String, String> spanOf =
+        Map.of(
+            TRACE_A, "a3ce929d0e0e4736", TRACE_B, "8448eb211c80319c", TRACE_C, "a3ce929d0e0e4736");
+    assertThat(ttft)
+        .allSatisfy(
+            e ->
+                assertThat(e.getSpanContext().getSpanId())
+                    .isEqualTo(spanOf.get(e.getSpanContext().getTraceId())));
     // the violation counter's exemplars name the violating requests too
-    List<? extends ExemplarData> violated = metric(metrics, LlmlatMetrics.SLO_VIOLATIONS).getLongSumData().getPoints().iterator().next()
-        .getExemplars();
-    assertThat(violated).isNotEmpty().allSatisfy(e -> assertThat(e.getSpanContext().getTraceId()).isIn(TRACE_A, TRACE_B, TRACE_C));
+    List<? extends ExemplarData> violated =
+        metric(metrics, LlmlatMetrics.SLO_VIOLATIONS)
+            .getLongSumData()
+            .getPoints()
+            .iterator()
+            .next()
+            .getExemplars();
+    assertThat(violated)
+        .isNotEmpty()
+        .allSatisfy(
+            e -> assertThat(e.getSpanContext().getTraceId()).isIn(TRACE_A, TRACE_B, TRACE_C));
   }
 
   @Test
@@ -143,25 +209,40 @@ class AttributionRecorderTest {
     AttributionRecorder recorder = recorder(limit, SloThresholds.ttftOnly(Duration.ofMillis(500)));
     int services = 10;
     for (int i = 0; i < services; i++) {
-      recorder.record(attribution(TRACE_A, "", "service-" + i, Map.of("queue", (i + 1) * 1_000_000L), List.of(), List.of()));
+      recorder.record(
+          attribution(
+              TRACE_A,
+              "",
+              "service-" + i,
+              Map.of("queue", (i + 1) * 1_000_000L),
+              List.of(),
+              List.of()));
     }
     MetricData ttft = metric(reader.collectAllMetrics(), LlmlatMetrics.TTFT);
-    Collection<ExponentialHistogramPointData> points = ttft.getExponentialHistogramData().getPoints();
-    // the specification's limit counts the overflow series: limit - 1 sets of their own, the rest merged
+    Collection<ExponentialHistogramPointData> points =
+        ttft.getExponentialHistogramData().getPoints();
+    // the specification's limit counts the overflow series: limit - 1 sets of their own, the rest
+    // merged
     assertThat(points).hasSize(limit);
-    List<ExponentialHistogramPointData> overflow = points.stream().filter(p -> Boolean.TRUE.equals(p.getAttributes().get(OVERFLOW)))
-        .toList();
+    List<ExponentialHistogramPointData> overflow =
+        points.stream().filter(p -> Boolean.TRUE.equals(p.getAttributes().get(OVERFLOW))).toList();
     assertThat(overflow).hasSize(1);
     assertThat(overflow.get(0).getAttributes()).isEqualTo(Attributes.of(OVERFLOW, true));
     assertThat(overflow.get(0).getCount()).isEqualTo(services - (limit - 1));
     // nothing is lost: the counts and sums over all series are every request's
-    assertThat(points.stream().mapToLong(ExponentialHistogramPointData::getCount).sum()).isEqualTo(services);
+    assertThat(points.stream().mapToLong(ExponentialHistogramPointData::getCount).sum())
+        .isEqualTo(services);
     double expectedSum = 0;
     for (int i = 0; i < services; i++) {
       expectedSum += (i + 1) / 1000.0;
     }
-    assertThat(points.stream().mapToDouble(ExponentialHistogramPointData::getSum).sum()).isCloseTo(expectedSum, within(1e-9));
-    Set<String> own = points.stream().map(p -> p.getAttributes().get(SERVICE)).filter(s -> s != null).collect(Collectors.toSet());
+    assertThat(points.stream().mapToDouble(ExponentialHistogramPointData::getSum).sum())
+        .isCloseTo(expectedSum, within(1e-9));
+    Set<String> own =
+        points.stream()
+            .map(p -> p.getAttributes().get(SERVICE))
+            .filter(s -> s != null)
+            .collect(Collectors.toSet());
     assertThat(own).hasSize(limit - 1);
   }
 
@@ -169,12 +250,21 @@ class AttributionRecorderTest {
     return new QueueBreakdown.Part(kind, kind, ns, "", 0, 0, 0);
   }
 
-  private static Attribution attribution(String traceId, String tenant, Map<String, Long> components, List<Long> gaps,
+  private static Attribution attribution(
+      String traceId,
+      String tenant,
+      Map<String, Long> components,
+      List<Long> gaps,
       List<QueueBreakdown.Part> queue) {
     return attribution(traceId, tenant, "engine", components, gaps, queue);
   }
 
-  private static Attribution attribution(String traceId, String tenant, String service, Map<String, Long> components, List<Long> gaps,
+  private static Attribution attribution(
+      String traceId,
+      String tenant,
+      String service,
+      Map<String, Long> components,
+      List<Long> gaps,
       List<QueueBreakdown.Part> queue) {
     Map<String, Long> all = new LinkedHashMap<>();
     Attribution.COMPONENTS.forEach(c -> all.put(c, components.getOrDefault(c, 0L)));
@@ -185,22 +275,52 @@ class AttributionRecorderTest {
       t += gaps.get(i);
       itl.add(new Attribution.Gap(i + 1, t, gaps.get(i), ""));
     }
-    return new Attribution(traceId, "req", "tiny", service, "vm:4711", "llmlat", 0, "engine", ttft, ttft, all, List.of(), itl,
-        List.of(), 10, gaps.size() + 1, 1, 0, List.of(), new QueueBreakdown(queue, ""), List.of(), List.of(), UpstreamConnection.UNKNOWN,
-        tenant, List.of());
+    return new Attribution(
+        traceId,
+        "req",
+        "tiny",
+        service,
+        "vm:4711",
+        "llmlat",
+        0,
+        "engine",
+        ttft,
+        ttft,
+        all,
+        List.of(),
+        itl,
+        List.of(),
+        10,
+        gaps.size() + 1,
+        1,
+        0,
+        List.of(),
+        new QueueBreakdown(queue, ""),
+        List.of(),
+        List.of(),
+        UpstreamConnection.UNKNOWN,
+        tenant,
+        List.of());
   }
 
   private static MetricData metric(Collection<MetricData> metrics, String name) {
-    return metrics.stream().filter(m -> m.getName().equals(name)).findFirst().orElseThrow(() -> new AssertionError("no " + name));
+    return metrics.stream()
+        .filter(m -> m.getName().equals(name))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no " + name));
   }
 
   private static ExponentialHistogramPointData histogram(MetricData metric, Attributes attributes) {
-    return metric.getExponentialHistogramData().getPoints().stream().filter(p -> p.getAttributes().equals(attributes)).findFirst()
-        .orElseThrow(() -> new AssertionError("no " + metric.getName() + " point with " + attributes));
+    return metric.getExponentialHistogramData().getPoints().stream()
+        .filter(p -> p.getAttributes().equals(attributes))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("no " + metric.getName() + " point with " + attributes));
   }
 
   private static Map<Attributes, Long> longSums(MetricData metric) {
-    return metric.getLongSumData().getPoints().stream().collect(Collectors.toMap(PointData::getAttributes, p -> p.getValue()));
+    return metric.getLongSumData().getPoints().stream()
+        .collect(Collectors.toMap(PointData::getAttributes, p -> p.getValue()));
   }
 
   private static <T> Attributes with(Attributes base, AttributeKey<T> key, T value) {

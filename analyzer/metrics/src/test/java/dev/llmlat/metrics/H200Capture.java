@@ -10,11 +10,11 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.ingest.imports.StoreImportTarget;
-import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatSpanNames;
-import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.sharedtraces.SharedTraces;
+import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,11 +22,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The real H200 capture of ../shared/traces/h200-e2e in a store, through the product's import paths: the agent's
- * gateway spans and the Nsight export as they are, the engine's requests.jsonl as OTLP/JSON request spans (arrival
- * to finish, the first token an event, as the report module's H200 tests import it) with a decode span whose token
- * times are the ends of the decode steps that served the request (cuda_events.jsonl: one token per request a step
- * served).
+ * The real H200 capture of ../shared/traces/h200-e2e in a store, through the product's import
+ * paths: the agent's gateway spans and the Nsight export as they are, the engine's requests.jsonl
+ * as OTLP/JSON request spans (arrival to finish, the first token an event, as the report module's
+ * H200 tests import it) with a decode span whose token times are the ends of the decode steps that
+ * served the request (cuda_events.jsonl: one token per request a step served).
  */
 final class H200Capture {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -40,20 +40,34 @@ final class H200Capture {
   /** Migrates {@code store} and imports the three layers. */
   static void importInto(EmbeddedClickHouse store, Path scratch) throws IOException {
     SchemaMigrator.bundled().migrate(store);
-    importFile(store, traces().resolve("gateway.otlp.jsonl"), ExportFormat.OTLP_JSON, ImportOptions.defaults());
+    importFile(
+        store,
+        traces().resolve("gateway.otlp.jsonl"),
+        ExportFormat.OTLP_JSON,
+        ImportOptions.defaults());
     importFile(store, engineRequests(scratch), ExportFormat.OTLP_JSON, ImportOptions.defaults());
-    importFile(store, traces().resolve("engine.sqlite"), ExportFormat.NSYS_SQLITE,
+    importFile(
+        store,
+        traces().resolve("engine.sqlite"),
+        ExportFormat.NSYS_SQLITE,
         ImportOptions.defaults().withServiceName("engine").withHostName("vm"));
   }
 
-  private static void importFile(EmbeddedClickHouse store, Path file, ExportFormat format, ImportOptions options) throws IOException {
+  private static void importFile(
+      EmbeddedClickHouse store, Path file, ExportFormat format, ImportOptions options)
+      throws IOException {
     try (StoreImportTarget target = new StoreImportTarget(store)) {
-      assertThat(GpuImporter.importFile(file, format, options, target).spans()).as(file.toString()).isPositive();
+      assertThat(GpuImporter.importFile(file, format, options, target).spans())
+          .as(file.toString())
+          .isPositive();
       target.commit();
     }
   }
 
-  /** The host times the decode steps serving {@code traceId} ended, in order (its second token onwards). */
+  /**
+   * The host times the decode steps serving {@code traceId} ended, in order (its second token
+   * onwards).
+   */
   static List<Long> decodeEnds(String traceId) throws IOException {
     List<Long> ends = new ArrayList<>();
     for (String line : Files.readAllLines(traces().resolve("cuda_events.jsonl"))) {
@@ -90,8 +104,16 @@ final class H200Capture {
       string(resource, LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_ENGINE);
       ArrayNode spans = resourceSpans.putArray("scopeSpans").addObject().putArray("spans");
       String requestSpan = traceId.substring(8, 24);
-      ObjectNode span = span(spans, traceId, requestSpan, request.get("parent_span_id").asText(), LlmlatSpanNames.REQUEST, 2,
-          request.get("arrival_ns").asLong(), request.get("finish_ns").asLong());
+      ObjectNode span =
+          span(
+              spans,
+              traceId,
+              requestSpan,
+              request.get("parent_span_id").asText(),
+              LlmlatSpanNames.REQUEST,
+              2,
+              request.get("arrival_ns").asLong(),
+              request.get("finish_ns").asLong());
       ObjectNode prompt = span.putArray("attributes").addObject();
       prompt.put("key", "gen_ai.usage.input_tokens");
       prompt.putObject("value").put("intValue", request.get("prompt_len").asText());
@@ -99,10 +121,24 @@ final class H200Capture {
       firstToken.put("name", LlmlatAttributes.EVENT_FIRST_TOKEN);
       firstToken.put("timeUnixNano", request.get("first_token_ns").asText());
       long previous = request.get("first_token_ns").asLong();
-      ObjectNode decode = span(spans, traceId, traceId.substring(16), requestSpan, LlmlatSpanNames.DECODE, 1, previous,
-          request.get("finish_ns").asLong());
-      ArrayNode deltas = decode.putArray("attributes").addObject().put("key", LlmlatAttributes.DECODE_TOKEN_DELTAS_NS)
-          .putObject("value").putObject("arrayValue").putArray("values");
+      ObjectNode decode =
+          span(
+              spans,
+              traceId,
+              traceId.substring(16),
+              requestSpan,
+              LlmlatSpanNames.DECODE,
+              1,
+              previous,
+              request.get("finish_ns").asLong());
+      ArrayNode deltas =
+          decode
+              .putArray("attributes")
+              .addObject()
+              .put("key", LlmlatAttributes.DECODE_TOKEN_DELTAS_NS)
+              .putObject("value")
+              .putObject("arrayValue")
+              .putArray("values");
       for (long end : decodeEnds(traceId)) {
         deltas.addObject().put("intValue", Long.toString(end - previous));
         previous = end;
@@ -114,7 +150,14 @@ final class H200Capture {
     return file;
   }
 
-  private static ObjectNode span(ArrayNode spans, String traceId, String spanId, String parent, String name, int kind, long startNs,
+  private static ObjectNode span(
+      ArrayNode spans,
+      String traceId,
+      String spanId,
+      String parent,
+      String name,
+      int kind,
+      long startNs,
       long endNs) {
     ObjectNode span = spans.addObject();
     span.put("traceId", traceId);

@@ -28,7 +28,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** {@link MetricsExport}: what it sends to a collector's {@code /v1/metrics} (decoded as OTLP protobuf), and a port it cannot have. */
+/**
+ * {@link MetricsExport}: what it sends to a collector's {@code /v1/metrics} (decoded as OTLP
+ * protobuf), and a port it cannot have.
+ */
 class MetricsExportTest {
   private final List<ExportMetricsServiceRequest> received = new CopyOnWriteArrayList<>();
   private HttpServer collector;
@@ -42,25 +45,39 @@ class MetricsExportTest {
 
   @Test
   void aTakenPortIsRefusedNamingIt() throws IOException {
-    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName(MetricsConfig.LOOPBACK))) {
-      MetricsConfig config = MetricsConfig.builder("x").prometheus(MetricsConfig.LOOPBACK, taken.getLocalPort()).build();
-      assertThatThrownBy(() -> MetricsExport.start(config)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("cannot serve metrics on 127.0.0.1:" + taken.getLocalPort() + ": ");
+    try (ServerSocket taken =
+        new ServerSocket(0, 1, InetAddress.getByName(MetricsConfig.LOOPBACK))) {
+      MetricsConfig config =
+          MetricsConfig.builder("x")
+              .prometheus(MetricsConfig.LOOPBACK, taken.getLocalPort())
+              .build();
+      assertThatThrownBy(() -> MetricsExport.start(config))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith(
+              "cannot serve metrics on 127.0.0.1:" + taken.getLocalPort() + ": ");
     }
   }
 
   @Test
-  void closingSendsTheExponentialHistogramsWithTheRequestDimensionsAndExemplars() throws IOException {
+  void closingSendsTheExponentialHistogramsWithTheRequestDimensionsAndExemplars()
+      throws IOException {
     collector = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    collector.createContext(MetricsConfig.OTLP_METRICS_PATH, exchange -> {
-      received.add(ExportMetricsServiceRequest.parseFrom(exchange.getRequestBody().readAllBytes()));
-      exchange.sendResponseHeaders(200, -1);
-      exchange.close();
-    });
+    collector.createContext(
+        MetricsConfig.OTLP_METRICS_PATH,
+        exchange -> {
+          received.add(
+              ExportMetricsServiceRequest.parseFrom(exchange.getRequestBody().readAllBytes()));
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
     collector.start();
     // a base URL: the exporter adds /v1/metrics, as OpenTelemetry's base endpoint does
     URI endpoint = URI.create("http://127.0.0.1:" + collector.getAddress().getPort());
-    MetricsConfig config = MetricsConfig.builder("llmlat-attribute").otlp(endpoint).otlpInterval(Duration.ofHours(1)).build();
+    MetricsConfig config =
+        MetricsConfig.builder("llmlat-attribute")
+            .otlp(endpoint)
+            .otlpInterval(Duration.ofHours(1))
+            .build();
     assertThat(config.otlpEndpoint().getPath()).isEqualTo(MetricsConfig.OTLP_METRICS_PATH);
 
     String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -71,22 +88,43 @@ class MetricsExportTest {
 
     assertThat(received).hasSize(1);
     Map<String, Metric> metrics = new LinkedHashMap<>();
-    received.get(0).getResourceMetricsList().forEach(rm -> rm.getScopeMetricsList().forEach(sm -> sm.getMetricsList()
-        .forEach(m -> metrics.put(m.getName(), m))));
+    received
+        .get(0)
+        .getResourceMetricsList()
+        .forEach(
+            rm ->
+                rm.getScopeMetricsList()
+                    .forEach(sm -> sm.getMetricsList().forEach(m -> metrics.put(m.getName(), m))));
     assertThat(received.get(0).getResourceMetrics(0).getResource().getAttributesList())
-        .anySatisfy(kv -> assertThat(kv.getKey() + "=" + kv.getValue().getStringValue()).isEqualTo("service.name=llmlat-attribute"));
+        .anySatisfy(
+            kv ->
+                assertThat(kv.getKey() + "=" + kv.getValue().getStringValue())
+                    .isEqualTo("service.name=llmlat-attribute"));
     Metric ttft = metrics.get(LlmlatMetrics.TTFT);
     assertThat(ttft.getUnit()).isEqualTo("s");
     assertThat(ttft.hasExponentialHistogram()).isTrue();
     ExponentialHistogramDataPoint point = ttft.getExponentialHistogram().getDataPoints(0);
     assertThat(point.getCount()).isEqualTo(2);
     assertThat(point.getSum()).isCloseTo(1.0, within(1e-9));
-    assertThat(attributes(point.getAttributesList())).containsExactlyInAnyOrderEntriesOf(
-        Map.of(LlmlatMetrics.SERVICE, "engine", LlmlatMetrics.MODEL, "tiny", LlmlatMetrics.ENGINE_INSTANCE, "vm:4711",
-            LlmlatAttributes.TENANT, "tenant-a"));
-    assertThat(point.getExemplarsList()).isNotEmpty().allSatisfy(e -> assertThat(HexFormat.of().formatHex(e.getTraceId().toByteArray()))
-        .isIn(trace, "0af7651916cd43dd8448eb211c80319c"));
-    assertThat(metrics.get(LlmlatMetrics.SLO_VIOLATIONS).getSum().getDataPoints(0).getAsInt()).isEqualTo(1); // 700 ms > 500 ms
+    assertThat(attributes(point.getAttributesList()))
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                LlmlatMetrics.SERVICE,
+                "engine",
+                LlmlatMetrics.MODEL,
+                "tiny",
+                LlmlatMetrics.ENGINE_INSTANCE,
+                "vm:4711",
+                LlmlatAttributes.TENANT,
+                "tenant-a"));
+    assertThat(point.getExemplarsList())
+        .isNotEmpty()
+        .allSatisfy(
+            e ->
+                assertThat(HexFormat.of().formatHex(e.getTraceId().toByteArray()))
+                    .isIn(trace, "0af7651916cd43dd8448eb211c80319c"));
+    assertThat(metrics.get(LlmlatMetrics.SLO_VIOLATIONS).getSum().getDataPoints(0).getAsInt())
+        .isEqualTo(1); // 700 ms > 500 ms
     assertThat(metrics).containsKeys(LlmlatMetrics.TTFT_COMPONENT, LlmlatMetrics.QUEUE_TIME);
   }
 
@@ -99,8 +137,35 @@ class MetricsExportTest {
   private static Attribution attribution(String traceId, long queueNs) {
     Map<String, Long> components = new LinkedHashMap<>();
     Attribution.COMPONENTS.forEach(c -> components.put(c, c.equals("queue") ? queueNs : 0L));
-    QueueBreakdown queue = new QueueBreakdown(List.of(new QueueBreakdown.Part(QueueBreakdown.DECODE, "decode", queueNs, "", 0, 4, 3)), "");
-    return new Attribution(traceId, "req", "tiny", "engine", "vm:4711", "llmlat", 0, "engine", queueNs, queueNs, components, List.of(),
-        List.of(), List.of(), 10, 1, 1, 0, List.of(), queue, List.of(), List.of(), UpstreamConnection.UNKNOWN, "tenant-a", List.of());
+    QueueBreakdown queue =
+        new QueueBreakdown(
+            List.of(new QueueBreakdown.Part(QueueBreakdown.DECODE, "decode", queueNs, "", 0, 4, 3)),
+            "");
+    return new Attribution(
+        traceId,
+        "req",
+        "tiny",
+        "engine",
+        "vm:4711",
+        "llmlat",
+        0,
+        "engine",
+        queueNs,
+        queueNs,
+        components,
+        List.of(),
+        List.of(),
+        List.of(),
+        10,
+        1,
+        1,
+        0,
+        List.of(),
+        queue,
+        List.of(),
+        List.of(),
+        UpstreamConnection.UNKNOWN,
+        "tenant-a",
+        List.of());
   }
 }

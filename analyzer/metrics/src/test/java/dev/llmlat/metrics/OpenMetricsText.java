@@ -5,7 +5,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The samples of an OpenMetrics 1.0 text exposition, with their exemplars (comments and metadata skipped). */
+/**
+ * The samples of an OpenMetrics 1.0 text exposition, with their exemplars (comments and metadata
+ * skipped).
+ */
 record OpenMetricsText(List<Sample> samples) {
   /** One sample line: {@code name{labels} value [# {exemplar labels} value [timestamp]]}. */
   record Sample(String name, Map<String, String> labels, double value, Exemplar exemplar) {}

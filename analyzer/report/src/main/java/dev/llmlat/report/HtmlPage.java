@@ -9,7 +9,9 @@ public final class HtmlPage {
 
   /** The document up to and including {@code <body>}, with the shared style. */
   public static String head(String title) {
-    return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + escape(title) + "</title><style>"
+    return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+        + escape(title)
+        + "</title><style>"
         + "body{font:14px system-ui,sans-serif;margin:24px;color:#222}table{border-collapse:collapse}"
         + "td,th{padding:3px 10px;text-align:right;border-bottom:1px solid #ddd}td:first-child,th:first-child{text-align:left}"
         + ".legend span{display:inline-block;margin-right:12px}.sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}"
@@ -18,7 +20,10 @@ public final class HtmlPage {
 
   /** Text as HTML content or attribute value. */
   public static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 
   /** A component's colour, the same in every chart. */

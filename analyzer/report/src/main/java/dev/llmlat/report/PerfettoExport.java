@@ -1,11 +1,11 @@
 package dev.llmlat.report;
 
-import dev.llmlat.semconv.LlmlatSpanNames;
-import dev.llmlat.attribution.Attribution;
-import dev.llmlat.attribution.SpanRecord;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.llmlat.attribution.Attribution;
+import dev.llmlat.attribution.SpanRecord;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.LinkedHashMap;
@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Writes aligned spans as Chrome trace-event JSON, which ui.perfetto.dev and chrome://tracing
- * open: one process per layer (gateway, engine, GPU, eBPF), one thread per kind of span, span
- * events as instants, and, for one request, its TTFT attribution as a track of its own.
+ * Writes aligned spans as Chrome trace-event JSON, which ui.perfetto.dev and chrome://tracing open:
+ * one process per layer (gateway, engine, GPU, eBPF), one thread per kind of span, span events as
+ * instants, and, for one request, its TTFT attribution as a track of its own.
  */
 public final class PerfettoExport {
   private static final List<String> LAYERS = List.of("gateway", "engine", "gpu", "ebpf", "other");
@@ -24,7 +24,8 @@ public final class PerfettoExport {
 
   private PerfettoExport() {}
 
-  public static void write(List<SpanRecord> spans, Attribution attribution, OutputStream out) throws IOException {
+  public static void write(List<SpanRecord> spans, Attribution attribution, OutputStream out)
+      throws IOException {
     try (JsonGenerator g = new JsonFactory().createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
       g.writeStringField("displayTimeUnit", "ns");
@@ -37,15 +38,18 @@ public final class PerfettoExport {
       for (SpanRecord s : spans) {
         int pid = pid(s.layer());
         String lane = lane(s);
-        int tid = threads.computeIfAbsent(pid + "/" + lane, k -> {
-          int id = threads.size() + 1;
-          try {
-            meta(g, "thread_name", pid, id, lane);
-          } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-          }
-          return id;
-        });
+        int tid =
+            threads.computeIfAbsent(
+                pid + "/" + lane,
+                k -> {
+                  int id = threads.size() + 1;
+                  try {
+                    meta(g, "thread_name", pid, id, lane);
+                  } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                  }
+                  return id;
+                });
         g.writeStartObject();
         g.writeStringField("name", s.name());
         g.writeStringField("cat", s.layer().isEmpty() ? "other" : s.layer());
@@ -111,7 +115,8 @@ public final class PerfettoExport {
     };
   }
 
-  private static void meta(JsonGenerator g, String name, int pid, int tid, String value) throws IOException {
+  private static void meta(JsonGenerator g, String name, int pid, int tid, String value)
+      throws IOException {
     g.writeStartObject();
     g.writeStringField("name", name);
     g.writeStringField("ph", "M");

@@ -21,14 +21,19 @@ public final class QueueBreakdownText {
     long queue = a.component("queue");
     out.printf("%nqueue %.3f ms, while the engine ran:%n", queue / 1e6);
     for (QueueBreakdown.Part p : q.parts()) {
-      out.printf("  %10.3f ms %5.1f%%  %s%n", p.ns() / 1e6, queue == 0 ? 0 : 100.0 * p.ns() / queue, p.cause());
+      out.printf(
+          "  %10.3f ms %5.1f%%  %s%n",
+          p.ns() / 1e6, queue == 0 ? 0 : 100.0 * p.ns() / queue, p.cause());
     }
     if (!q.limit().isEmpty()) {
       out.println("  binding limit: " + q.limit());
     }
   }
 
-  /** {@code explain --format json}'s {@code queue_breakdown}: [{kind, cause, ns, trace_id | batch}, ...]. */
+  /**
+   * {@code explain --format json}'s {@code queue_breakdown}: [{kind, cause, ns, trace_id | batch},
+   * ...].
+   */
   public static ArrayNode json(Attribution a) {
     ArrayNode out = JSON.createArrayNode();
     for (QueueBreakdown.Part p : a.queueBreakdown().parts()) {

@@ -11,13 +11,16 @@ import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.ingest.imports.StoreImportTarget;
-import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Fills a store from ../shared/traces/h200-e2e the way H200EndToEndTest does (same imports), then attributes it. */
+/**
+ * Fills a store from ../shared/traces/h200-e2e the way H200EndToEndTest does (same imports), then
+ * attributes it.
+ */
 final class H200CaptureStore {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -27,24 +30,38 @@ final class H200CaptureStore {
     return dev.llmlat.sharedtraces.SharedTraces.resolve("h200-e2e");
   }
 
-  /** Migrates, imports the three layers and runs the analyzer; returns how many requests it wrote. */
+  /**
+   * Migrates, imports the three layers and runs the analyzer; returns how many requests it wrote.
+   */
   static long populate(EmbeddedClickHouse store, Path scratch) throws IOException {
     SchemaMigrator.bundled().migrate(store);
-    importInto(store, traces().resolve("gateway.otlp.jsonl"), ExportFormat.OTLP_JSON, ImportOptions.defaults());
+    importInto(
+        store,
+        traces().resolve("gateway.otlp.jsonl"),
+        ExportFormat.OTLP_JSON,
+        ImportOptions.defaults());
     importInto(store, engineSpans(scratch), ExportFormat.OTLP_JSON, ImportOptions.defaults());
-    importInto(store, traces().resolve("engine.sqlite"), ExportFormat.NSYS_SQLITE,
+    importInto(
+        store,
+        traces().resolve("engine.sqlite"),
+        ExportFormat.NSYS_SQLITE,
         ImportOptions.defaults().withServiceName("engine").withHostName("vm"));
     return new Analyzer(store).analyze(0, Long.MAX_VALUE / 2, true).written();
   }
 
-  private static void importInto(EmbeddedClickHouse store, Path file, ExportFormat format, ImportOptions options) throws IOException {
+  private static void importInto(
+      EmbeddedClickHouse store, Path file, ExportFormat format, ImportOptions options)
+      throws IOException {
     try (StoreImportTarget target = new StoreImportTarget(store)) {
       assertThat(GpuImporter.importFile(file, format, options, target).spans()).isPositive();
       target.commit();
     }
   }
 
-  /** requests.jsonl as OTLP/JSON engine spans: llm_request from arrival to finish, first token as an event. */
+  /**
+   * requests.jsonl as OTLP/JSON engine spans: llm_request from arrival to finish, first token as an
+   * event.
+   */
   private static Path engineSpans(Path scratch) throws IOException {
     StringBuilder lines = new StringBuilder();
     for (String line : Files.readAllLines(traces().resolve("requests.jsonl"))) {

@@ -14,12 +14,14 @@ import java.util.List;
 public final class ChildJvm {
   private ChildJvm() {}
 
-  public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log) throws IOException {
+  public static Process start(
+      List<String> jvmOptions, String mainClass, List<String> args, Path log) throws IOException {
     return start(List.of(), jvmOptions, mainClass, args, log);
   }
 
   /** The same, with {@code launcher} (e.g. {@code taskset -c 1}) in front of the java command. */
-  public static Process start(List<String> launcher, List<String> jvmOptions, String mainClass, List<String> args, Path log)
+  public static Process start(
+      List<String> launcher, List<String> jvmOptions, String mainClass, List<String> args, Path log)
       throws IOException {
     Files.createDirectories(log.getParent());
     List<String> command = new ArrayList<>(launcher);
@@ -44,7 +46,8 @@ public final class ChildJvm {
    * Waits until {@code log} has a line starting with {@code prefix} and returns the rest of it;
    * fails naming the log when the process exits first or {@code timeout} passes.
    */
-  public static String awaitLine(Process process, Path log, String prefix, java.time.Duration timeout)
+  public static String awaitLine(
+      Process process, Path log, String prefix, java.time.Duration timeout)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
@@ -56,12 +59,20 @@ public final class ChildJvm {
         }
       }
       if (!process.isAlive()) {
-        throw new IllegalStateException("process " + process.pid() + " exited; see " + log + tail(log, 10));
+        throw new IllegalStateException(
+            "process " + process.pid() + " exited; see " + log + tail(log, 10));
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("process " + process.pid() + " did not print '" + prefix + "' within "
-        + timeout.toSeconds() + " s; see " + log);
+    throw new IllegalStateException(
+        "process "
+            + process.pid()
+            + " did not print '"
+            + prefix
+            + "' within "
+            + timeout.toSeconds()
+            + " s; see "
+            + log);
   }
 
   /** Deletes a directory tree (scratch directories of benchmarks and demo runs). */
@@ -80,7 +91,8 @@ public final class ChildJvm {
   public static String tail(Path log, int n) {
     try {
       List<String> lines = Files.readAllLines(log);
-      return "\n  " + String.join("\n  ", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+      return "\n  "
+          + String.join("\n  ", lines.subList(Math.max(0, lines.size() - n), lines.size()));
     } catch (IOException e) {
       return "";
     }

@@ -9,21 +9,27 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Free space under the directories a command writes (the store's data, the broker's log, the
- * logs), and the failures that mean a full disk, as one message: "no space left on device under
- * DIR". A full disk otherwise shows as whatever the writer says: chDB's NOT_ENOUGH_SPACE, a broker
- * that died mid-write, producers timing out.
+ * Free space under the directories a command writes (the store's data, the broker's log, the logs),
+ * and the failures that mean a full disk, as one message: "no space left on device under DIR". A
+ * full disk otherwise shows as whatever the writer says: chDB's NOT_ENOUGH_SPACE, a broker that
+ * died mid-write, producers timing out.
  */
 public final class DiskSpace {
   /** Below this, a command that is about to write starts nothing. */
   public static final long START_MIN_FREE = 256L << 20;
-  /** Below this while running, writes are about to fail (chDB reserves space for parts and merges). */
+
+  /**
+   * Below this while running, writes are about to fail (chDB reserves space for parts and merges).
+   */
   public static final long RUNNING_MIN_FREE = 16L << 20;
 
-  // chDB / ClickHouse (code 243 NOT_ENOUGH_SPACE, "Cannot reserve ..."), the OS (ENOSPC), Kafka's log writes
-  private static final Pattern NO_SPACE = Pattern.compile(
-      "No space left on device|NOT_ENOUGH_SPACE|Cannot reserve [^,]*, not enough space|Code: 243\\b|KafkaStorageException"
-          + "|Disk error when trying to access log file|all log dirs? .* ha(?:s|ve) failed", Pattern.CASE_INSENSITIVE);
+  // chDB / ClickHouse (code 243 NOT_ENOUGH_SPACE, "Cannot reserve ..."), the OS (ENOSPC), Kafka's
+  // log writes
+  private static final Pattern NO_SPACE =
+      Pattern.compile(
+          "No space left on device|NOT_ENOUGH_SPACE|Cannot reserve [^,]*, not enough space|Code: 243\\b|KafkaStorageException"
+              + "|Disk error when trying to access log file|all log dirs? .* ha(?:s|ve) failed",
+          Pattern.CASE_INSENSITIVE);
   private static final Pattern PATH_IN_MESSAGE = Pattern.compile("(/[^\\s:'\"(),]+)");
 
   /** A full disk, said in one line naming the directory and what is free there. */
@@ -42,7 +48,10 @@ public final class DiskSpace {
 
   private DiskSpace() {}
 
-  /** Bytes free to this process on the file system holding {@code dir} (its nearest existing ancestor). */
+  /**
+   * Bytes free to this process on the file system holding {@code dir} (its nearest existing
+   * ancestor).
+   */
   public static long usable(Path dir) {
     for (Path p = dir.toAbsolutePath(); p != null; p = p.getParent()) {
       if (Files.exists(p)) {
@@ -56,18 +65,30 @@ public final class DiskSpace {
     return Long.MAX_VALUE;
   }
 
-  /** Refuses with {@link Full} unless each of {@code dirs} has {@code minFree} bytes free; {@code what} is who needs them. */
+  /**
+   * Refuses with {@link Full} unless each of {@code dirs} has {@code minFree} bytes free; {@code
+   * what} is who needs them.
+   */
   public static void require(List<Path> dirs, long minFree, String what) {
     for (Path dir : dirs) {
       long free = usable(dir);
       if (free < minFree) {
-        throw new Full(dir.toAbsolutePath(), bytes(free) + " free, " + what + " needs at least " + bytes(minFree)
-            + " there (free some space, or point LLMLAT_HOME / --data-dir at another disk)");
+        throw new Full(
+            dir.toAbsolutePath(),
+            bytes(free)
+                + " free, "
+                + what
+                + " needs at least "
+                + bytes(minFree)
+                + " there (free some space, or point LLMLAT_HOME / --data-dir at another disk)");
       }
     }
   }
 
-  /** The first of {@code dirs} with less than {@code minFree} bytes free, as a {@link Full}; else null. */
+  /**
+   * The first of {@code dirs} with less than {@code minFree} bytes free, as a {@link Full}; else
+   * null.
+   */
   public static Full below(List<Path> dirs, long minFree) {
     for (Path dir : dirs) {
       long free = usable(dir);
@@ -78,7 +99,9 @@ public final class DiskSpace {
     return null;
   }
 
-  /** Whether {@code e} or one of its causes says a disk is full (chDB, the OS, the Kafka broker). */
+  /**
+   * Whether {@code e} or one of its causes says a disk is full (chDB, the OS, the Kafka broker).
+   */
   public static boolean saysNoSpace(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t.getMessage() != null && NO_SPACE.matcher(t.getMessage()).find()) {
@@ -131,7 +154,13 @@ public final class DiskSpace {
   private static String firstLine(Throwable e) {
     for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
       if (t.getMessage() != null && NO_SPACE.matcher(t.getMessage()).find()) {
-        String line = t.getMessage().lines().filter(l -> NO_SPACE.matcher(l).find()).findFirst().orElse("").strip();
+        String line =
+            t.getMessage()
+                .lines()
+                .filter(l -> NO_SPACE.matcher(l).find())
+                .findFirst()
+                .orElse("")
+                .strip();
         return line.length() > 200 ? line.substring(0, 200) + "…" : line;
       }
     }

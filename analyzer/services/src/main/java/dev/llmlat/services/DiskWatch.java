@@ -21,7 +21,11 @@ public final class DiskWatch implements AutoCloseable {
   private volatile DiskSpace.Full full;
   private volatile boolean closed;
 
-  private DiskWatch(List<Path> dirs, List<Supplier<DiskSpace.Full>> checks, Duration period, Consumer<DiskSpace.Full> onFull) {
+  private DiskWatch(
+      List<Path> dirs,
+      List<Supplier<DiskSpace.Full>> checks,
+      Duration period,
+      Consumer<DiskSpace.Full> onFull) {
     this.dirs = List.copyOf(dirs);
     this.checks = List.copyOf(checks);
     this.period = period;
@@ -34,7 +38,10 @@ public final class DiskWatch implements AutoCloseable {
    * Checks {@code dirs} (below {@link DiskSpace#RUNNING_MIN_FREE}) and {@code checks} every {@code
    * period}; the first finding is kept ({@link #full()}) and handed to {@code onFull} once.
    */
-  public static DiskWatch start(List<Path> dirs, List<Supplier<DiskSpace.Full>> checks, Duration period,
+  public static DiskWatch start(
+      List<Path> dirs,
+      List<Supplier<DiskSpace.Full>> checks,
+      Duration period,
       Consumer<DiskSpace.Full> onFull) {
     DiskWatch watch = new DiskWatch(dirs, checks, period, onFull);
     watch.thread.start();

@@ -21,10 +21,10 @@ import org.apache.kafka.common.Uuid;
 /**
  * A Kafka cluster of several KRaft nodes on loopback, each a {@link KafkaBroker} child JVM that is
  * broker and controller, with its own data directory ({@code node-<id>/} under the cluster's),
- * ports and log file; the controller quorum is all of them (static {@code controller.quorum.voters}).
- * The cluster's topics, its internal ones and those created without a replication factor, are
- * replicated to every node, a write acknowledged by {@code acks=all} once {@code minInsyncReplicas}
- * of them have it. Node ids are 1..n.
+ * ports and log file; the controller quorum is all of them (static {@code
+ * controller.quorum.voters}). The cluster's topics, its internal ones and those created without a
+ * replication factor, are replicated to every node, a write acknowledged by {@code acks=all} once
+ * {@code minInsyncReplicas} of them have it. Node ids are 1..n.
  */
 public final class KafkaCluster implements AutoCloseable {
   private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
@@ -37,18 +37,31 @@ public final class KafkaCluster implements AutoCloseable {
     this.nodes = List.copyOf(nodes);
   }
 
-  /** Formats and starts {@code nodeCount} nodes under {@code dir}; returns once every one is in the cluster. */
-  public static KafkaCluster start(Path dir, int nodeCount, int minInsyncReplicas) throws IOException {
+  /**
+   * Formats and starts {@code nodeCount} nodes under {@code dir}; returns once every one is in the
+   * cluster.
+   */
+  public static KafkaCluster start(Path dir, int nodeCount, int minInsyncReplicas)
+      throws IOException {
     if (nodeCount < 1 || nodeCount > 9) {
-      throw new IllegalArgumentException("a local Kafka cluster has 1 to 9 nodes, got " + nodeCount);
+      throw new IllegalArgumentException(
+          "a local Kafka cluster has 1 to 9 nodes, got " + nodeCount);
     }
     if (minInsyncReplicas < 1 || minInsyncReplicas > nodeCount) {
-      throw new IllegalArgumentException("min.insync.replicas must be 1 to the node count (" + nodeCount + "), got " + minInsyncReplicas);
+      throw new IllegalArgumentException(
+          "min.insync.replicas must be 1 to the node count ("
+              + nodeCount
+              + "), got "
+              + minInsyncReplicas);
     }
     int[] ports = distinctFreePorts(2 * nodeCount);
     StringBuilder voters = new StringBuilder();
     for (int id = 1; id <= nodeCount; id++) {
-      voters.append(id == 1 ? "" : ",").append(id).append("@127.0.0.1:").append(ports[2 * (id - 1) + 1]);
+      voters
+          .append(id == 1 ? "" : ",")
+          .append(id)
+          .append("@127.0.0.1:")
+          .append(ports[2 * (id - 1) + 1]);
     }
     String clusterId = Uuid.randomUuid().toString();
     // all launched (each formatting its directory, a JVM of its own) at once, before any is waited
@@ -57,11 +70,14 @@ public final class KafkaCluster implements AutoCloseable {
     try (ExecutorService launching = Executors.newVirtualThreadPerTaskExecutor()) {
       for (int id = 1; id <= nodeCount; id++) {
         Path nodeDir = dir.resolve("node-" + id);
-        KafkaBroker.Config config = KafkaBroker.Config.under(nodeDir.resolve("data"), nodeDir, nodeDir, 0, 0);
-        KafkaBroker.Quorum quorum = new KafkaBroker.Quorum(id, voters.toString(), clusterId, nodeCount, minInsyncReplicas);
+        KafkaBroker.Config config =
+            KafkaBroker.Config.under(nodeDir.resolve("data"), nodeDir, nodeDir, 0, 0);
+        KafkaBroker.Quorum quorum =
+            new KafkaBroker.Quorum(id, voters.toString(), clusterId, nodeCount, minInsyncReplicas);
         int port = ports[2 * (id - 1)];
         int controllerPort = ports[2 * (id - 1) + 1];
-        launches.add(launching.submit(() -> KafkaBroker.launch(config, port, controllerPort, quorum)));
+        launches.add(
+            launching.submit(() -> KafkaBroker.launch(config, port, controllerPort, quorum)));
       }
     }
     List<KafkaBroker> nodes = new ArrayList<>();
@@ -106,7 +122,8 @@ public final class KafkaCluster implements AutoCloseable {
   /** The node with this id (1..n). */
   public KafkaBroker node(int id) {
     if (id < 1 || id > nodes.size()) {
-      throw new IllegalArgumentException("this cluster's node ids are 1.." + nodes.size() + ", got " + id);
+      throw new IllegalArgumentException(
+          "this cluster's node ids are 1.." + nodes.size() + ", got " + id);
     }
     return nodes.get(id - 1);
   }
@@ -117,8 +134,15 @@ public final class KafkaCluster implements AutoCloseable {
    */
   @Override
   public void close() {
-    List<Thread> stopping = nodes.stream().filter(KafkaBroker::isAlive)
-        .map(node -> Thread.ofPlatform().name("kafka-stop-" + node.pid()).start(() -> node.stop(Duration.ofSeconds(20)))).toList();
+    List<Thread> stopping =
+        nodes.stream()
+            .filter(KafkaBroker::isAlive)
+            .map(
+                node ->
+                    Thread.ofPlatform()
+                        .name("kafka-stop-" + node.pid())
+                        .start(() -> node.stop(Duration.ofSeconds(20))))
+            .toList();
     try {
       for (Thread t : stopping) {
         t.join();
@@ -132,8 +156,15 @@ public final class KafkaCluster implements AutoCloseable {
   private void awaitAllRegistered() {
     long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
     int seen = 0;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 3000))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers(),
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                2000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                3000))) {
       while (System.nanoTime() < deadline) {
         try {
           seen = admin.describeCluster().nodes().get(3, TimeUnit.SECONDS).size();
@@ -149,8 +180,15 @@ public final class KafkaCluster implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting the Kafka cluster", e);
     }
-    throw new IllegalStateException("only " + seen + " of " + nodes.size() + " Kafka nodes joined the cluster within "
-        + READY_TIMEOUT.toSeconds() + " s; see their logs under " + nodes.getFirst().logDir().getParent().getParent());
+    throw new IllegalStateException(
+        "only "
+            + seen
+            + " of "
+            + nodes.size()
+            + " Kafka nodes joined the cluster within "
+            + READY_TIMEOUT.toSeconds()
+            + " s; see their logs under "
+            + nodes.getFirst().logDir().getParent().getParent());
   }
 
   private static int[] distinctFreePorts(int n) throws IOException {

@@ -1,10 +1,10 @@
 package dev.llmlat.services;
 
-import dev.llmlat.semconv.LlmlatTopics;
-import dev.llmlat.runtime.home.LlmlatHome;
-import dev.llmlat.runtime.home.StorePassword;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
 import dev.llmlat.otlpkafka.SpanTopics;
+import dev.llmlat.runtime.home.LlmlatHome;
+import dev.llmlat.runtime.home.StorePassword;
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.store.StoreConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -30,11 +30,21 @@ public final class LocalServices {
   public static final String INGEST = "ingest";
   public static final String ATTRIBUTE = "attribute";
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
-  private static final List<String> SERVICE_JVM = List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC");
+  private static final List<String> SERVICE_JVM =
+      List.of("--enable-native-access=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC");
 
-  /** What to start: ports, partitions, an external cluster instead of our broker, the live attributor or not. */
-  public record Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka,
-      KafkaClientProperties kafkaClient, boolean live) {
+  /**
+   * What to start: ports, partitions, an external cluster instead of our broker, the live
+   * attributor or not.
+   */
+  public record Options(
+      int kafkaPort,
+      int kafkaControllerPort,
+      int storePort,
+      int partitions,
+      String externalKafka,
+      KafkaClientProperties kafkaClient,
+      boolean live) {
     public Options {
       java.util.Objects.requireNonNull(kafkaClient, "kafkaClient");
       if (partitions < 1 || partitions > 1000) {
@@ -43,7 +53,12 @@ public final class LocalServices {
     }
 
     /** With the live attributor. */
-    public Options(int kafkaPort, int kafkaControllerPort, int storePort, int partitions, String externalKafka,
+    public Options(
+        int kafkaPort,
+        int kafkaControllerPort,
+        int storePort,
+        int partitions,
+        String externalKafka,
         KafkaClientProperties kafkaClient) {
       this(kafkaPort, kafkaControllerPort, storePort, partitions, externalKafka, kafkaClient, true);
     }
@@ -57,7 +72,8 @@ public final class LocalServices {
 
   /**
    * The services of {@code home}; {@code cliMain} is the main class of the llmlat command line,
-   * which the store, the ingester and the live attributor run as (this module does not depend on the CLI).
+   * which the store, the ingester and the live attributor run as (this module does not depend on
+   * the CLI).
    */
   public LocalServices(LlmlatHome home, String cliMain) {
     this.home = home;
@@ -83,8 +99,8 @@ public final class LocalServices {
   }
 
   /**
-   * How to reach the running store (user default and the store's password), if its process runs.
-   * A store started without a password takes any.
+   * How to reach the running store (user default and the store's password), if its process runs. A
+   * store started without a password takes any.
    */
   public Optional<StoreConfig> storeConfig() {
     Optional<String> url = storeUrl();
@@ -95,7 +111,9 @@ public final class LocalServices {
     try {
       password = StorePassword.read(storePasswordFile()).orElse(null);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read the store's password file " + storePasswordFile() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot read the store's password file " + storePasswordFile() + ": " + e.getMessage(),
+          e);
     }
     return Optional.of(StoreConfig.server(url.get(), "default", password));
   }
@@ -106,7 +124,12 @@ public final class LocalServices {
   }
 
   private KafkaBroker.Config brokerConfig(Options options) {
-    return KafkaBroker.Config.under(home.kafkaData(), home.logs(), home.run(), options.kafkaPort(), options.kafkaControllerPort());
+    return KafkaBroker.Config.under(
+        home.kafkaData(),
+        home.logs(),
+        home.run(),
+        options.kafkaPort(),
+        options.kafkaControllerPort());
   }
 
   /** Starts whatever is not running yet; returns what runs afterwards. */
@@ -114,7 +137,10 @@ public final class LocalServices {
     String bootstrap = options.externalKafka();
     if (bootstrap == null) {
       Optional<String> running = kafkaBootstrap();
-      bootstrap = running.isPresent() ? running.get() : KafkaBroker.start(brokerConfig(options)).bootstrapServers();
+      bootstrap =
+          running.isPresent()
+              ? running.get()
+              : KafkaBroker.start(brokerConfig(options)).bootstrapServers();
     }
     try (Admin admin = options.kafkaClient().admin(bootstrap)) {
       SpanTopics.ensure(admin, LlmlatTopics.SPANS, options.partitions());
@@ -125,45 +151,71 @@ public final class LocalServices {
     }
     startClient(INGEST, "the ingester", List.of("ingest"), bootstrap, storeUrl, options);
     if (options.live()) {
-      startClient(ATTRIBUTE, "the live attributor", List.of("attribute", "--live"), bootstrap, storeUrl, options);
+      startClient(
+          ATTRIBUTE,
+          "the live attributor",
+          List.of("attribute", "--live"),
+          bootstrap,
+          storeUrl,
+          options);
     }
     return status();
   }
 
-  /** Starts a service that reads Kafka and writes the store ({@code command} and where both are), unless it runs. */
-  private void startClient(String service, String what, List<String> command, String bootstrap, String storeUrl, Options options)
+  /**
+   * Starts a service that reads Kafka and writes the store ({@code command} and where both are),
+   * unless it runs.
+   */
+  private void startClient(
+      String service,
+      String what,
+      List<String> command,
+      String bootstrap,
+      String storeUrl,
+      Options options)
       throws IOException, InterruptedException {
     if (PidFile.read(pidFile(service)).isPresent()) {
       return;
     }
     List<String> args = new ArrayList<>(command);
     args.addAll(List.of("--kafka", bootstrap, "--clickhouse-url", storeUrl));
-    if (Files.exists(storePasswordFile())) { // the file's path, never the password, on the command line (ps shows it)
+    if (Files.exists(
+        storePasswordFile())) { // the file's path, never the password, on the command line (ps
+      // shows it)
       args.addAll(List.of("--clickhouse-password-file", storePasswordFile().toString()));
     }
-    if (options.kafkaClient().source() != null) { // the file's path, never its content, on the command line
-      args.addAll(List.of("--kafka-config", options.kafkaClient().source().toAbsolutePath().toString()));
+    if (options.kafkaClient().source()
+        != null) { // the file's path, never its content, on the command line
+      args.addAll(
+          List.of("--kafka-config", options.kafkaClient().source().toAbsolutePath().toString()));
     }
     Process process = startCli(cliMain, args, log(service));
     new PidFile(process.pid(), bootstrap + " -> " + storeUrl).write(pidFile(service));
     Thread.sleep(300);
     if (!process.isAlive()) {
-      throw new IllegalStateException(what + " exited at start; see " + log(service) + ChildJvm.tail(log(service), 8));
+      throw new IllegalStateException(
+          what + " exited at start; see " + log(service) + ChildJvm.tail(log(service), 8));
     }
   }
 
   private String startStore(int port) throws IOException, InterruptedException {
     if (KafkaBroker.inUse(port)) {
-      throw new IllegalStateException("port " + port + " on 127.0.0.1 is in use; pick another with --store-port");
+      throw new IllegalStateException(
+          "port " + port + " on 127.0.0.1 is in use; pick another with --store-port");
     }
-    StorePassword.readOrCreate(storePasswordFile()); // before the store starts, so its clients find it at once
-    Process store = startStore(cliMain, home.clickhouseData(), port, log(STORE), storePasswordFile());
+    StorePassword.readOrCreate(
+        storePasswordFile()); // before the store starts, so its clients find it at once
+    Process store =
+        startStore(cliMain, home.clickhouseData(), port, log(STORE), storePasswordFile());
     String url = "http://127.0.0.1:" + port;
     new PidFile(store.pid(), url).write(pidFile(STORE));
     return url;
   }
 
-  /** Starts the llmlat CLI ({@code cliMain}) with {@code args} as a service JVM logging to {@code log}. */
+  /**
+   * Starts the llmlat CLI ({@code cliMain}) with {@code args} as a service JVM logging to {@code
+   * log}.
+   */
   public static Process startCli(String cliMain, List<String> args, Path log) throws IOException {
     return ChildJvm.start(SERVICE_JVM, cliMain, args, log);
   }
@@ -172,18 +224,28 @@ public final class LocalServices {
    * Starts {@code llmlat store serve} over {@code dataDir} on 127.0.0.1:{@code port} without a
    * password (loopback only): for test rigs whose clients know no password.
    */
-  public static Process startStore(String cliMain, Path dataDir, int port, Path log) throws IOException, InterruptedException {
+  public static Process startStore(String cliMain, Path dataDir, int port, Path log)
+      throws IOException, InterruptedException {
     return startStore(cliMain, dataDir, port, log, null);
   }
 
   /**
    * Starts {@code llmlat store serve} over {@code dataDir} on 127.0.0.1:{@code port}, requiring the
-   * password in {@code passwordFile} (null: none), and returns once it answers {@code /ping};
-   * fails naming the log when it exits or does not answer in 60 s.
+   * password in {@code passwordFile} (null: none), and returns once it answers {@code /ping}; fails
+   * naming the log when it exits or does not answer in 60 s.
    */
-  public static Process startStore(String cliMain, Path dataDir, int port, Path log, Path passwordFile)
+  public static Process startStore(
+      String cliMain, Path dataDir, int port, Path log, Path passwordFile)
       throws IOException, InterruptedException {
-    List<String> args = new ArrayList<>(List.of("store", "serve", "--port", Integer.toString(port), "--data-dir", dataDir.toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "store",
+                "serve",
+                "--port",
+                Integer.toString(port),
+                "--data-dir",
+                dataDir.toString()));
     if (passwordFile == null) {
       args.add("--no-auth");
     } else {
@@ -195,10 +257,14 @@ public final class LocalServices {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < deadline) {
       if (!store.isAlive()) {
-        throw new IllegalStateException("the store exited at start; see " + log + ChildJvm.tail(log, 8));
+        throw new IllegalStateException(
+            "the store exited at start; see " + log + ChildJvm.tail(log, 8));
       }
       try {
-        HttpResponse<String> ping = http.send(HttpRequest.newBuilder(URI.create(url + "/ping")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> ping =
+            http.send(
+                HttpRequest.newBuilder(URI.create(url + "/ping")).build(),
+                HttpResponse.BodyHandlers.ofString());
         if (ping.statusCode() == 200) {
           return store;
         }
@@ -208,7 +274,8 @@ public final class LocalServices {
       Thread.sleep(100);
     }
     store.destroyForcibly();
-    throw new IllegalStateException("the store did not answer " + url + "/ping within 60 s; see " + log);
+    throw new IllegalStateException(
+        "the store did not answer " + url + "/ping within 60 s; see " + log);
   }
 
   /**
@@ -240,8 +307,15 @@ public final class LocalServices {
     List<Status> result = new ArrayList<>();
     for (String service : List.of(KAFKA, STORE, INGEST, ATTRIBUTE)) {
       Optional<PidFile> pf = PidFile.read(pidFile(service));
-      result.add(pf.map(p -> new Status(service, "running", p.pid(), p.address(), log(service)))
-          .orElse(new Status(service, Files.exists(pidFile(service)) ? "dead (stale pid file)" : "stopped", 0, "", log(service))));
+      result.add(
+          pf.map(p -> new Status(service, "running", p.pid(), p.address(), log(service)))
+              .orElse(
+                  new Status(
+                      service,
+                      Files.exists(pidFile(service)) ? "dead (stale pid file)" : "stopped",
+                      0,
+                      "",
+                      log(service))));
     }
     return result;
   }

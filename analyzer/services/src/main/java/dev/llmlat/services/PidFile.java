@@ -15,7 +15,9 @@ public record PidFile(long pid, String address) {
   public static Optional<PidFile> read(Path file) {
     try {
       List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-      PidFile pf = new PidFile(Long.parseLong(lines.get(0).strip()), lines.size() > 1 ? lines.get(1).strip() : "");
+      PidFile pf =
+          new PidFile(
+              Long.parseLong(lines.get(0).strip()), lines.size() > 1 ? lines.get(1).strip() : "");
       return ProcessHandle.of(pf.pid()).filter(ProcessHandle::isAlive).map(p -> pf);
     } catch (IOException | RuntimeException e) {
       return Optional.empty();

@@ -15,8 +15,12 @@ import java.util.stream.IntStream;
 public final class Bootstrap {
   /** The resamples every interval here takes. */
   public static final int RESAMPLES = 2000;
+
   private static final long SEED = 42;
-  /** Resamples drawn in one task of {@link #difference(double[][], double[][], double[], double)}. */
+
+  /**
+   * Resamples drawn in one task of {@link #difference(double[][], double[][], double[], double)}.
+   */
   private static final int CHUNK = 100;
 
   private Bootstrap() {}
@@ -34,7 +38,8 @@ public final class Bootstrap {
    * within each group (several runs of a benchmark, each a group, so differences between runs are
    * not taken for noise within one).
    */
-  public static Interval stratified(List<double[]> groups, ToDoubleFunction<double[]> statistic, double level) {
+  public static Interval stratified(
+      List<double[]> groups, ToDoubleFunction<double[]> statistic, double level) {
     if (!(level > 0 && level < 1)) {
       throw new IllegalArgumentException("an interval's level is between 0 and 1, not " + level);
     }
@@ -62,7 +67,10 @@ public final class Bootstrap {
     }
     Arrays.sort(estimates);
     double tail = (1 - level) / 2;
-    return new Interval(statistic.applyAsDouble(all), Quantiles.ofSorted(estimates, tail), Quantiles.ofSorted(estimates, 1 - tail));
+    return new Interval(
+        statistic.applyAsDouble(all),
+        Quantiles.ofSorted(estimates, tail),
+        Quantiles.ofSorted(estimates, 1 - tail));
   }
 
   /** Intervals of B − A for one column: of each quantile asked, in order, and of the mean. */
@@ -78,19 +86,21 @@ public final class Bootstrap {
   }
 
   /**
-   * The {@code level} intervals of B − A of the {@code quantiles} (0 to 1, type 7 as
-   * {@link Quantiles}) and of the mean of every column, for two independent samples of rows
-   * ({@code a[column][row]}, a side's rows being its requests, say before and after a deploy).
-   * Each resample draws the rows of each side with replacement, independently of the other side,
-   * and whole: a request's columns stay together, so means of columns that add up row by row add
-   * up in every resample too.
+   * The {@code level} intervals of B − A of the {@code quantiles} (0 to 1, type 7 as {@link
+   * Quantiles}) and of the mean of every column, for two independent samples of rows ({@code
+   * a[column][row]}, a side's rows being its requests, say before and after a deploy). Each
+   * resample draws the rows of each side with replacement, independently of the other side, and
+   * whole: a request's columns stay together, so means of columns that add up row by row add up in
+   * every resample too.
    */
-  public static Difference[] difference(double[][] a, double[][] b, double[] quantiles, double level) {
+  public static Difference[] difference(
+      double[][] a, double[][] b, double[] quantiles, double level) {
     if (!(level > 0 && level < 1)) {
       throw new IllegalArgumentException("an interval's level is between 0 and 1, not " + level);
     }
     if (a.length != b.length) {
-      throw new IllegalArgumentException("both sides need the same columns, got " + a.length + " and " + b.length);
+      throw new IllegalArgumentException(
+          "both sides need the same columns, got " + a.length + " and " + b.length);
     }
     ResampledColumns sa = new ResampledColumns(a, "A", quantiles);
     ResampledColumns sb = new ResampledColumns(b, "B", quantiles);
@@ -104,24 +114,27 @@ public final class Bootstrap {
     for (int i = 0; i < streams.length; i++) {
       streams[i] = seed.split();
     }
-    IntStream.range(0, streams.length).parallel().forEach(chunk -> {
-      SplittableRandom random = streams[chunk];
-      char[] countsA = new char[sa.rows()];
-      char[] countsB = new char[sb.rows()];
-      double[] statsA = new double[statistics];
-      double[] statsB = new double[statistics];
-      for (int k = chunk * CHUNK; k < (chunk + 1) * CHUNK; k++) {
-        draw(random, countsA);
-        draw(random, countsB);
-        for (int c = 0; c < columns; c++) {
-          sa.statistics(c, countsA, statsA);
-          sb.statistics(c, countsB, statsB);
-          for (int s = 0; s < statistics; s++) {
-            estimates[c][s][k] = statsB[s] - statsA[s];
-          }
-        }
-      }
-    });
+    IntStream.range(0, streams.length)
+        .parallel()
+        .forEach(
+            chunk -> {
+              SplittableRandom random = streams[chunk];
+              char[] countsA = new char[sa.rows()];
+              char[] countsB = new char[sb.rows()];
+              double[] statsA = new double[statistics];
+              double[] statsB = new double[statistics];
+              for (int k = chunk * CHUNK; k < (chunk + 1) * CHUNK; k++) {
+                draw(random, countsA);
+                draw(random, countsB);
+                for (int c = 0; c < columns; c++) {
+                  sa.statistics(c, countsA, statsA);
+                  sb.statistics(c, countsB, statsB);
+                  for (int s = 0; s < statistics; s++) {
+                    estimates[c][s][k] = statsB[s] - statsA[s];
+                  }
+                }
+              }
+            });
     double tail = (1 - level) / 2;
     Difference[] out = new Difference[columns];
     for (int c = 0; c < columns; c++) {
@@ -129,12 +142,17 @@ public final class Bootstrap {
       for (int s = 0; s < statistics; s++) {
         double[] e = estimates[c][s];
         Arrays.sort(e);
-        double estimate = s < quantiles.length
-            ? Quantiles.ofSorted(sb.sorted(c), quantiles[s]) - Quantiles.ofSorted(sa.sorted(c), quantiles[s])
-            : Means.of(sb.sorted(c)) - Means.of(sa.sorted(c));
-        intervals[s] = new Interval(estimate, Quantiles.ofSorted(e, tail), Quantiles.ofSorted(e, 1 - tail));
+        double estimate =
+            s < quantiles.length
+                ? Quantiles.ofSorted(sb.sorted(c), quantiles[s])
+                    - Quantiles.ofSorted(sa.sorted(c), quantiles[s])
+                : Means.of(sb.sorted(c)) - Means.of(sa.sorted(c));
+        intervals[s] =
+            new Interval(estimate, Quantiles.ofSorted(e, tail), Quantiles.ofSorted(e, 1 - tail));
       }
-      out[c] = new Difference(Arrays.asList(intervals).subList(0, quantiles.length), intervals[quantiles.length]);
+      out[c] =
+          new Difference(
+              Arrays.asList(intervals).subList(0, quantiles.length), intervals[quantiles.length]);
     }
     return out;
   }
@@ -142,7 +160,8 @@ public final class Bootstrap {
   /**
    * How often each row is drawn into one resample of {@code counts.length} rows. 16 bits a count
    * keep the counts of 100k rows in a core's cache, where the walks over sorted values read them in
-   * random order; a row drawn 65536 times would need a sample of more rows and odds below 10^-100000.
+   * random order; a row drawn 65536 times would need a sample of more rows and odds below
+   * 10^-100000.
    */
   private static void draw(SplittableRandom random, char[] counts) {
     Arrays.fill(counts, (char) 0);

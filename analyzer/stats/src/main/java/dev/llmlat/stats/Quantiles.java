@@ -23,7 +23,10 @@ public final class Quantiles {
     return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
   }
 
-  /** As {@link #ofSorted(double[], double)} for integer values (nanoseconds); NaN when there are none. */
+  /**
+   * As {@link #ofSorted(double[], double)} for integer values (nanoseconds); NaN when there are
+   * none.
+   */
   public static double ofSorted(long[] sorted, double q) {
     checkQ(q);
     int n = sorted.length;

@@ -4,21 +4,27 @@ import java.util.Arrays;
 import java.util.TreeSet;
 
 /**
- * One side of a two-sample bootstrap: its columns, each also sorted with the row every sorted
- * value came from, so the quantiles and mean of a resample (given as how often each row was drawn)
- * come out without building or sorting the resample: the mean is a weighted sum in row order, a
- * quantile the value at its rank, found walking the sorted values down from the largest (the
- * ranks of p50 and up lie in the upper half).
+ * One side of a two-sample bootstrap: its columns, each also sorted with the row every sorted value
+ * came from, so the quantiles and mean of a resample (given as how often each row was drawn) come
+ * out without building or sorting the resample: the mean is a weighted sum in row order, a quantile
+ * the value at its rank, found walking the sorted values down from the largest (the ranks of p50
+ * and up lie in the upper half).
  */
 final class ResampledColumns {
   private final int rows;
   private final double[][] columns;
   private final double[][] sorted;
   private final int[][] rowOf;
+
   /** The resample ranks the quantiles need, largest first. */
   private final int[] ranks;
-  /** Per quantile: the positions in {@link #ranks} of its two closest ranks, and how far between them it lies. */
+
+  /**
+   * Per quantile: the positions in {@link #ranks} of its two closest ranks, and how far between
+   * them it lies.
+   */
   private final int[] below;
+
   private final int[] above;
   private final double[] fraction;
 
@@ -36,7 +42,8 @@ final class ResampledColumns {
     for (int c = 0; c < columns.length; c++) {
       double[] column = columns[c];
       if (column.length != rows) {
-        throw new IllegalArgumentException("the columns of side " + side + " differ in length: " + rows + " and " + column.length);
+        throw new IllegalArgumentException(
+            "the columns of side " + side + " differ in length: " + rows + " and " + column.length);
       }
       Integer[] order = new Integer[rows];
       for (int i = 0; i < rows; i++) {
@@ -91,8 +98,8 @@ final class ResampledColumns {
   }
 
   /**
-   * The quantiles, then the mean, of column {@code column} of the resample that drew row
-   * {@code r} {@code counts[r]} times, into {@code out}.
+   * The quantiles, then the mean, of column {@code column} of the resample that drew row {@code r}
+   * {@code counts[r]} times, into {@code out}.
    */
   void statistics(int column, char[] counts, double[] out) {
     double[] values = sorted[column];

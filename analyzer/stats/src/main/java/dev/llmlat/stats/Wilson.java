@@ -14,7 +14,8 @@ public final class Wilson {
 
   public static Interval of95(long successes, long trials) {
     if (trials <= 0 || successes < 0 || successes > trials) {
-      throw new IllegalArgumentException("need 0 <= successes <= trials and trials > 0, got " + successes + " of " + trials);
+      throw new IllegalArgumentException(
+          "need 0 <= successes <= trials and trials > 0, got " + successes + " of " + trials);
     }
     double n = trials;
     double p = successes / n;

@@ -17,7 +17,8 @@ class StatsTest {
     assertThat(Quantiles.median(v)).isEqualTo(2.5);
     assertThat(Quantiles.of(v, 0.9)).isCloseTo(3.7, within(1e-12));
     assertThat(Quantiles.of(v, 1)).isEqualTo(4);
-    assertThat(Quantiles.ofSorted(new long[] {10, 20, 30, 40, 50}, 0.99)).isCloseTo(49.6, within(1e-9));
+    assertThat(Quantiles.ofSorted(new long[] {10, 20, 30, 40, 50}, 0.99))
+        .isCloseTo(49.6, within(1e-9));
     assertThat(Quantiles.median(new double[0])).isNaN();
     assertThatThrownBy(() -> Quantiles.of(v, 1.5)).hasMessageContaining("between 0 and 1");
   }
@@ -42,7 +43,9 @@ class StatsTest {
     assertThat(b.low()).isLessThan(0);
     assertThat(b.high()).isGreaterThan(0);
     // within groups: a constant group adds no width
-    Bootstrap.Interval c = Bootstrap.stratified(List.of(new double[] {5, 5, 5}, new double[] {5, 5}), Quantiles::median, 0.95);
+    Bootstrap.Interval c =
+        Bootstrap.stratified(
+            List.of(new double[] {5, 5, 5}, new double[] {5, 5}), Quantiles::median, 0.95);
     assertThat(c.low()).isEqualTo(5);
     assertThat(c.high()).isEqualTo(5);
   }
@@ -77,7 +80,8 @@ class StatsTest {
       b[i] = a[i] + 3; // the same values shifted: every quantile and the mean move by exactly 3
     }
     Bootstrap.Difference shifted = Bootstrap.difference(a, b, new double[] {0.5, 0.99});
-    for (Bootstrap.Interval d : List.of(shifted.quantiles().get(0), shifted.quantiles().get(1), shifted.mean())) {
+    for (Bootstrap.Interval d :
+        List.of(shifted.quantiles().get(0), shifted.quantiles().get(1), shifted.mean())) {
       assertThat(d.estimate()).isCloseTo(3, within(1e-12));
       assertThat(d.low()).isLessThan(3);
       assertThat(d.high()).isGreaterThan(3);
@@ -92,7 +96,8 @@ class StatsTest {
       c[i] = r.nextGaussian();
     }
     Bootstrap.Difference independent = Bootstrap.difference(a, c, new double[] {0.5});
-    assertThat((independent.mean().high() - independent.mean().low()) / 2).isCloseTo(0.062, within(0.008));
+    assertThat((independent.mean().high() - independent.mean().low()) / 2)
+        .isCloseTo(0.062, within(0.008));
     // the median's: 1.2533 times the mean's for a normal distribution, 0.078
     Bootstrap.Interval median = independent.quantiles().get(0);
     assertThat((median.high() - median.low()) / 2).isCloseTo(0.078, within(0.012));
@@ -108,7 +113,8 @@ class StatsTest {
     double[][] b = new double[3][n];
     for (int i = 0; i < n; i++) {
       a[0][i] = r.nextInt(100);
-      a[1][i] = a[0][i]; // the same column twice: drawn by rows, both come out alike in every resample
+      a[1][i] =
+          a[0][i]; // the same column twice: drawn by rows, both come out alike in every resample
       a[2][i] = r.nextInt(100);
       b[0][i] = r.nextInt(100) + 40;
       b[1][i] = b[0][i];
@@ -116,23 +122,37 @@ class StatsTest {
     }
     Bootstrap.Difference[] d = Bootstrap.difference(a, b, new double[] {0.9}, 0.95);
     assertThat(d[1]).isEqualTo(d[0]);
-    // column 0 moved by 40 (uniform 0..99 on both sides: the means differ by 40 +- 1.96 * 29 * sqrt(2 / 500) = 40 +- 3.6)
+    // column 0 moved by 40 (uniform 0..99 on both sides: the means differ by 40 +- 1.96 * 29 *
+    // sqrt(2 / 500) = 40 +- 3.6)
     assertThat(d[0].mean().estimate()).isBetween(36.0, 44.0);
     assertThat(d[0].mean().low()).isPositive();
     assertThat(d[0].quantiles().get(0).low()).isPositive();
-    // column 2 did not: its interval holds 0 (a 95% interval of two same-distribution samples, estimate within 3.6 of 0)
+    // column 2 did not: its interval holds 0 (a 95% interval of two same-distribution samples,
+    // estimate within 3.6 of 0)
     assertThat(Math.abs(d[2].mean().estimate())).isLessThan(3.6);
     // a constant column on both sides has a zero-width interval
-    Bootstrap.Difference constant = Bootstrap.difference(new double[] {5, 5, 5}, new double[] {6, 6}, new double[] {0.9});
+    Bootstrap.Difference constant =
+        Bootstrap.difference(new double[] {5, 5, 5}, new double[] {6, 6}, new double[] {0.9});
     assertThat(constant.quantiles().get(0)).isEqualTo(new Bootstrap.Interval(1, 1, 1));
     // the estimate is type 7 (numpy): the p90 of 1..4 is 3.7, of 10..50 is 46
-    Bootstrap.Difference small = Bootstrap.difference(new double[] {4, 1, 3, 2}, new double[] {10, 20, 30, 40, 50}, new double[] {0.9});
+    Bootstrap.Difference small =
+        Bootstrap.difference(
+            new double[] {4, 1, 3, 2}, new double[] {10, 20, 30, 40, 50}, new double[] {0.9});
     assertThat(small.quantiles().get(0).estimate()).isCloseTo(46 - 3.7, within(1e-12));
     assertThat(small.mean().estimate()).isCloseTo(30 - 2.5, within(1e-12));
-    assertThatThrownBy(() -> Bootstrap.difference(new double[0], new double[] {1}, new double[] {0.5})).hasMessageContaining("side A");
-    assertThatThrownBy(() -> Bootstrap.difference(new double[][] {{1, 2}, {1}}, new double[][] {{1}, {1}}, new double[] {0.5}, 0.95))
+    assertThatThrownBy(
+            () -> Bootstrap.difference(new double[0], new double[] {1}, new double[] {0.5}))
+        .hasMessageContaining("side A");
+    assertThatThrownBy(
+            () ->
+                Bootstrap.difference(
+                    new double[][] {{1, 2}, {1}},
+                    new double[][] {{1}, {1}},
+                    new double[] {0.5},
+                    0.95))
         .hasMessageContaining("differ in length");
-    assertThatThrownBy(() -> Bootstrap.difference(new double[] {1}, new double[] {1}, new double[] {1.5}))
+    assertThatThrownBy(
+            () -> Bootstrap.difference(new double[] {1}, new double[] {1}, new double[] {1.5}))
         .hasMessageContaining("between 0 and 1");
   }
 

@@ -7,8 +7,8 @@ import java.util.Map;
  * A ClickHouse database: the embedded engine ({@link EmbeddedClickHouse}) or a server reached
  * through the official driver ({@link JdbcClickHouse}). The same DDL and SQL run on both.
  *
- * <p>Implementations are safe for use by several threads. Close them to release the data
- * directory (embedded) or the connection pool (server).
+ * <p>Implementations are safe for use by several threads. Close them to release the data directory
+ * (embedded) or the connection pool (server).
  */
 public interface ClickHouseStore extends AutoCloseable {
 
@@ -28,18 +28,18 @@ public interface ClickHouseStore extends AutoCloseable {
   QueryResult query(String sql, Map<String, ?> params);
 
   /**
-   * Runs one query and hands its rows over as they arrive, holding one block of them at a time:
-   * for results of any size ({@code llmlat sql}). Close the stream to stop the query early.
-   * Statements the engine cannot stream (anything but {@code SELECT} and {@code WITH}, or with a
-   * FORMAT clause of their own) run whole, as {@link #query(String, Map)} does.
+   * Runs one query and hands its rows over as they arrive, holding one block of them at a time: for
+   * results of any size ({@code llmlat sql}). Close the stream to stop the query early. Statements
+   * the engine cannot stream (anything but {@code SELECT} and {@code WITH}, or with a FORMAT clause
+   * of their own) run whole, as {@link #query(String, Map)} does.
    */
   default RowStream stream(String sql, Map<String, ?> params) {
     return RowStream.of(query(sql, params));
   }
 
   /**
-   * Runs one query and returns its rows in {@code RowBinary} (no names, no types: the caller
-   * knows its columns). For bulk reads, where text rendering and re-parsing would dominate.
+   * Runs one query and returns its rows in {@code RowBinary} (no names, no types: the caller knows
+   * its columns). For bulk reads, where text rendering and re-parsing would dominate.
    */
   default byte[] queryRowBinary(String sql) {
     return queryRowBinary(sql, Map.of());

@@ -14,12 +14,21 @@ final class InsertStatements {
   }
 
   /**
-   * {@code INSERT INTO table (cols) SELECT * FROM file(file, 'RowBinary', structure)}; {@code
-   * file} and {@code structure} come quoted as SQL string literals.
+   * {@code INSERT INTO table (cols) SELECT * FROM file(file, 'RowBinary', structure)}; {@code file}
+   * and {@code structure} come quoted as SQL string literals.
    */
-  static String rowBinaryFromFile(String table, List<String> columns, String quotedFile, String quotedStructure,
+  static String rowBinaryFromFile(
+      String table,
+      List<String> columns,
+      String quotedFile,
+      String quotedStructure,
       String deduplicationToken) {
-    return into(table, columns) + " SELECT * FROM file(" + quotedFile + ", 'RowBinary', " + quotedStructure + ")"
+    return into(table, columns)
+        + " SELECT * FROM file("
+        + quotedFile
+        + ", 'RowBinary', "
+        + quotedStructure
+        + ")"
         + settings(deduplicationToken);
   }
 
@@ -38,8 +47,12 @@ final class InsertStatements {
     String settings = " SETTINGS optimize_on_insert = 0";
     // Through a Distributed table (the cluster schema) the insert must reach the shards before it
     // is acknowledged, carrying the token with it; on a plain table the setting does nothing.
-    return deduplicationToken == null ? settings
-        : settings + ", insert_deduplication_token = '" + token(deduplicationToken) + "', insert_distributed_sync = 1";
+    return deduplicationToken == null
+        ? settings
+        : settings
+            + ", insert_deduplication_token = '"
+            + token(deduplicationToken)
+            + "', insert_distributed_sync = 1";
   }
 
   static String identifier(String name) {
@@ -51,7 +64,8 @@ final class InsertStatements {
 
   static String token(String token) {
     if (!token.matches("[A-Za-z0-9_.:\\-]+")) {
-      throw new IllegalArgumentException("deduplication token must be [A-Za-z0-9_.:-]+, got '" + token + "'");
+      throw new IllegalArgumentException(
+          "deduplication token must be [A-Za-z0-9_.:-]+, got '" + token + "'");
     }
     return token;
   }

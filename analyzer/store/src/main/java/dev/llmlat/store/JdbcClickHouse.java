@@ -46,7 +46,10 @@ public final class JdbcClickHouse implements ClickHouseStore {
       throw new IllegalArgumentException("not a server config: " + config);
     }
     URI uri = URI.create(config.url());
-    String database = uri.getPath() == null || uri.getPath().length() <= 1 ? "default" : uri.getPath().substring(1);
+    String database =
+        uri.getPath() == null || uri.getPath().length() <= 1
+            ? "default"
+            : uri.getPath().substring(1);
     // Compression is off unless the URL asks for it: spans are small next to a LAN's bandwidth,
     // and llmlat's own store process is on the same machine (it speaks compress=1 too).
     boolean compress = uri.getQuery() != null && uri.getQuery().contains("compress=true");
@@ -74,7 +77,8 @@ public final class JdbcClickHouse implements ClickHouseStore {
         try (QueryResponse r = client.query("SELECT 1").get(10, TimeUnit.SECONDS)) {
           why = "answers /ping with an error";
         } catch (Exception e) {
-          Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+          Throwable cause =
+              e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
           if (cause instanceof com.clickhouse.client.api.ServerException) {
             why = "refused: " + redact(cause.getMessage(), config);
           }
@@ -85,14 +89,22 @@ public final class JdbcClickHouse implements ClickHouseStore {
       jdbc = DriverManager.getConnection("jdbc:clickhouse:" + endpoint + "/" + database, props);
     } catch (SQLException e) {
       client.close();
-      throw new StoreException("cannot connect to ClickHouse server " + endpoint + " as " + config.user() + ": "
-          + redact(e.getMessage(), config), e);
+      throw new StoreException(
+          "cannot connect to ClickHouse server "
+              + endpoint
+              + " as "
+              + config.user()
+              + ": "
+              + redact(e.getMessage(), config),
+          e);
     } catch (RuntimeException e) {
       client.close();
       if (e instanceof StoreException) {
         throw e;
       }
-      throw new StoreException("cannot connect to ClickHouse server " + endpoint + ": " + redact(e.getMessage(), config), e);
+      throw new StoreException(
+          "cannot connect to ClickHouse server " + endpoint + ": " + redact(e.getMessage(), config),
+          e);
     }
     return new JdbcClickHouse(config, jdbc, client);
   }
@@ -115,15 +127,25 @@ public final class JdbcClickHouse implements ClickHouseStore {
       try (Statement statement = jdbc.createStatement()) {
         statement.execute(sql);
       } catch (SQLException e) {
-        throw new StoreException(redact(description() + " refused: " + e.getMessage() + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), config), e);
+        throw new StoreException(
+            redact(
+                description()
+                    + " refused: "
+                    + e.getMessage()
+                    + "\n  in: "
+                    + EmbeddedClickHouse.abbreviate(sql),
+                config),
+            e);
       }
     }
   }
 
   @Override
   public QueryResult query(String sql, Map<String, ?> params) {
-    QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparatedWithNamesAndTypes);
-    try (QueryResponse response = client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    QuerySettings settings =
+        new QuerySettings().setFormat(ClickHouseFormat.TabSeparatedWithNamesAndTypes);
+    try (QueryResponse response =
+            client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         InputStream in = response.getInputStream()) {
       return TabSeparatedDecoder.decode(in.readAllBytes());
     } catch (Exception e) {
@@ -132,45 +154,52 @@ public final class JdbcClickHouse implements ClickHouseStore {
   }
 
   /**
-   * The server's reply read as it arrives (the driver hands its HTTP body over unbuffered).
-   * Closed before its end, the connection is dropped rather than read to the end (the driver's
-   * own close would read all of it), and the server stops the query.
+   * The server's reply read as it arrives (the driver hands its HTTP body over unbuffered). Closed
+   * before its end, the connection is dropped rather than read to the end (the driver's own close
+   * would read all of it), and the server stops the query.
    */
   @Override
   public RowStream stream(String sql, Map<String, ?> params) {
-    QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.TabSeparatedWithNamesAndTypes);
+    QuerySettings settings =
+        new QuerySettings().setFormat(ClickHouseFormat.TabSeparatedWithNamesAndTypes);
     QueryResponse response;
     try {
-      response = client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      response =
+          client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (Exception e) {
       throw failure(sql, e);
     }
     InputStream raw = response.getInputStream();
-    InputStream body = new java.io.FilterInputStream(raw) {
-      @Override
-      public void close() {} // the response is closed instead
-    };
+    InputStream body =
+        new java.io.FilterInputStream(raw) {
+          @Override
+          public void close() {} // the response is closed instead
+        };
     try {
-      return new TabSeparatedRows(body, new TabSeparatedRows.Chunks() {
-        @Override
-        public InputStream next() {
-          return null;
-        }
+      return new TabSeparatedRows(
+          body,
+          new TabSeparatedRows.Chunks() {
+            @Override
+            public InputStream next() {
+              return null;
+            }
 
-        @Override
-        public void close(boolean whole) {
-          if (!whole) {
-            stop(response, raw);
-          }
-          try {
-            response.close();
-          } catch (Exception ignored) {
-            // the connection goes either way
-          }
-        }
-      }, redact(description(), config));
+            @Override
+            public void close(boolean whole) {
+              if (!whole) {
+                stop(response, raw);
+              }
+              try {
+                response.close();
+              } catch (Exception ignored) {
+                // the connection goes either way
+              }
+            }
+          },
+          redact(description(), config));
     } catch (StoreException e) {
-      throw new StoreException(redact(e.getMessage() + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), config), e);
+      throw new StoreException(
+          redact(e.getMessage() + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), config), e);
     }
   }
 
@@ -190,8 +219,13 @@ public final class JdbcClickHouse implements ClickHouseStore {
     }
     String id = response.getQueryId();
     if (id != null && !id.isEmpty()) {
-      try (QueryResponse r = client.query("KILL QUERY WHERE query_id = {id:String} ASYNC", Map.of("id", id), new QuerySettings())
-          .get(30, TimeUnit.SECONDS)) {
+      try (QueryResponse r =
+          client
+              .query(
+                  "KILL QUERY WHERE query_id = {id:String} ASYNC",
+                  Map.of("id", id),
+                  new QuerySettings())
+              .get(30, TimeUnit.SECONDS)) {
         // killed, or already over
       } catch (Exception e) {
         // best effort: the close below reads what is left
@@ -202,7 +236,8 @@ public final class JdbcClickHouse implements ClickHouseStore {
   @Override
   public byte[] queryRowBinary(String sql, Map<String, ?> params) {
     QuerySettings settings = new QuerySettings().setFormat(ClickHouseFormat.RowBinary);
-    try (QueryResponse response = client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    try (QueryResponse response =
+            client.query(sql, parameters(params), settings).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         InputStream in = response.getInputStream()) {
       return in.readAllBytes();
     } catch (Exception e) {
@@ -221,14 +256,20 @@ public final class JdbcClickHouse implements ClickHouseStore {
   }
 
   @Override
-  public void insertRowBinary(String table, List<String> columns, byte[] rows, String deduplicationToken) {
+  public void insertRowBinary(
+      String table, List<String> columns, byte[] rows, String deduplicationToken) {
     InsertSettings settings = new InsertSettings();
     if (deduplicationToken != null) {
       settings.setDeduplicationToken(InsertStatements.token(deduplicationToken));
     }
     try {
       client
-          .insert(InsertStatements.identifier(table), columns, new ByteArrayInputStream(rows), ClickHouseFormat.RowBinary, settings)
+          .insert(
+              InsertStatements.identifier(table),
+              columns,
+              new ByteArrayInputStream(rows),
+              ClickHouseFormat.RowBinary,
+              settings)
           .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
           .close();
     } catch (Exception e) {
@@ -241,13 +282,20 @@ public final class JdbcClickHouse implements ClickHouseStore {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
     }
-    String why = cause instanceof TimeoutException ? "timed out after " + TIMEOUT_SECONDS + " s" : String.valueOf(cause.getMessage());
-    return new StoreException(redact(description() + " refused: " + why + "\n  in: " + EmbeddedClickHouse.abbreviate(sql), config), cause);
+    String why =
+        cause instanceof TimeoutException
+            ? "timed out after " + TIMEOUT_SECONDS + " s"
+            : String.valueOf(cause.getMessage());
+    return new StoreException(
+        redact(
+            description() + " refused: " + why + "\n  in: " + EmbeddedClickHouse.abbreviate(sql),
+            config),
+        cause);
   }
 
   /**
-   * A driver's message with the password (and secret driver option values) blotted out, should
-   * the driver or a proxy ever echo one back: messages end up in logs and terminals.
+   * A driver's message with the password (and secret driver option values) blotted out, should the
+   * driver or a proxy ever echo one back: messages end up in logs and terminals.
    */
   static String redact(String message, StoreConfig config) {
     if (message == null) {
@@ -256,12 +304,15 @@ public final class JdbcClickHouse implements ClickHouseStore {
     String result = message;
     List<String> secrets = new java.util.ArrayList<>();
     secrets.add(config.password());
-    config.driverOptions().forEach((k, v) -> {
-      String key = k.toLowerCase(java.util.Locale.ROOT);
-      if (key.contains("password") || key.contains("secret") || key.contains("token")) {
-        secrets.add(v);
-      }
-    });
+    config
+        .driverOptions()
+        .forEach(
+            (k, v) -> {
+              String key = k.toLowerCase(java.util.Locale.ROOT);
+              if (key.contains("password") || key.contains("secret") || key.contains("token")) {
+                secrets.add(v);
+              }
+            });
     for (String secret : secrets) {
       if (secret != null && !secret.isEmpty()) {
         result = result.replace(secret, "******");

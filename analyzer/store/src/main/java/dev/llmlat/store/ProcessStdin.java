@@ -10,8 +10,8 @@ import java.lang.invoke.MethodHandle;
 /**
  * Points the process's standard input at /dev/null. chDB 26.5 reads an INSERT's data from the
  * process's stdin whenever stdin has data waiting, even for INSERT ... VALUES and FROM INFILE
- * (measured: a piped line ended up as a row, and VALUES inserts failed with code 48), so a
- * server answering clients must not have a stdin anyone can write to.
+ * (measured: a piped line ended up as a row, and VALUES inserts failed with code 48), so a server
+ * answering clients must not have a stdin anyone can write to.
  */
 public final class ProcessStdin {
   private ProcessStdin() {}
@@ -19,12 +19,20 @@ public final class ProcessStdin {
   public static void detach() {
     Linker linker = Linker.nativeLinker();
     try (Arena arena = Arena.ofConfined()) {
-      MethodHandle open = linker.downcallHandle(linker.defaultLookup().find("open").orElseThrow(),
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-      MethodHandle dup2 = linker.downcallHandle(linker.defaultLookup().find("dup2").orElseThrow(),
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-      MethodHandle close = linker.downcallHandle(linker.defaultLookup().find("close").orElseThrow(),
-          FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+      MethodHandle open =
+          linker.downcallHandle(
+              linker.defaultLookup().find("open").orElseThrow(),
+              FunctionDescriptor.of(
+                  ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
+      MethodHandle dup2 =
+          linker.downcallHandle(
+              linker.defaultLookup().find("dup2").orElseThrow(),
+              FunctionDescriptor.of(
+                  ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+      MethodHandle close =
+          linker.downcallHandle(
+              linker.defaultLookup().find("close").orElseThrow(),
+              FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
       MemorySegment path = arena.allocateFrom("/dev/null");
       int fd = (int) open.invokeExact(path, 0); // O_RDONLY
       if (fd < 0) {

@@ -79,7 +79,9 @@ public final class RowBinaryReader {
     return s;
   }
 
-  /** Map(String, String) and Map(LowCardinality(String), String); keys as {@link #repeatedString()}. */
+  /**
+   * Map(String, String) and Map(LowCardinality(String), String); keys as {@link #repeatedString()}.
+   */
   public Map<String, String> stringMap() {
     int n = (int) varUInt();
     Map<String, String> map = new HashMap<>(n * 2);

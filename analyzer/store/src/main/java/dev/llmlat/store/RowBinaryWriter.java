@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * Writes values in ClickHouse's {@code RowBinary} format: little-endian fixed-width numbers,
- * LEB128 lengths, {@code DateTime64(9)} as signed nanoseconds.
+ * Writes values in ClickHouse's {@code RowBinary} format: little-endian fixed-width numbers, LEB128
+ * lengths, {@code DateTime64(9)} as signed nanoseconds.
  */
 public final class RowBinaryWriter {
   // A plain array, not a ByteArrayOutputStream: its write(int) is synchronized and re-checks

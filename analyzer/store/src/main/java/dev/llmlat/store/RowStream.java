@@ -4,21 +4,25 @@ import java.util.Iterator;
 import java.util.List;
 
 /**
- * The rows of one query as they arrive ({@link ClickHouseStore#stream}), each as text like
- * {@link QueryResult}'s ({@code null} for SQL NULL): only a block of the result is held at a time,
+ * The rows of one query as they arrive ({@link ClickHouseStore#stream}), each as text like {@link
+ * QueryResult}'s ({@code null} for SQL NULL): only a block of the result is held at a time,
  * whatever its size. Read it from one thread; closing it before the end stops the query.
  */
 public interface RowStream extends AutoCloseable {
 
-  /** The result's columns (names and ClickHouse types); empty for a statement without a result set. */
+  /**
+   * The result's columns (names and ClickHouse types); empty for a statement without a result set.
+   */
   List<QueryResult.Column> columns();
 
-  /** The next row, or null when the result has ended. A failure midway is a {@link StoreException}. */
+  /**
+   * The next row, or null when the result has ended. A failure midway is a {@link StoreException}.
+   */
   List<String> next();
 
   /**
-   * Whether {@link #next()} can answer without waiting for the engine or the server (the rows of
-   * a block already here): a reader flushes what it wrote before it waits.
+   * Whether {@link #next()} can answer without waiting for the engine or the server (the rows of a
+   * block already here): a reader flushes what it wrote before it waits.
    */
   boolean rowReady();
 

@@ -30,7 +30,13 @@ public final class StoreConfig {
   private final Map<String, String> options;
 
   private StoreConfig(
-      Kind kind, Path dataDir, Path engineLibrary, String url, String user, String password, Map<String, String> options) {
+      Kind kind,
+      Path dataDir,
+      Path engineLibrary,
+      String url,
+      String user,
+      String password,
+      Map<String, String> options) {
     this.kind = kind;
     this.dataDir = dataDir;
     this.engineLibrary = engineLibrary;
@@ -40,12 +46,21 @@ public final class StoreConfig {
     this.options = Map.copyOf(options);
   }
 
-  /** The embedded engine at {@code engineLibrary} ({@code libchdb.so}), keeping data in {@code dataDir}. */
+  /**
+   * The embedded engine at {@code engineLibrary} ({@code libchdb.so}), keeping data in {@code
+   * dataDir}.
+   */
   public static StoreConfig embedded(Path dataDir, Path engineLibrary) {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(engineLibrary, "engineLibrary");
     return new StoreConfig(
-        Kind.EMBEDDED, dataDir.toAbsolutePath().normalize(), engineLibrary, null, null, null, Map.of());
+        Kind.EMBEDDED,
+        dataDir.toAbsolutePath().normalize(),
+        engineLibrary,
+        null,
+        null,
+        null,
+        Map.of());
   }
 
   /**
@@ -55,16 +70,20 @@ public final class StoreConfig {
    */
   public static StoreConfig server(String url, String user, String password) {
     Objects.requireNonNull(url, "url");
-    String http = url.startsWith("jdbc:clickhouse:") ? url.substring("jdbc:clickhouse:".length()) : url;
+    String http =
+        url.startsWith("jdbc:clickhouse:") ? url.substring("jdbc:clickhouse:".length()) : url;
     URI uri;
     try {
       uri = URI.create(http);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("ClickHouse URL '" + url + "' is not a URL: " + e.getMessage());
+      throw new IllegalArgumentException(
+          "ClickHouse URL '" + url + "' is not a URL: " + e.getMessage());
     }
     if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
       throw new IllegalArgumentException(
-          "ClickHouse URL '" + url + "' must start with http://, https:// or jdbc:clickhouse:http(s)://");
+          "ClickHouse URL '"
+              + url
+              + "' must start with http://, https:// or jdbc:clickhouse:http(s)://");
     }
     if (uri.getHost() == null) {
       throw new IllegalArgumentException("ClickHouse URL '" + url + "' has no host");
@@ -75,23 +94,28 @@ public final class StoreConfig {
               + " or LLMLAT_CLICKHOUSE_USER/LLMLAT_CLICKHOUSE_PASSWORD");
     }
     String u = user == null || user.isBlank() ? "default" : user;
-    return new StoreConfig(Kind.SERVER, null, null, http, u, password == null ? "" : password, Map.of());
+    return new StoreConfig(
+        Kind.SERVER, null, null, http, u, password == null ? "" : password, Map.of());
   }
 
   /**
-   * This server config with driver options (client-v2 / clickhouse-jdbc property names, e.g.
-   * {@code sslrootcert}, {@code ssl_mode}, {@code socket_timeout}) passed through to the driver.
-   * User and password have their own settings and are refused here.
+   * This server config with driver options (client-v2 / clickhouse-jdbc property names, e.g. {@code
+   * sslrootcert}, {@code ssl_mode}, {@code socket_timeout}) passed through to the driver. User and
+   * password have their own settings and are refused here.
    */
   public StoreConfig withDriverOptions(Map<String, String> driverOptions) {
     if (kind != Kind.SERVER && !driverOptions.isEmpty()) {
-      throw new IllegalArgumentException("ClickHouse driver options are for a server (--clickhouse-url); the embedded store takes none");
+      throw new IllegalArgumentException(
+          "ClickHouse driver options are for a server (--clickhouse-url); the embedded store takes none");
     }
     for (String key : driverOptions.keySet()) {
       String k = key.toLowerCase(java.util.Locale.ROOT);
       if (k.equals("user") || k.equals("username") || k.equals("password")) {
-        throw new IllegalArgumentException("ClickHouse driver option '" + key + "': pass it with --clickhouse-user,"
-            + " --clickhouse-password-file or LLMLAT_CLICKHOUSE_USER/LLMLAT_CLICKHOUSE_PASSWORD");
+        throw new IllegalArgumentException(
+            "ClickHouse driver option '"
+                + key
+                + "': pass it with --clickhouse-user,"
+                + " --clickhouse-password-file or LLMLAT_CLICKHOUSE_USER/LLMLAT_CLICKHOUSE_PASSWORD");
       }
     }
     Map<String, String> all = new java.util.TreeMap<>(options);

@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.llmlat.runtime.home.EngineLibrary;
-import dev.llmlat.store.schema.SchemaMigrator;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,29 +26,38 @@ class EmbeddedClickHouseTest {
   @Test
   void keepsDataAcrossRestarts() {
     try (EmbeddedClickHouse store = open(dir)) {
-      store.execute("CREATE TABLE t (ts DateTime64(9), m Map(String, String)) ENGINE = MergeTree ORDER BY ts");
+      store.execute(
+          "CREATE TABLE t (ts DateTime64(9), m Map(String, String)) ENGINE = MergeTree ORDER BY ts");
       store.execute("INSERT INTO t VALUES ('2026-11-29 10:00:00.123456789', {'a':'b'})");
     }
     try (EmbeddedClickHouse store = open(dir)) {
-      QueryResult r = store.query("SELECT toUnixTimestamp64Nano(ts) AS ns, m['a'] AS a, toTypeName(ts) AS type FROM t");
+      QueryResult r =
+          store.query(
+              "SELECT toUnixTimestamp64Nano(ts) AS ns, m['a'] AS a, toTypeName(ts) AS type FROM t");
       assertThat(r.rows()).containsExactly(List.of("1795946400123456789", "b", "DateTime64(9)"));
-      assertThat(r.columns()).extracting(QueryResult.Column::type).containsExactly("Int64", "String", "String");
+      assertThat(r.columns())
+          .extracting(QueryResult.Column::type)
+          .containsExactly("Int64", "String", "String");
     }
   }
 
   @Test
   void decodesEscapesAndNulls() {
     try (EmbeddedClickHouse store = open(dir)) {
-      QueryResult r = store.query("SELECT 'tab\\there' AS a, 'line\\nbreak' AS b, 'back\\\\slash' AS c, NULL AS d, '' AS e");
-      assertThat(r.rows().get(0)).containsExactly("tab\there", "line\nbreak", "back\\slash", null, "");
+      QueryResult r =
+          store.query(
+              "SELECT 'tab\\there' AS a, 'line\\nbreak' AS b, 'back\\\\slash' AS c, NULL AS d, '' AS e");
+      assertThat(r.rows().get(0))
+          .containsExactly("tab\there", "line\nbreak", "back\\slash", null, "");
     }
   }
 
   @Test
   void insertsRowBinaryWithZeroBytesAndDeduplicatesByToken() {
     try (EmbeddedClickHouse store = open(dir)) {
-      store.execute("CREATE TABLE b (n UInt32, s String) ENGINE = MergeTree ORDER BY n"
-          + " SETTINGS non_replicated_deduplication_window = 100");
+      store.execute(
+          "CREATE TABLE b (n UInt32, s String) ENGINE = MergeTree ORDER BY n"
+              + " SETTINGS non_replicated_deduplication_window = 100");
       byte[] rows = new RowBinaryWriter(16).uint32(7).string("a\0b").toByteArray();
       store.insertRowBinary("b", List.of("n", "s"), rows, "batch-1");
       store.insertRowBinary("b", List.of("n", "s"), rows, "batch-1"); // a retry: no new row

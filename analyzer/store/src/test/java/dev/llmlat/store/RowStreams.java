@@ -21,10 +21,14 @@ final class RowStreams {
 
   static void behaves(ClickHouseStore store) {
     // many blocks (the engine's chunks), values as query() renders them, escapes and NULLs decoded
-    String sql = "SELECT number AS n, if(number % 3 = 0, NULL, concat('a\\tb\\n', toString({p:UInt64}))) AS s FROM numbers(200000)"
-        + " SETTINGS max_block_size = 1000";
+    String sql =
+        "SELECT number AS n, if(number % 3 = 0, NULL, concat('a\\tb\\n', toString({p:UInt64}))) AS s FROM numbers(200000)"
+            + " SETTINGS max_block_size = 1000";
     try (RowStream rows = store.stream(sql, Map.of("p", 7))) {
-      assertThat(rows.columns()).containsExactly(new QueryResult.Column("n", "UInt64"), new QueryResult.Column("s", "Nullable(String)"));
+      assertThat(rows.columns())
+          .containsExactly(
+              new QueryResult.Column("n", "UInt64"),
+              new QueryResult.Column("s", "Nullable(String)"));
       List<List<String>> all = all(rows);
       assertThat(all).hasSize(200_000);
       assertThat(all).isEqualTo(store.query(sql, Map.of("p", 7)).rows());
@@ -33,12 +37,14 @@ final class RowStreams {
       assertThat(rows.next()).isNull();
     }
     // no rows: still the columns
-    try (RowStream rows = store.stream("SELECT number AS n FROM numbers(10) WHERE n > 100", Map.of())) {
+    try (RowStream rows =
+        store.stream("SELECT number AS n FROM numbers(10) WHERE n > 100", Map.of())) {
       assertThat(rows.columns()).containsExactly(new QueryResult.Column("n", "UInt64"));
       assertThat(rows.next()).isNull();
     }
     // statements that do not stream run whole
-    try (RowStream rows = store.stream("CREATE TABLE streamed (a UInt8) ENGINE = Memory", Map.of())) {
+    try (RowStream rows =
+        store.stream("CREATE TABLE streamed (a UInt8) ENGINE = Memory", Map.of())) {
       assertThat(rows.columns()).isEmpty();
       assertThat(rows.next()).isNull();
     }
@@ -53,13 +59,17 @@ final class RowStreams {
     }
     assertThat(store.query("SELECT 42").single()).isEqualTo("42");
     // a failure midway, after rows came
-    assertThatThrownBy(() -> {
-      try (RowStream rows = store.stream("SELECT throwIf(number = 150000, 'boom') FROM numbers(200000) SETTINGS max_block_size = 1000",
-          Map.of())) {
-        all(rows);
-      }
-    }).isInstanceOf(StoreException.class).hasMessageContaining("boom");
+    assertThatThrownBy(
+            () -> {
+              try (RowStream rows =
+                  store.stream(
+                      "SELECT throwIf(number = 150000, 'boom') FROM numbers(200000) SETTINGS max_block_size = 1000",
+                      Map.of())) {
+                all(rows);
+              }
+            })
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("boom");
     assertThat(store.query("SELECT 43").single()).isEqualTo("43");
   }
-
 }

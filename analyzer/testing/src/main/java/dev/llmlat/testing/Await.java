@@ -23,7 +23,8 @@ public final class Await {
     until(condition, what, 60);
   }
 
-  public static void until(BooleanSupplier condition, String what, int seconds) throws InterruptedException {
+  public static void until(BooleanSupplier condition, String what, int seconds)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {
@@ -34,24 +35,36 @@ public final class Await {
   }
 
   /**
-   * Waits until the output {@code process} writes to {@code log} has a match of {@code pattern}, and
-   * returns the first; fails with that output where the process ends first or the time is up.
+   * Waits until the output {@code process} writes to {@code log} has a match of {@code pattern},
+   * and returns the first; fails with that output where the process ends first or the time is up.
    */
-  public static MatchResult logged(Process process, Path log, Pattern pattern, int seconds) throws InterruptedException {
+  public static MatchResult logged(Process process, Path log, Pattern pattern, int seconds)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (true) {
-      boolean ended = !process.isAlive(); // before reading: what it wrote before it ended is read below
+      boolean ended =
+          !process.isAlive(); // before reading: what it wrote before it ended is read below
       Matcher m = pattern.matcher(read(log));
       if (m.find()) {
         return m.toMatchResult();
       }
       if (ended) {
-        throw new AssertionError("the process ended (exit " + process.exitValue() + ") before its output matched " + pattern
-            + "; its output:\n" + read(log));
+        throw new AssertionError(
+            "the process ended (exit "
+                + process.exitValue()
+                + ") before its output matched "
+                + pattern
+                + "; its output:\n"
+                + read(log));
       }
       if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out after " + seconds + " s waiting for output matching " + pattern + "; the output:\n"
-            + read(log));
+        throw new AssertionError(
+            "timed out after "
+                + seconds
+                + " s waiting for output matching "
+                + pattern
+                + "; the output:\n"
+                + read(log));
       }
       Thread.sleep(50);
     }
@@ -59,7 +72,8 @@ public final class Await {
 
   private static String read(Path log) {
     try {
-      return new String(Files.readAllBytes(log), StandardCharsets.UTF_8); // a line half written is no failure
+      return new String(
+          Files.readAllBytes(log), StandardCharsets.UTF_8); // a line half written is no failure
     } catch (NoSuchFileException e) {
       return "";
     } catch (IOException e) {

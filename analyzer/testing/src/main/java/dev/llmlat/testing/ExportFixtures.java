@@ -17,24 +17,34 @@ public final class ExportFixtures {
    * An Nsight export with one scheduler-SDK decode range over {@code requests} traces (ids from
    * {@code firstTrace} on) launching {@code kernels} kernels.
    */
-  public static Path nsysDecodeStep(Path file, int requests, int kernels, int firstTrace) throws Exception {
+  public static Path nsysDecodeStep(Path file, int requests, int kernels, int firstTrace)
+      throws Exception {
     long pid = 42L << 24;
     long tid = pid + 1;
     List<String> traces = new ArrayList<>();
     for (int i = 0; i < requests; i++) {
       traces.add(String.format(Locale.ROOT, "%032x", firstTrace + i));
     }
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement()) {
       st.execute("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT)");
-      st.execute("INSERT INTO StringIds VALUES (1, 'flash_attn_decode'), (2, 'cudaLaunchKernel_v7000')");
-      st.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
-          + " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER)");
-      st.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,"
-          + " correlationId INTEGER, nameId INTEGER)");
-      st.execute("CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER)");
+      st.execute(
+          "INSERT INTO StringIds VALUES (1, 'flash_attn_decode'), (2, 'cudaLaunchKernel_v7000')");
+      st.execute(
+          "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,"
+              + " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER)");
+      st.execute(
+          "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,"
+              + " correlationId INTEGER, nameId INTEGER)");
+      st.execute(
+          "CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, text TEXT, globalTid INTEGER)");
       c.setAutoCommit(false);
-      try (PreparedStatement kernel = c.prepareStatement("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, ?, 1)");
-          PreparedStatement call = c.prepareStatement("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, 2)")) {
+      try (PreparedStatement kernel =
+              c.prepareStatement(
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, ?, 1)");
+          PreparedStatement call =
+              c.prepareStatement(
+                  "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, 2)")) {
         for (int i = 0; i < kernels; i++) {
           call.setLong(1, 1_000 + 10L * i);
           call.setLong(2, 1_005 + 10L * i);
@@ -50,8 +60,15 @@ public final class ExportFixtures {
         call.executeBatch();
         kernel.executeBatch();
       }
-      st.execute("INSERT INTO NVTX_EVENTS VALUES (500, " + (2_000 + 10L * kernels) + ", 59, 'llmlat step=00000000000000ab"
-          + " kind=decode traces=" + String.join(",", traces) + "', " + tid + ")");
+      st.execute(
+          "INSERT INTO NVTX_EVENTS VALUES (500, "
+              + (2_000 + 10L * kernels)
+              + ", 59, 'llmlat step=00000000000000ab"
+              + " kind=decode traces="
+              + String.join(",", traces)
+              + "', "
+              + tid
+              + ")");
       c.commit();
     }
     return file;

@@ -16,8 +16,8 @@ import java.util.stream.Stream;
 import javax.imageio.ImageIO;
 
 /**
- * A real headless Chromium rendering a self-contained page: the DOM it built, and the pixels it drew
- * (no network: the flags keep it from calling home).
+ * A real headless Chromium rendering a self-contained page: the DOM it built, and the pixels it
+ * drew (no network: the flags keep it from calling home).
  */
 public final class HeadlessChromium {
   private final String binary;
@@ -25,15 +25,31 @@ public final class HeadlessChromium {
 
   private HeadlessChromium(String binary, Path profile) {
     this.binary = binary;
-    this.flags = List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir=" + profile);
+    this.flags =
+        List.of(
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--user-data-dir=" + profile);
   }
 
-  /** The browser, with its profile in {@code profile}; where there is none, the test skips or fails as {@link RequiredTools} says. */
+  /**
+   * The browser, with its profile in {@code profile}; where there is none, the test skips or fails
+   * as {@link RequiredTools} says.
+   */
   public static HeadlessChromium require(Path profile) {
-    String binary = Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-        .filter(p -> Files.isExecutable(Path.of(p))).findFirst().orElse(null);
-    RequiredTools.require(binary != null, "no Chromium here (scripts/test installs Debian's chromium)");
+    String binary =
+        Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+            .filter(p -> Files.isExecutable(Path.of(p)))
+            .findFirst()
+            .orElse(null);
+    RequiredTools.require(
+        binary != null, "no Chromium here (scripts/test installs Debian's chromium)");
     return new HeadlessChromium(binary, profile);
   }
 
@@ -49,11 +65,20 @@ public final class HeadlessChromium {
   }
 
   /** How many pixels (every other one in each direction) of each colour the rendered page has. */
-  public Map<Integer, Integer> colours(Path page, Path png, int width, int height) throws IOException, InterruptedException {
+  public Map<Integer, Integer> colours(Path page, Path png, int width, int height)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(binary));
     cmd.addAll(flags);
-    cmd.addAll(List.of("--window-size=" + width + "," + height, "--screenshot=" + png, page.toUri().toString()));
-    Process q = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    cmd.addAll(
+        List.of(
+            "--window-size=" + width + "," + height,
+            "--screenshot=" + png,
+            page.toUri().toString()));
+    Process q =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     assertThat(q.waitFor(60, TimeUnit.SECONDS)).isTrue();
     BufferedImage image = ImageIO.read(png.toFile());
     Map<Integer, Integer> colours = new HashMap<>();

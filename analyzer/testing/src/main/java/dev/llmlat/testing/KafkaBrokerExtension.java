@@ -31,7 +31,10 @@ public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCa
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     dir = Files.createTempDirectory("llmlat-test-kafka");
-    broker = KafkaBroker.start(KafkaBroker.Config.under(dir.resolve("kafka"), dir, dir, 0, 0).withSaslPlainUsers(saslPlainUsers));
+    broker =
+        KafkaBroker.start(
+            KafkaBroker.Config.under(dir.resolve("kafka"), dir, dir, 0, 0)
+                .withSaslPlainUsers(saslPlainUsers));
   }
 
   @Override

@@ -21,10 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code POST /v1/chat/completions}, OpenAI-compatible: {@code "stream": true} answers with
  * server-sent events, one {@code chat.completion.chunk} per generated token (the first carries the
- * assistant role, the last the finish reason), a last chunk with usage and no choices when
- * {@code stream_options.include_usage} asks for it, then {@code data: [DONE]}; otherwise one
- * {@code chat.completion} with usage. The legacy {@code POST /v1/completions} ({@link #completions})
- * is the same with a {@code prompt} and {@code text_completion} objects whose choices carry {@code text}.
+ * assistant role, the last the finish reason), a last chunk with usage and no choices when {@code
+ * stream_options.include_usage} asks for it, then {@code data: [DONE]}; otherwise one {@code
+ * chat.completion} with usage. The legacy {@code POST /v1/completions} ({@link #completions}) is
+ * the same with a {@code prompt} and {@code text_completion} objects whose choices carry {@code
+ * text}.
  */
 final class ChatCompletionsHandler implements HttpHandler {
   private static final long TOKEN_TIMEOUT_S = 120;
@@ -37,19 +38,27 @@ final class ChatCompletionsHandler implements HttpHandler {
   private final AtomicLong ids = new AtomicLong();
   private final boolean legacy; // /v1/completions
 
-  ChatCompletionsHandler(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
+  ChatCompletionsHandler(
+      EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
     this(config, scheduler, clock, false);
   }
 
-  private ChatCompletionsHandler(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock, boolean legacy) {
+  private ChatCompletionsHandler(
+      EngineConfig config,
+      ContinuousBatchingScheduler scheduler,
+      SchedulerClock clock,
+      boolean legacy) {
     this.config = config;
     this.scheduler = scheduler;
     this.clock = clock;
     this.legacy = legacy;
   }
 
-  /** {@code POST /v1/completions}: a prompt instead of messages, the same scheduling and streaming. */
-  static ChatCompletionsHandler completions(EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
+  /**
+   * {@code POST /v1/completions}: a prompt instead of messages, the same scheduling and streaming.
+   */
+  static ChatCompletionsHandler completions(
+      EngineConfig config, ContinuousBatchingScheduler scheduler, SchedulerClock clock) {
     return new ChatCompletionsHandler(config, scheduler, clock, true);
   }
 
@@ -68,21 +77,37 @@ final class ChatCompletionsHandler implements HttpHandler {
         error(exchange, 400, "request body is not JSON: " + e.getMessage());
         return;
       }
-      int promptTokens = body == null ? -1 : legacy ? promptTokens(body.get("prompt")) : chatPromptTokens(body.get("messages"));
+      int promptTokens =
+          body == null
+              ? -1
+              : legacy ? promptTokens(body.get("prompt")) : chatPromptTokens(body.get("messages"));
       if (promptTokens < 0) {
-        error(exchange, 400, legacy ? "'prompt' must be a string or an array of strings" : "'messages' must be a non-empty array");
+        error(
+            exchange,
+            400,
+            legacy
+                ? "'prompt' must be a string or an array of strings"
+                : "'messages' must be a non-empty array");
         return;
       }
-      int maxTokens = body.path("max_completion_tokens").asInt(body.path("max_tokens").asInt(config.defaultMaxTokens()));
+      int maxTokens =
+          body.path("max_completion_tokens")
+              .asInt(body.path("max_tokens").asInt(config.defaultMaxTokens()));
       if (maxTokens < 1) {
         error(exchange, 400, "max_tokens must be at least 1");
         return;
       }
       boolean stream = body.path("stream").asBoolean(false);
       boolean usage = body.path("stream_options").path("include_usage").asBoolean(false);
-      String id = (legacy ? "cmpl-" : "chatcmpl-") + Long.toHexString(System.identityHashCode(this)) + "-" + ids.incrementAndGet();
-      RequestInfo info = legacy ? new RequestInfo(id, config.model(), "text_completion", promptTokens, maxTokens)
-          : RequestInfo.chat(id, config.model(), promptTokens, maxTokens);
+      String id =
+          (legacy ? "cmpl-" : "chatcmpl-")
+              + Long.toHexString(System.identityHashCode(this))
+              + "-"
+              + ids.incrementAndGet();
+      RequestInfo info =
+          legacy
+              ? new RequestInfo(id, config.model(), "text_completion", promptTokens, maxTokens)
+              : RequestInfo.chat(id, config.model(), promptTokens, maxTokens);
       EngineRequest request;
       try {
         request = scheduler.submit(info, headers(exchange), arrival);
@@ -101,14 +126,19 @@ final class ChatCompletionsHandler implements HttpHandler {
     }
   }
 
-  /** Chat prompt tokens: each message's content plus its template tokens; -1 when not a non-empty array. */
+  /**
+   * Chat prompt tokens: each message's content plus its template tokens; -1 when not a non-empty
+   * array.
+   */
   private static int chatPromptTokens(JsonNode messages) {
     if (messages == null || !messages.isArray() || messages.isEmpty()) {
       return -1;
     }
     int tokens = 0;
     for (JsonNode m : messages) {
-      tokens += PromptTokenizer.TEMPLATE_TOKENS_PER_MESSAGE + PromptTokenizer.count(m.path("content").asText(""));
+      tokens +=
+          PromptTokenizer.TEMPLATE_TOKENS_PER_MESSAGE
+              + PromptTokenizer.count(m.path("content").asText(""));
     }
     return tokens;
   }
@@ -131,8 +161,13 @@ final class ChatCompletionsHandler implements HttpHandler {
     return tokens;
   }
 
-  /** Streams the tokens; with {@code usagePromptTokens} >= 0 a usage chunk ends the stream (stream_options.include_usage). */
-  private void stream(HttpExchange exchange, EngineRequest request, String id, int usagePromptTokens) throws IOException {
+  /**
+   * Streams the tokens; with {@code usagePromptTokens} >= 0 a usage chunk ends the stream
+   * (stream_options.include_usage).
+   */
+  private void stream(
+      HttpExchange exchange, EngineRequest request, String id, int usagePromptTokens)
+      throws IOException {
     exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
     exchange.getResponseHeaders().set("Cache-Control", "no-cache");
     exchange.sendResponseHeaders(200, 0);
@@ -185,7 +220,8 @@ final class ChatCompletionsHandler implements HttpHandler {
     }
   }
 
-  private void complete(HttpExchange exchange, EngineRequest request, String id, int promptTokens) throws IOException {
+  private void complete(HttpExchange exchange, EngineRequest request, String id, int promptTokens)
+      throws IOException {
     StringBuilder text = new StringBuilder();
     int tokens = 0;
     String finish;
@@ -202,7 +238,9 @@ final class ChatCompletionsHandler implements HttpHandler {
         break;
       }
     }
-    ObjectNode response = envelope(id, legacy ? "text_completion" : "chat.completion", System.currentTimeMillis() / 1000);
+    ObjectNode response =
+        envelope(
+            id, legacy ? "text_completion" : "chat.completion", System.currentTimeMillis() / 1000);
     ArrayNode choices = response.putArray("choices");
     ObjectNode choice = choices.addObject().put("index", 0).put("finish_reason", finish);
     if (legacy) {
@@ -215,7 +253,9 @@ final class ChatCompletionsHandler implements HttpHandler {
   }
 
   private ObjectNode usage(int promptTokens, int completionTokens) {
-    return json.createObjectNode().put("prompt_tokens", promptTokens).put("completion_tokens", completionTokens)
+    return json.createObjectNode()
+        .put("prompt_tokens", promptTokens)
+        .put("completion_tokens", completionTokens)
         .put("total_tokens", promptTokens + completionTokens);
   }
 
@@ -235,17 +275,24 @@ final class ChatCompletionsHandler implements HttpHandler {
   }
 
   private ObjectNode envelope(String id, String object, long created) {
-    return json.createObjectNode().put("id", id).put("object", object).put("created", created).put("model", config.model());
+    return json.createObjectNode()
+        .put("id", id)
+        .put("object", object)
+        .put("created", created)
+        .put("model", config.model());
   }
 
   private void write(OutputStream out, ObjectNode event) throws IOException {
-    out.write(("data: " + json.writeValueAsString(event) + "\n\n").getBytes(StandardCharsets.UTF_8));
+    out.write(
+        ("data: " + json.writeValueAsString(event) + "\n\n").getBytes(StandardCharsets.UTF_8));
     out.flush(); // each token leaves now: TTFT at the client is the engine's first token
   }
 
   private void error(HttpExchange exchange, int status, String message) throws IOException {
     ObjectNode err = json.createObjectNode();
-    err.putObject("error").put("message", message).put("type", status >= 500 ? "server_error" : "invalid_request_error");
+    err.putObject("error")
+        .put("message", message)
+        .put("type", status >= 500 ? "server_error" : "invalid_request_error");
     send(exchange, status, json.writeValueAsBytes(err));
   }
 

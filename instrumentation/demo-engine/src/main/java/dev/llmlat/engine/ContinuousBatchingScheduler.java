@@ -24,10 +24,22 @@ import java.util.concurrent.locks.LockSupport;
  * produced to the requests' streams and retires finished requests.
  */
 final class ContinuousBatchingScheduler implements AutoCloseable {
-  /** Counters for tests and logs: the largest step batch, running set, KV blocks in use and step tokens seen. */
-  record Stats(long steps, long maxBatchSize, long maxRunning, long maxKvBlocksUsed, long maxStepTokens, long preemptions, long finished) {}
+  /**
+   * Counters for tests and logs: the largest step batch, running set, KV blocks in use and step
+   * tokens seen.
+   */
+  record Stats(
+      long steps,
+      long maxBatchSize,
+      long maxRunning,
+      long maxKvBlocksUsed,
+      long maxStepTokens,
+      long preemptions,
+      long finished) {}
 
-  private static final String[] WORDS = {"the", "GPU", "kept", "every", "token", "on", "one", "trace", "and", "time"};
+  private static final String[] WORDS = {
+    "the", "GPU", "kept", "every", "token", "on", "one", "trace", "and", "time"
+  };
 
   private final EngineConfig config;
   private final SchedulerTracer tracer;
@@ -47,7 +59,8 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
   private final AtomicLong finished = new AtomicLong();
   private volatile boolean stopping;
 
-  ContinuousBatchingScheduler(EngineConfig config, SchedulerTracer tracer, GpuStepRecorder gpu, MonotonicClock clock) {
+  ContinuousBatchingScheduler(
+      EngineConfig config, SchedulerTracer tracer, GpuStepRecorder gpu, MonotonicClock clock) {
     this.config = config;
     this.tracer = tracer;
     this.gpu = gpu;
@@ -74,13 +87,27 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
     SchedulerLimits limits = config.limits();
     long tokens = (long) info.promptTokens() + info.maxTokens();
     if (limits.blocksFor(tokens) > limits.kvBlocks()) {
-      throw new IllegalArgumentException("prompt (" + info.promptTokens() + " tokens) plus max_tokens (" + info.maxTokens()
-          + ") exceed the KV cache (" + limits.kvBlocks() + " blocks of " + limits.kvBlockSize() + " tokens)");
+      throw new IllegalArgumentException(
+          "prompt ("
+              + info.promptTokens()
+              + " tokens) plus max_tokens ("
+              + info.maxTokens()
+              + ") exceed the KV cache ("
+              + limits.kvBlocks()
+              + " blocks of "
+              + limits.kvBlockSize()
+              + " tokens)");
     }
     // a preempted request re-prefills its prompt and its output so far in one step
     if (!config.chunkedPrefill() && tokens > limits.maxNumBatchedTokens()) {
-      throw new IllegalArgumentException("prompt (" + info.promptTokens() + " tokens) plus max_tokens (" + info.maxTokens()
-          + ") exceed max_num_batched_tokens (" + limits.maxNumBatchedTokens() + "), the most one prefill may take without chunked prefill");
+      throw new IllegalArgumentException(
+          "prompt ("
+              + info.promptTokens()
+              + " tokens) plus max_tokens ("
+              + info.maxTokens()
+              + ") exceed max_num_batched_tokens ("
+              + limits.maxNumBatchedTokens()
+              + "), the most one prefill may take without chunked prefill");
     }
     RequestTrace trace = tracer.admit(info, headers, arrivalNanos);
     trace.queued(clock.now());
@@ -95,8 +122,14 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
   }
 
   Stats stats() {
-    return new Stats(steps.get(), maxBatchSize.get(), maxRunning.get(), maxKvBlocksUsed.get(), maxStepTokens.get(),
-        preemptions.get(), finished.get());
+    return new Stats(
+        steps.get(),
+        maxBatchSize.get(),
+        maxRunning.get(),
+        maxKvBlocksUsed.get(),
+        maxStepTokens.get(),
+        preemptions.get(),
+        finished.get());
   }
 
   private void loop() {
@@ -149,7 +182,12 @@ final class ContinuousBatchingScheduler implements AutoCloseable {
     long deadline = t0 + Math.round(modelled * config.timeScale());
     StepTrace step = builder.start(start);
     SchedulerLimits limits = config.limits();
-    step.schedulerState(plan.running(), plan.waiting(), plan.kvBlocksUsed(), limits.kvBlocks(), limits.maxNumBatchedTokens(),
+    step.schedulerState(
+        plan.running(),
+        plan.waiting(),
+        plan.kvBlocksUsed(),
+        limits.kvBlocks(),
+        limits.maxNumBatchedTokens(),
         limits.maxNumSeqs());
     parkUntil(deadline);
     long end = clock.now();

@@ -15,19 +15,21 @@ import java.util.Map;
 
 /**
  * Fits {@link StepCostModel} to a real capture (traces/h200-tinylm/&lt;run&gt;): each line of
- * {@code cuda_events.jsonl} is one step with its {@code kind}, {@code trace_ids} and
- * {@code gpu_elapsed_ms}; {@code requests.jsonl} gives each trace's {@code prompt_len}. Prefill
- * steps: ms = a + b·(prompt tokens); decode steps: ms = c + d·(requests in the batch); both by
- * least squares with non-negative coefficients (a negative slope or base would make the model
- * predict negative step times outside the data).
+ * {@code cuda_events.jsonl} is one step with its {@code kind}, {@code trace_ids} and {@code
+ * gpu_elapsed_ms}; {@code requests.jsonl} gives each trace's {@code prompt_len}. Prefill steps: ms
+ * = a + b·(prompt tokens); decode steps: ms = c + d·(requests in the batch); both by least squares
+ * with non-negative coefficients (a negative slope or base would make the model predict negative
+ * step times outside the data).
  *
- * <p>Run: {@code java -cp ... dev.llmlat.engine.CostModelFit ../shared/traces/h200-tinylm/unprofiled/b [more dirs]}
+ * <p>Run: {@code java -cp ... dev.llmlat.engine.CostModelFit
+ * ../shared/traces/h200-tinylm/unprofiled/b [more dirs]}
  */
 public final class CostModelFit {
   private CostModelFit() {}
 
   /** y = intercept + slope·x over {@code points} steps. */
-  public record Line(double intercept, double slope, int points, double rSquared, double meanAbsErrorMs) {
+  public record Line(
+      double intercept, double slope, int points, double rSquared, double meanAbsErrorMs) {
     public double at(double x) {
       return intercept + slope * x;
     }
@@ -36,12 +38,14 @@ public final class CostModelFit {
   /** Both fitted lines of one capture. */
   public record Result(Path capture, Line prefill, Line decode) {
     public StepCostModel model() {
-      return new StepCostModel(prefill.intercept(), prefill.slope(), decode.intercept(), decode.slope());
+      return new StepCostModel(
+          prefill.intercept(), prefill.slope(), decode.intercept(), decode.slope());
     }
   }
 
   /** One step of a capture: its kind, prompt tokens prefilled and requests decoded. */
-  public record CapturedStep(String kind, int prefillTokens, int decodeRequests, double gpuElapsedMs) {}
+  public record CapturedStep(
+      String kind, int prefillTokens, int decodeRequests, double gpuElapsedMs) {}
 
   public static Result fit(Path capture) throws IOException {
     List<CapturedStep> steps = read(capture);
@@ -72,12 +76,18 @@ public final class CostModelFit {
         requests++;
         Integer prompt = promptTokens.get(id.asText());
         if (prompt == null) {
-          throw new IOException(capture + ": step names trace " + id.asText() + ", absent from requests.jsonl");
+          throw new IOException(
+              capture + ": step names trace " + id.asText() + ", absent from requests.jsonl");
         }
         tokens += prompt;
       }
       boolean prefill = kind.equals("prefill");
-      steps.add(new CapturedStep(kind, prefill ? tokens : 0, prefill ? 0 : requests, e.get("gpu_elapsed_ms").asDouble()));
+      steps.add(
+          new CapturedStep(
+              kind,
+              prefill ? tokens : 0,
+              prefill ? 0 : requests,
+              e.get("gpu_elapsed_ms").asDouble()));
     }
     return steps;
   }
@@ -160,9 +170,12 @@ public final class CostModelFit {
     return nodes;
   }
 
-  /** Prints the fit of each capture directory given (default: the one the shipped constants use). */
+  /**
+   * Prints the fit of each capture directory given (default: the one the shipped constants use).
+   */
   public static void main(String[] args) throws IOException {
-    List<String> dirs = args.length == 0 ? List.of("../shared/traces/h200-tinylm/unprofiled/b") : List.of(args);
+    List<String> dirs =
+        args.length == 0 ? List.of("../shared/traces/h200-tinylm/unprofiled/b") : List.of(args);
     for (String dir : dirs) {
       Result r = fit(Path.of(dir));
       System.out.println(r.capture());
@@ -172,7 +185,13 @@ public final class CostModelFit {
   }
 
   private static String describe(String format, Line line) {
-    return String.format(Locale.ROOT, format + "   (%d steps, R^2 %.3f, mean |error| %.1f ms)",
-        line.intercept(), line.slope(), line.points(), line.rSquared(), line.meanAbsErrorMs());
+    return String.format(
+        Locale.ROOT,
+        format + "   (%d steps, R^2 %.3f, mean |error| %.1f ms)",
+        line.intercept(),
+        line.slope(),
+        line.points(),
+        line.rSquared(),
+        line.meanAbsErrorMs());
   }
 }

@@ -1,10 +1,10 @@
 package dev.llmlat.engine;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.llmlat.scheduler.SchedulerTracer;
 import dev.llmlat.enginetelemetry.EngineTelemetry;
 import dev.llmlat.otlpkafka.KafkaSpanExporter;
 import dev.llmlat.otlpkafka.KafkaSpanExporterBuilder;
+import dev.llmlat.scheduler.SchedulerTracer;
 import io.opentelemetry.exporter.logging.LoggingSpanExporter;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.io.IOException;
@@ -29,8 +29,12 @@ public final class DemoEngine implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService handlers;
 
-  private DemoEngine(EngineConfig config, EngineTelemetry telemetry, ContinuousBatchingScheduler scheduler,
-      HttpServer server, ExecutorService handlers) {
+  private DemoEngine(
+      EngineConfig config,
+      EngineTelemetry telemetry,
+      ContinuousBatchingScheduler scheduler,
+      HttpServer server,
+      ExecutorService handlers) {
     this.config = config;
     this.telemetry = telemetry;
     this.scheduler = scheduler;
@@ -47,10 +51,11 @@ public final class DemoEngine implements AutoCloseable {
   static SpanExporter exporterFor(EngineConfig config) {
     switch (config.exporter()) {
       case KAFKA:
-        KafkaSpanExporterBuilder kafka = KafkaSpanExporter.builder()
-            .setBootstrapServers(config.kafkaBootstrap())
-            .setTopic(config.topic())
-            .setCompression("zstd");
+        KafkaSpanExporterBuilder kafka =
+            KafkaSpanExporter.builder()
+                .setBootstrapServers(config.kafkaBootstrap())
+                .setTopic(config.topic())
+                .setCompression("zstd");
         config.kafkaProperties().forEach(kafka::putProducerProperty);
         return kafka.build();
       case LOGGING:
@@ -63,40 +68,57 @@ public final class DemoEngine implements AutoCloseable {
   /** Starts with {@code exporter} (tests: an in-memory one); the engine shuts it down on close. */
   public static DemoEngine start(EngineConfig config, SpanExporter exporter) throws IOException {
     MonotonicClock clock = new MonotonicClock();
-    EngineTelemetry telemetry = EngineTelemetry.builder(config.serviceName()).setExporter(exporter).build();
+    EngineTelemetry telemetry =
+        EngineTelemetry.builder(config.serviceName()).setExporter(exporter).build();
     SchedulerTracer tracer = SchedulerTracer.builder(telemetry.engine()).setClock(clock).build();
     ContinuousBatchingScheduler scheduler =
-        new ContinuousBatchingScheduler(config, tracer, new GpuStepRecorder(telemetry.gpuTracer("dev.llmlat.engine.gpu")), clock);
+        new ContinuousBatchingScheduler(
+            config,
+            tracer,
+            new GpuStepRecorder(telemetry.gpuTracer("dev.llmlat.engine.gpu")),
+            clock);
     // One thread per open stream; streams last as long as their requests.
-    ExecutorService handlers = Executors.newCachedThreadPool(r -> {
-      Thread t = new Thread(r, "llmlat-http");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService handlers =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "llmlat-http");
+              t.setDaemon(true);
+              return t;
+            });
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 128);
     } catch (IOException e) {
       telemetry.close();
-      throw new IOException("cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+      throw new IOException(
+          "cannot listen on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
     }
     server.setExecutor(handlers);
-    server.createContext("/v1/chat/completions", new ChatCompletionsHandler(config, scheduler, clock));
-    server.createContext("/v1/completions", ChatCompletionsHandler.completions(config, scheduler, clock));
-    server.createContext("/health", exchange -> {
-      byte[] ok = "ok\n".getBytes(StandardCharsets.US_ASCII);
-      exchange.sendResponseHeaders(200, ok.length);
-      exchange.getResponseBody().write(ok);
-      exchange.close();
-    });
-    server.createContext("/v1/models", exchange -> {
-      byte[] body = ("{\"object\":\"list\",\"data\":[{\"id\":\"" + config.model() + "\",\"object\":\"model\",\"owned_by\":\"llmlat\"}]}")
-          .getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(200, body.length);
-      exchange.getResponseBody().write(body);
-      exchange.close();
-    });
+    server.createContext(
+        "/v1/chat/completions", new ChatCompletionsHandler(config, scheduler, clock));
+    server.createContext(
+        "/v1/completions", ChatCompletionsHandler.completions(config, scheduler, clock));
+    server.createContext(
+        "/health",
+        exchange -> {
+          byte[] ok = "ok\n".getBytes(StandardCharsets.US_ASCII);
+          exchange.sendResponseHeaders(200, ok.length);
+          exchange.getResponseBody().write(ok);
+          exchange.close();
+        });
+    server.createContext(
+        "/v1/models",
+        exchange -> {
+          byte[] body =
+              ("{\"object\":\"list\",\"data\":[{\"id\":\""
+                      + config.model()
+                      + "\",\"object\":\"model\",\"owned_by\":\"llmlat\"}]}")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.getResponseHeaders().set("Content-Type", "application/json");
+          exchange.sendResponseHeaders(200, body.length);
+          exchange.getResponseBody().write(body);
+          exchange.close();
+        });
     scheduler.start();
     server.start();
     return new DemoEngine(config, telemetry, scheduler, server, handlers);
@@ -114,11 +136,26 @@ public final class DemoEngine implements AutoCloseable {
     return config;
   }
 
-  /** Steps run, the largest batch, running set, KV blocks in use and step tokens, preemptions and finished requests so far. */
+  /**
+   * Steps run, the largest batch, running set, KV blocks in use and step tokens, preemptions and
+   * finished requests so far.
+   */
   public String statsLine() {
     ContinuousBatchingScheduler.Stats s = scheduler.stats();
-    return "steps=" + s.steps() + " max_batch=" + s.maxBatchSize() + " max_running=" + s.maxRunning() + " max_kv_blocks="
-        + s.maxKvBlocksUsed() + " max_step_tokens=" + s.maxStepTokens() + " preemptions=" + s.preemptions() + " finished=" + s.finished();
+    return "steps="
+        + s.steps()
+        + " max_batch="
+        + s.maxBatchSize()
+        + " max_running="
+        + s.maxRunning()
+        + " max_kv_blocks="
+        + s.maxKvBlocksUsed()
+        + " max_step_tokens="
+        + s.maxStepTokens()
+        + " preemptions="
+        + s.preemptions()
+        + " finished="
+        + s.finished();
   }
 
   ContinuousBatchingScheduler.Stats stats() {

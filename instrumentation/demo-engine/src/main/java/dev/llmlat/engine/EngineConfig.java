@@ -22,9 +22,20 @@ import java.util.Objects;
  * @param topic Kafka topic for spans
  * @param kafkaProperties extra Kafka producer settings (security: SASL, TLS), over the defaults
  */
-public record EngineConfig(String host, int port, String model, String serviceName, SchedulerLimits limits,
-    boolean chunkedPrefill, double timeScale, int defaultMaxTokens,
-    StepCostModel costModel, ExporterKind exporter, String kafkaBootstrap, String topic, Map<String, String> kafkaProperties) {
+public record EngineConfig(
+    String host,
+    int port,
+    String model,
+    String serviceName,
+    SchedulerLimits limits,
+    boolean chunkedPrefill,
+    double timeScale,
+    int defaultMaxTokens,
+    StepCostModel costModel,
+    ExporterKind exporter,
+    String kafkaBootstrap,
+    String topic,
+    Map<String, String> kafkaProperties) {
 
   public EngineConfig {
     kafkaProperties = Map.copyOf(kafkaProperties);
@@ -33,11 +44,15 @@ public record EngineConfig(String host, int port, String model, String serviceNa
     require(model != null && !model.isBlank(), "model is required");
     require(serviceName != null && !serviceName.isBlank(), "service name is required");
     Objects.requireNonNull(limits, "limits");
-    require(timeScale > 0 && timeScale <= 100 && Double.isFinite(timeScale), "time scale must be in (0, 100], got " + timeScale);
-    require(defaultMaxTokens >= 1, "default max tokens must be at least 1, got " + defaultMaxTokens);
+    require(
+        timeScale > 0 && timeScale <= 100 && Double.isFinite(timeScale),
+        "time scale must be in (0, 100], got " + timeScale);
+    require(
+        defaultMaxTokens >= 1, "default max tokens must be at least 1, got " + defaultMaxTokens);
     Objects.requireNonNull(costModel, "costModel");
     Objects.requireNonNull(exporter, "exporter");
-    require(exporter != ExporterKind.KAFKA || (kafkaBootstrap != null && !kafkaBootstrap.isBlank()),
+    require(
+        exporter != ExporterKind.KAFKA || (kafkaBootstrap != null && !kafkaBootstrap.isBlank()),
         "the kafka exporter needs --kafka-bootstrap");
     require(topic != null && !topic.isBlank(), "topic is required");
   }
@@ -76,26 +91,101 @@ public record EngineConfig(String host, int port, String model, String serviceNa
 
     private Builder() {}
 
-    public Builder host(String host) { this.host = host; return this; }
-    public Builder port(int port) { this.port = port; return this; }
-    public Builder model(String model) { this.model = model; return this; }
-    public Builder serviceName(String serviceName) { this.serviceName = serviceName; return this; }
-    public Builder maxNumSeqs(int seqs) { this.maxNumSeqs = seqs; return this; }
-    public Builder maxNumBatchedTokens(int tokens) { this.maxNumBatchedTokens = tokens; return this; }
-    public Builder kvBlockSize(int tokens) { this.kvBlockSize = tokens; return this; }
-    public Builder kvBlocks(int blocks) { this.kvBlocks = blocks; return this; }
-    public Builder chunkedPrefill(boolean on) { this.chunkedPrefill = on; return this; }
-    public Builder timeScale(double timeScale) { this.timeScale = timeScale; return this; }
-    public Builder defaultMaxTokens(int tokens) { this.defaultMaxTokens = tokens; return this; }
-    public Builder costModel(StepCostModel costModel) { this.costModel = costModel; return this; }
-    public Builder exporter(ExporterKind exporter) { this.exporter = exporter; return this; }
-    public Builder kafkaBootstrap(String servers) { this.kafkaBootstrap = servers; return this; }
-    public Builder kafkaProperties(Map<String, String> properties) { this.kafkaProperties = properties; return this; }
-    public Builder topic(String topic) { this.topic = topic; return this; }
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Builder model(String model) {
+      this.model = model;
+      return this;
+    }
+
+    public Builder serviceName(String serviceName) {
+      this.serviceName = serviceName;
+      return this;
+    }
+
+    public Builder maxNumSeqs(int seqs) {
+      this.maxNumSeqs = seqs;
+      return this;
+    }
+
+    public Builder maxNumBatchedTokens(int tokens) {
+      this.maxNumBatchedTokens = tokens;
+      return this;
+    }
+
+    public Builder kvBlockSize(int tokens) {
+      this.kvBlockSize = tokens;
+      return this;
+    }
+
+    public Builder kvBlocks(int blocks) {
+      this.kvBlocks = blocks;
+      return this;
+    }
+
+    public Builder chunkedPrefill(boolean on) {
+      this.chunkedPrefill = on;
+      return this;
+    }
+
+    public Builder timeScale(double timeScale) {
+      this.timeScale = timeScale;
+      return this;
+    }
+
+    public Builder defaultMaxTokens(int tokens) {
+      this.defaultMaxTokens = tokens;
+      return this;
+    }
+
+    public Builder costModel(StepCostModel costModel) {
+      this.costModel = costModel;
+      return this;
+    }
+
+    public Builder exporter(ExporterKind exporter) {
+      this.exporter = exporter;
+      return this;
+    }
+
+    public Builder kafkaBootstrap(String servers) {
+      this.kafkaBootstrap = servers;
+      return this;
+    }
+
+    public Builder kafkaProperties(Map<String, String> properties) {
+      this.kafkaProperties = properties;
+      return this;
+    }
+
+    public Builder topic(String topic) {
+      this.topic = topic;
+      return this;
+    }
 
     public EngineConfig build() {
-      return new EngineConfig(host, port, model, serviceName,
-          new SchedulerLimits(maxNumSeqs, maxNumBatchedTokens, kvBlockSize, kvBlocks), chunkedPrefill, timeScale, defaultMaxTokens, costModel, exporter, kafkaBootstrap, topic, kafkaProperties);
+      return new EngineConfig(
+          host,
+          port,
+          model,
+          serviceName,
+          new SchedulerLimits(maxNumSeqs, maxNumBatchedTokens, kvBlockSize, kvBlocks),
+          chunkedPrefill,
+          timeScale,
+          defaultMaxTokens,
+          costModel,
+          exporter,
+          kafkaBootstrap,
+          topic,
+          kafkaProperties);
     }
   }
 }

@@ -2,15 +2,21 @@ package dev.llmlat.engine;
 
 import dev.llmlat.scheduler.RequestTrace;
 
-/** The scheduler's state of one request. Fields other than {@link #cancelled} belong to the scheduler thread. */
+/**
+ * The scheduler's state of one request. Fields other than {@link #cancelled} belong to the
+ * scheduler thread.
+ */
 final class EngineRequest {
   final RequestTrace trace;
   final int maxTokens;
   final TokenStream stream = new TokenStream();
+
   /** Tokens whose KV the cache holds now (0 after a preemption). */
   int kvTokens;
+
   /** Tokens handed to {@link #stream} so far. */
   int delivered;
+
   volatile boolean cancelled;
 
   EngineRequest(RequestTrace trace) {

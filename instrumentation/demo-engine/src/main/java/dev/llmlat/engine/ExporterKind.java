@@ -15,7 +15,8 @@ public enum ExporterKind {
     try {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("unknown exporter '" + value + "' (kafka|logging|none)", e);
+      throw new IllegalArgumentException(
+          "unknown exporter '" + value + "' (kafka|logging|none)", e);
     }
   }
 }

@@ -24,22 +24,24 @@ final class GpuStepRecorder {
   }
 
   void record(StepTrace step, long startNanos, long endNanos, long modelledNanos) {
-    SpanBuilder builder = tracer.spanBuilder(SPAN_STEP)
-        .setParent(Context.root().with(Span.wrap(step.spanContext())))
-        .setStartTimestamp(startNanos, TimeUnit.NANOSECONDS)
-        .setAttribute(STEP_KIND, step.kind().value())
-        .setAttribute(STEP_SPAN_ID, step.spanContext().getSpanId())
-        .setAttribute(TRACE_IDS, step.nvtxRange().traceIds())
-        .setAttribute(NVTX_TEXT, step.nvtxRange().text())
-        .setAttribute(STEP_BATCH_SIZE, (long) step.batchSize())
-        .setAttribute(STEP_PREFILL_TOKENS, (long) step.prefillTokens())
-        .setAttribute(STEP_DECODE_TOKENS, (long) step.decodeTokens())
-        .setAttribute(EngineAttributes.GPU_BUSY_NS, endNanos - startNanos)
-        .setAttribute(EngineAttributes.GPU_FIRST_KERNEL_START, startNanos)
-        .setAttribute(EngineAttributes.GPU_LAST_KERNEL_END, endNanos)
-        .setAttribute(EngineAttributes.GPU_SOURCE, EngineAttributes.SOURCE_ENGINE)
-        .setAttribute(EngineAttributes.CLOCK_RULE, EngineAttributes.CLOCK_RULE_ENGINE)
-        .setAttribute(EngineAttributes.MODELLED_STEP_NS, modelledNanos);
+    SpanBuilder builder =
+        tracer
+            .spanBuilder(SPAN_STEP)
+            .setParent(Context.root().with(Span.wrap(step.spanContext())))
+            .setStartTimestamp(startNanos, TimeUnit.NANOSECONDS)
+            .setAttribute(STEP_KIND, step.kind().value())
+            .setAttribute(STEP_SPAN_ID, step.spanContext().getSpanId())
+            .setAttribute(TRACE_IDS, step.nvtxRange().traceIds())
+            .setAttribute(NVTX_TEXT, step.nvtxRange().text())
+            .setAttribute(STEP_BATCH_SIZE, (long) step.batchSize())
+            .setAttribute(STEP_PREFILL_TOKENS, (long) step.prefillTokens())
+            .setAttribute(STEP_DECODE_TOKENS, (long) step.decodeTokens())
+            .setAttribute(EngineAttributes.GPU_BUSY_NS, endNanos - startNanos)
+            .setAttribute(EngineAttributes.GPU_FIRST_KERNEL_START, startNanos)
+            .setAttribute(EngineAttributes.GPU_LAST_KERNEL_END, endNanos)
+            .setAttribute(EngineAttributes.GPU_SOURCE, EngineAttributes.SOURCE_ENGINE)
+            .setAttribute(EngineAttributes.CLOCK_RULE, EngineAttributes.CLOCK_RULE_ENGINE)
+            .setAttribute(EngineAttributes.MODELLED_STEP_NS, modelledNanos);
     for (SpanContext request : step.requests()) {
       builder.addLink(request);
     }

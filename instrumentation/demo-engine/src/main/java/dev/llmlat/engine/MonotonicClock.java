@@ -3,9 +3,8 @@ package dev.llmlat.engine;
 import dev.llmlat.scheduler.SchedulerClock;
 
 /**
- * Unix-ns timestamps from one wall-clock anchor plus {@link System#nanoTime()}: span durations
- * then equal the engine's measured sleeps, unaffected by wall-clock steps or millisecond
- * granularity.
+ * Unix-ns timestamps from one wall-clock anchor plus {@link System#nanoTime()}: span durations then
+ * equal the engine's measured sleeps, unaffected by wall-clock steps or millisecond granularity.
  */
 final class MonotonicClock implements SchedulerClock {
   private final long anchorEpochNanos;

@@ -10,19 +10,36 @@ package dev.llmlat.engine;
  * @param kvBlockSize tokens per KV block ({@code --block-size})
  * @param kvBlocks KV blocks in the cache ({@code --num-gpu-blocks})
  */
-public record SchedulerLimits(int maxNumSeqs, int maxNumBatchedTokens, int kvBlockSize, int kvBlocks) {
+public record SchedulerLimits(
+    int maxNumSeqs, int maxNumBatchedTokens, int kvBlockSize, int kvBlocks) {
   /** vLLM keeps 1% of the blocks free when admitting, so running requests can grow. */
   private static final double WATERMARK = 0.01;
 
   public SchedulerLimits {
-    require(maxNumSeqs >= 1 && maxNumSeqs <= 65_536, "--max-num-seqs must be 1..65536, got " + maxNumSeqs);
-    require(maxNumBatchedTokens >= maxNumSeqs, "--max-num-batched-tokens " + maxNumBatchedTokens
-        + " cannot fit one decode token per running request (--max-num-seqs " + maxNumSeqs + ")");
-    require(kvBlockSize >= 1 && kvBlockSize <= 1024, "--block-size must be 1..1024 tokens, got " + kvBlockSize);
+    require(
+        maxNumSeqs >= 1 && maxNumSeqs <= 65_536,
+        "--max-num-seqs must be 1..65536, got " + maxNumSeqs);
+    require(
+        maxNumBatchedTokens >= maxNumSeqs,
+        "--max-num-batched-tokens "
+            + maxNumBatchedTokens
+            + " cannot fit one decode token per running request (--max-num-seqs "
+            + maxNumSeqs
+            + ")");
+    require(
+        kvBlockSize >= 1 && kvBlockSize <= 1024,
+        "--block-size must be 1..1024 tokens, got " + kvBlockSize);
     require(kvBlocks >= 1, "--num-gpu-blocks must be at least 1, got " + kvBlocks);
-    require((long) kvBlocks * kvBlockSize >= 2, "the KV cache must hold at least 2 tokens, got " + kvBlocks + " block of " + kvBlockSize);
-    require((long) kvBlocks * kvBlockSize <= Integer.MAX_VALUE,
-        "the KV cache of " + kvBlocks + " blocks of " + kvBlockSize + " tokens holds more than 2^31 tokens");
+    require(
+        (long) kvBlocks * kvBlockSize >= 2,
+        "the KV cache must hold at least 2 tokens, got " + kvBlocks + " block of " + kvBlockSize);
+    require(
+        (long) kvBlocks * kvBlockSize <= Integer.MAX_VALUE,
+        "the KV cache of "
+            + kvBlocks
+            + " blocks of "
+            + kvBlockSize
+            + " tokens holds more than 2^31 tokens");
   }
 
   /** Blocks that hold {@code tokens} tokens. */

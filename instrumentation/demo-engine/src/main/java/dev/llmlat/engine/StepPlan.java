@@ -7,7 +7,12 @@ import java.util.List;
  * state once it is planned: requests running and waiting, and the KV blocks allocated with the
  * step's tokens.
  */
-record StepPlan(List<Chunk> prefills, List<EngineRequest> decodes, List<EngineRequest> preempted, int running, int waiting,
+record StepPlan(
+    List<Chunk> prefills,
+    List<EngineRequest> decodes,
+    List<EngineRequest> preempted,
+    int running,
+    int waiting,
     int kvBlocksUsed) {
   /** {@code tokens} prompt tokens of {@code request}. */
   record Chunk(EngineRequest request, int tokens) {}

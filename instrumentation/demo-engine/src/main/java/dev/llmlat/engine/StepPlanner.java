@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * Chooses each step's work within the {@link SchedulerLimits}, moving requests between the waiting
- * queue and the running set: never more than {@code maxNumSeqs} running, never more than
- * {@code maxNumBatchedTokens} tokens in a step, never more KV blocks than the cache has.
+ * queue and the running set: never more than {@code maxNumSeqs} running, never more than {@code
+ * maxNumBatchedTokens} tokens in a step, never more KV blocks than the cache has.
  *
  * <ul>
  *   <li>Prefill-first (chunked prefill off, like the h200-tinylm capture and vLLM v0's default):
@@ -46,7 +46,8 @@ final class StepPlanner {
       EngineRequest next = waiting.peekFirst();
       int need = next.trace.prefillRemaining();
       int blocks = limits.blocksFor(need);
-      if (tokens + need > limits.maxNumBatchedTokens() || !admissible(used, blocks, running.size())) {
+      if (tokens + need > limits.maxNumBatchedTokens()
+          || !admissible(used, blocks, running.size())) {
         break; // first come, first served: nobody overtakes the head of the queue
       }
       waiting.pollFirst();
@@ -89,7 +90,10 @@ final class StepPlanner {
     // Admission reserves the whole prompt (committed), so a request is not evicted half-prefilled.
     // After a preemption admit nobody: the freed blocks would be taken back and the victim thrash.
     int committed = blocksCommitted(running) + growth;
-    while (preempted.isEmpty() && !waiting.isEmpty() && running.size() < limits.maxNumSeqs() && budget > 0) {
+    while (preempted.isEmpty()
+        && !waiting.isEmpty()
+        && running.size() < limits.maxNumSeqs()
+        && budget > 0) {
       int need = waiting.peekFirst().trace.prefillRemaining();
       int blocks = limits.blocksFor(need);
       int chunk = Math.min(need, Math.min(budget, free * limits.kvBlockSize()));
@@ -106,9 +110,16 @@ final class StepPlanner {
     return finish(prefills, decodes, preempted, waiting, running);
   }
 
-  /** Preempts the youngest running requests until every decode gets its KV block; returns the blocks held. */
-  private int makeRoomForDecodes(Deque<EngineRequest> waiting, List<EngineRequest> running,
-      List<EngineRequest> decodes, List<EngineRequest> preempted, int used) {
+  /**
+   * Preempts the youngest running requests until every decode gets its KV block; returns the blocks
+   * held.
+   */
+  private int makeRoomForDecodes(
+      Deque<EngineRequest> waiting,
+      List<EngineRequest> running,
+      List<EngineRequest> decodes,
+      List<EngineRequest> preempted,
+      int used) {
     while (!decodes.isEmpty() && used + growth(decodes) > limits.kvBlocks()) {
       EngineRequest victim = running.remove(running.size() - 1);
       decodes.remove(victim);
@@ -131,8 +142,12 @@ final class StepPlanner {
   }
 
   /** The plan, with the scheduler's state once the step's tokens have their blocks. */
-  private StepPlan finish(List<StepPlan.Chunk> prefills, List<EngineRequest> decodes, List<EngineRequest> preempted,
-      Deque<EngineRequest> waiting, List<EngineRequest> running) {
+  private StepPlan finish(
+      List<StepPlan.Chunk> prefills,
+      List<EngineRequest> decodes,
+      List<EngineRequest> preempted,
+      Deque<EngineRequest> waiting,
+      List<EngineRequest> running) {
     Map<EngineRequest, Integer> added = new IdentityHashMap<>();
     for (StepPlan.Chunk c : prefills) {
       added.merge(c.request(), c.tokens(), Integer::sum);
@@ -164,7 +179,10 @@ final class StepPlanner {
     return blocks;
   }
 
-  /** Blocks held plus the blocks the prompt tokens still to prefill will take, over the running requests. */
+  /**
+   * Blocks held plus the blocks the prompt tokens still to prefill will take, over the running
+   * requests.
+   */
   private int blocksCommitted(List<EngineRequest> running) {
     int blocks = 0;
     for (EngineRequest r : running) {

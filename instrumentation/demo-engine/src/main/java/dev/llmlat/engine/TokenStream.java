@@ -6,7 +6,9 @@ import java.util.concurrent.TimeUnit;
 
 /** Hands generated tokens from the scheduler thread to the request's HTTP thread. */
 final class TokenStream {
-  /** A token ({@code finishReason} set on the last), or the end of a failed request ({@code error}). */
+  /**
+   * A token ({@code finishReason} set on the last), or the end of a failed request ({@code error}).
+   */
   record Event(int index, String text, String finishReason, String error) {
     boolean last() {
       return finishReason != null || error != null;

@@ -15,15 +15,19 @@ class CostModelFitTest {
   @Test
   void refittingTheH200CaptureGivesTheShippedCoefficients() throws Exception {
     Path capture = TRACES.resolve("unprofiled/b");
-    assertThat(Files.isRegularFile(capture.resolve("cuda_events.jsonl"))).as("capture at " + capture).isTrue();
+    assertThat(Files.isRegularFile(capture.resolve("cuda_events.jsonl")))
+        .as("capture at " + capture)
+        .isTrue();
     CostModelFit.Result fit = CostModelFit.fit(capture);
     StepCostModel shipped = StepCostModel.H200_TINYLM;
     assertThat(fit.prefill().points()).isEqualTo(8);
     assertThat(fit.decode().points()).isEqualTo(42);
     assertThat(fit.model().prefillBaseMs()).isCloseTo(shipped.prefillBaseMs(), within(1e-5));
-    assertThat(fit.model().prefillMsPerToken()).isCloseTo(shipped.prefillMsPerToken(), within(1e-9));
+    assertThat(fit.model().prefillMsPerToken())
+        .isCloseTo(shipped.prefillMsPerToken(), within(1e-9));
     assertThat(fit.model().decodeBaseMs()).isCloseTo(shipped.decodeBaseMs(), within(1e-5));
-    assertThat(fit.model().decodeMsPerRequest()).isCloseTo(shipped.decodeMsPerRequest(), within(1e-8));
+    assertThat(fit.model().decodeMsPerRequest())
+        .isCloseTo(shipped.decodeMsPerRequest(), within(1e-8));
     assertThat(fit.decode().rSquared()).isGreaterThan(0.95);
   }
 
@@ -49,11 +53,15 @@ class CostModelFitTest {
   @Test
   void nonNegativeFitFallsBackToTheBoundary() {
     // Falling line: the unconstrained slope is negative, the constrained fit is the mean.
-    CostModelFit.Line falling = CostModelFit.nonNegativeLeastSquares(List.of(new double[] {1, 10}, new double[] {2, 8}, new double[] {3, 6}));
+    CostModelFit.Line falling =
+        CostModelFit.nonNegativeLeastSquares(
+            List.of(new double[] {1, 10}, new double[] {2, 8}, new double[] {3, 6}));
     assertThat(falling.slope()).isZero();
     assertThat(falling.intercept()).isCloseTo(8, within(1e-12));
     // Exact line y = 2 + 3x is recovered.
-    CostModelFit.Line exact = CostModelFit.nonNegativeLeastSquares(List.of(new double[] {0, 2}, new double[] {1, 5}, new double[] {4, 14}));
+    CostModelFit.Line exact =
+        CostModelFit.nonNegativeLeastSquares(
+            List.of(new double[] {0, 2}, new double[] {1, 5}, new double[] {4, 14}));
     assertThat(exact.intercept()).isCloseTo(2, within(1e-9));
     assertThat(exact.slope()).isCloseTo(3, within(1e-9));
     assertThat(exact.rSquared()).isCloseTo(1, within(1e-12));

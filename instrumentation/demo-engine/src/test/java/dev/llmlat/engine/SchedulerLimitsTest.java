@@ -29,37 +29,94 @@ import org.junit.jupiter.api.Test;
  * bookkeeping; none may exceed its limit, and each step span reports the state as rebuilt.
  */
 class SchedulerLimitsTest {
-  private static final AttributeKey<Long> RUNNING = AttributeKey.longKey(LlmlatAttributes.SCHEDULER_RUNNING);
-  private static final AttributeKey<Long> WAITING = AttributeKey.longKey(LlmlatAttributes.SCHEDULER_WAITING);
-  private static final AttributeKey<Long> KV_USED = AttributeKey.longKey(LlmlatAttributes.SCHEDULER_KV_BLOCKS_USED);
-  private static final AttributeKey<Long> KV_TOTAL = AttributeKey.longKey(LlmlatAttributes.SCHEDULER_KV_BLOCKS_TOTAL);
-  private static final AttributeKey<Long> TOKEN_BUDGET = AttributeKey.longKey(LlmlatAttributes.SCHEDULER_TOKEN_BUDGET);
-  private static final AttributeKey<Long> MAX_SEQS = AttributeKey.longKey(LlmlatAttributes.SCHEDULER_MAX_SEQS);
+  private static final AttributeKey<Long> RUNNING =
+      AttributeKey.longKey(LlmlatAttributes.SCHEDULER_RUNNING);
+  private static final AttributeKey<Long> WAITING =
+      AttributeKey.longKey(LlmlatAttributes.SCHEDULER_WAITING);
+  private static final AttributeKey<Long> KV_USED =
+      AttributeKey.longKey(LlmlatAttributes.SCHEDULER_KV_BLOCKS_USED);
+  private static final AttributeKey<Long> KV_TOTAL =
+      AttributeKey.longKey(LlmlatAttributes.SCHEDULER_KV_BLOCKS_TOTAL);
+  private static final AttributeKey<Long> TOKEN_BUDGET =
+      AttributeKey.longKey(LlmlatAttributes.SCHEDULER_TOKEN_BUDGET);
+  private static final AttributeKey<Long> MAX_SEQS =
+      AttributeKey.longKey(LlmlatAttributes.SCHEDULER_MAX_SEQS);
 
   @Test
   void prefillFirstKeepsToMaxNumSeqsAndTheTokenBudget() throws Exception {
-    // plenty of KV: the sequence limit binds; prompts of 24..64 tokens, at most 100 tokens per prefill step
-    EngineConfig config = EngineConfig.builder().port(0).maxNumSeqs(4).maxNumBatchedTokens(100).kvBlockSize(16).kvBlocks(256)
-        .timeScale(0.002).build();
+    // plenty of KV: the sequence limit binds; prompts of 24..64 tokens, at most 100 tokens per
+    // prefill step
+    EngineConfig config =
+        EngineConfig.builder()
+            .port(0)
+            .maxNumSeqs(4)
+            .maxNumBatchedTokens(100)
+            .kvBlockSize(16)
+            .kvBlocks(256)
+            .timeScale(0.002)
+            .build();
     List<Step> steps = run(config, 40, 1);
-    assertThat(steps).anySatisfy(s -> assertThat(s.running == 4 && s.waiting > 0).as("a full batch with requests waiting").isTrue());
-    assertThat(steps).anySatisfy(s -> assertThat(s.prefillTokens).as("several prompts in one prefill step").isGreaterThan(64));
+    assertThat(steps)
+        .anySatisfy(
+            s ->
+                assertThat(s.running == 4 && s.waiting > 0)
+                    .as("a full batch with requests waiting")
+                    .isTrue());
+    assertThat(steps)
+        .anySatisfy(
+            s ->
+                assertThat(s.prefillTokens)
+                    .as("several prompts in one prefill step")
+                    .isGreaterThan(64));
   }
 
   @Test
-  void chunkedPrefillKeepsToTheTokenBudgetAndTheKvBlocksPreemptingWhenDecodesNeedMore() throws Exception {
-    // 12 blocks of 16 tokens for up to 3 requests of 24..64 prompt tokens: the batch is full, KV binds, and preempts
-    EngineConfig config = EngineConfig.builder().port(0).maxNumSeqs(3).maxNumBatchedTokens(48).chunkedPrefill(true)
-        .kvBlockSize(16).kvBlocks(12).timeScale(0.002).build();
+  void chunkedPrefillKeepsToTheTokenBudgetAndTheKvBlocksPreemptingWhenDecodesNeedMore()
+      throws Exception {
+    // 12 blocks of 16 tokens for up to 3 requests of 24..64 prompt tokens: the batch is full, KV
+    // binds, and preempts
+    EngineConfig config =
+        EngineConfig.builder()
+            .port(0)
+            .maxNumSeqs(3)
+            .maxNumBatchedTokens(48)
+            .chunkedPrefill(true)
+            .kvBlockSize(16)
+            .kvBlocks(12)
+            .timeScale(0.002)
+            .build();
     List<Step> steps = run(config, 40, 2);
-    assertThat(steps).anySatisfy(s -> assertThat(s.running == 3 && s.waiting > 0).as("a full batch with requests waiting").isTrue());
-    assertThat(steps).anySatisfy(s -> assertThat(s.prefillTokens + s.decodeTokens).as("a step filling the token budget").isEqualTo(48));
-    assertThat(steps).anySatisfy(s -> assertThat(s.kvUsed >= 0.9 * 12 && s.waiting > 0).as("KV nearly full with requests waiting").isTrue());
-    assertThat(steps).anySatisfy(s -> assertThat(s.preemptedBefore).as("a preemption").isPositive());
+    assertThat(steps)
+        .anySatisfy(
+            s ->
+                assertThat(s.running == 3 && s.waiting > 0)
+                    .as("a full batch with requests waiting")
+                    .isTrue());
+    assertThat(steps)
+        .anySatisfy(
+            s ->
+                assertThat(s.prefillTokens + s.decodeTokens)
+                    .as("a step filling the token budget")
+                    .isEqualTo(48));
+    assertThat(steps)
+        .anySatisfy(
+            s ->
+                assertThat(s.kvUsed >= 0.9 * 12 && s.waiting > 0)
+                    .as("KV nearly full with requests waiting")
+                    .isTrue());
+    assertThat(steps)
+        .anySatisfy(s -> assertThat(s.preemptedBefore).as("a preemption").isPositive());
   }
 
   /** One step as exported, with the state rebuilt from the spans beside the state it reported. */
-  private record Step(long index, long start, long prefillTokens, long decodeTokens, long running, long waiting, long kvUsed,
+  private record Step(
+      long index,
+      long start,
+      long prefillTokens,
+      long decodeTokens,
+      long running,
+      long waiting,
+      long kvUsed,
       int preemptedBefore) {}
 
   /**
@@ -72,14 +129,18 @@ class SchedulerLimitsTest {
     Random random = new Random(seed);
     List<SpanData> spans;
     MonotonicClock clock = new MonotonicClock();
-    try (EngineTelemetry telemetry = EngineTelemetry.builder("llm-engine").setExporter(exporter).build()) {
+    try (EngineTelemetry telemetry =
+        EngineTelemetry.builder("llm-engine").setExporter(exporter).build()) {
       SchedulerTracer tracer = SchedulerTracer.builder(telemetry.engine()).setClock(clock).build();
-      try (ContinuousBatchingScheduler scheduler = new ContinuousBatchingScheduler(config, tracer,
-          new GpuStepRecorder(telemetry.gpuTracer("test")), clock)) {
+      try (ContinuousBatchingScheduler scheduler =
+          new ContinuousBatchingScheduler(
+              config, tracer, new GpuStepRecorder(telemetry.gpuTracer("test")), clock)) {
         List<EngineRequest> submitted = new ArrayList<>();
         for (int i = 0; i < requests; i++) {
           // 24..64 prompt tokens, 8..24 output tokens: each fits the cache and the budget alone
-          RequestInfo info = RequestInfo.chat("r" + i, config.model(), 24 + random.nextInt(41), 8 + random.nextInt(17));
+          RequestInfo info =
+              RequestInfo.chat(
+                  "r" + i, config.model(), 24 + random.nextInt(41), 8 + random.nextInt(17));
           submitted.add(scheduler.submit(info, Map.of(), clock.now()));
         }
         scheduler.start();
@@ -96,9 +157,14 @@ class SchedulerLimitsTest {
       spans = exporter.getFinishedSpanItems();
     }
     SchedulerLimits limits = config.limits();
-    List<SpanData> stepSpans = spans.stream()
-        .filter(s -> s.getName().equals(SPAN_STEP) && "engine".equals(s.getResource().getAttribute(LAYER)))
-        .sorted(Comparator.comparingLong(s -> s.getAttributes().get(STEP_INDEX))).toList();
+    List<SpanData> stepSpans =
+        spans.stream()
+            .filter(
+                s ->
+                    s.getName().equals(SPAN_STEP)
+                        && "engine".equals(s.getResource().getAttribute(LAYER)))
+            .sorted(Comparator.comparingLong(s -> s.getAttributes().get(STEP_INDEX)))
+            .toList();
     Map<String, SpanData> requestSpans = new HashMap<>();
     for (SpanData s : spans) {
       if (s.getName().equals(SPAN_REQUEST)) {
@@ -117,7 +183,9 @@ class SchedulerLimitsTest {
       for (SpanData r : requestSpans.values()) {
         for (EventData e : r.getEvents()) {
           // a preemption is planned after the previous step ended and before this one starts
-          if (e.getName().equals(EVENT_PREEMPTED) && e.getEpochNanos() > previousStart && e.getEpochNanos() <= start) {
+          if (e.getName().equals(EVENT_PREEMPTED)
+              && e.getEpochNanos() > previousStart
+              && e.getEpochNanos() <= start) {
             kv.put(r.getSpanId(), 0L);
             runningNow.put(r.getSpanId(), false);
             preempted++;
@@ -144,9 +212,15 @@ class SchedulerLimitsTest {
 
       assertThat(prefill).isEqualTo(step.getAttributes().get(STEP_PREFILL_TOKENS));
       assertThat(decode).isEqualTo(step.getAttributes().get(STEP_DECODE_TOKENS));
-      assertThat(prefill + decode).as("tokens of step %s", step.getSpanId()).isLessThanOrEqualTo(limits.maxNumBatchedTokens());
-      assertThat(running).as("running at step %s", step.getSpanId()).isLessThanOrEqualTo(limits.maxNumSeqs());
-      assertThat(blocks).as("KV blocks at step %s", step.getSpanId()).isLessThanOrEqualTo(limits.kvBlocks());
+      assertThat(prefill + decode)
+          .as("tokens of step %s", step.getSpanId())
+          .isLessThanOrEqualTo(limits.maxNumBatchedTokens());
+      assertThat(running)
+          .as("running at step %s", step.getSpanId())
+          .isLessThanOrEqualTo(limits.maxNumSeqs());
+      assertThat(blocks)
+          .as("KV blocks at step %s", step.getSpanId())
+          .isLessThanOrEqualTo(limits.kvBlocks());
       // the span reports the state as rebuilt, and the limits it ran under
       assertThat(step.getAttributes().get(KV_USED)).isEqualTo(blocks);
       assertThat(step.getAttributes().get(RUNNING)).isEqualTo(running);
@@ -154,8 +228,16 @@ class SchedulerLimitsTest {
       assertThat(step.getAttributes().get(KV_TOTAL)).isEqualTo(limits.kvBlocks());
       assertThat(step.getAttributes().get(TOKEN_BUDGET)).isEqualTo(limits.maxNumBatchedTokens());
       assertThat(step.getAttributes().get(MAX_SEQS)).isEqualTo(limits.maxNumSeqs());
-      out.add(new Step(step.getAttributes().get(STEP_INDEX), start, prefill, decode, running, step.getAttributes().get(WAITING), blocks,
-          preempted));
+      out.add(
+          new Step(
+              step.getAttributes().get(STEP_INDEX),
+              start,
+              prefill,
+              decode,
+              running,
+              step.getAttributes().get(WAITING),
+              blocks,
+              preempted));
       previousStart = start;
     }
     return out;

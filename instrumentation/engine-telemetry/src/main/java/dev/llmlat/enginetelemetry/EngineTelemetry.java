@@ -18,11 +18,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The OpenTelemetry SDK set up for an engine that has none: two tracer providers over one exporter,
- * the scheduler's ({@code llmlat.layer=engine}, for {@code SchedulerTracer}) and the GPU's
- * ({@code llmlat.layer=gpu}, for steps an engine times on the device itself). The layer is a
- * resource attribute, so each layer needs its own provider. Each has a bounded
- * {@link BatchSpanProcessor}: the scheduler thread never waits on export; spans past the queue
- * are dropped and counted by the SDK.
+ * the scheduler's ({@code llmlat.layer=engine}, for {@code SchedulerTracer}) and the GPU's ({@code
+ * llmlat.layer=gpu}, for steps an engine times on the device itself). The layer is a resource
+ * attribute, so each layer needs its own provider. Each has a bounded {@link BatchSpanProcessor}:
+ * the scheduler thread never waits on export; spans past the queue are dropped and counted by the
+ * SDK.
  *
  * <pre>{@code
  * EngineTelemetry telemetry = EngineTelemetry.builder("my-engine")
@@ -39,10 +39,14 @@ public final class EngineTelemetry implements AutoCloseable {
   private EngineTelemetry(Builder builder) {
     this.exporter = builder.exporter;
     SpanExporter shared = new Unclosable(exporter);
-    this.engine = OpenTelemetrySdk.builder()
-        .setTracerProvider(provider(LayerResources.engine(builder.serviceName), shared, builder))
-        .build();
-    this.gpu = provider(LayerResources.of(builder.serviceName, LlmlatAttributes.LAYER_GPU), shared, builder);
+    this.engine =
+        OpenTelemetrySdk.builder()
+            .setTracerProvider(
+                provider(LayerResources.engine(builder.serviceName), shared, builder))
+            .build();
+    this.gpu =
+        provider(
+            LayerResources.of(builder.serviceName, LlmlatAttributes.LAYER_GPU), shared, builder);
   }
 
   public static Builder builder(String serviceName) {
@@ -63,7 +67,9 @@ public final class EngineTelemetry implements AutoCloseable {
   public boolean flush(Duration timeout) {
     CompletableResultCode a = engine.getSdkTracerProvider().forceFlush();
     CompletableResultCode b = gpu.forceFlush();
-    return CompletableResultCode.ofAll(List.of(a, b)).join(timeout.toMillis(), TimeUnit.MILLISECONDS).isSuccess();
+    return CompletableResultCode.ofAll(List.of(a, b))
+        .join(timeout.toMillis(), TimeUnit.MILLISECONDS)
+        .isSuccess();
   }
 
   /** Ends both providers (exporting what they hold), then the exporter. */
@@ -74,14 +80,16 @@ public final class EngineTelemetry implements AutoCloseable {
     exporter.shutdown().join(10, TimeUnit.SECONDS);
   }
 
-  private static SdkTracerProvider provider(Resource resource, SpanExporter exporter, Builder settings) {
+  private static SdkTracerProvider provider(
+      Resource resource, SpanExporter exporter, Builder settings) {
     return SdkTracerProvider.builder()
         .setResource(resource)
-        .addSpanProcessor(BatchSpanProcessor.builder(exporter)
-            .setMaxQueueSize(settings.maxQueueSize)
-            .setMaxExportBatchSize(Math.min(1_024, settings.maxQueueSize))
-            .setScheduleDelay(settings.scheduleDelay)
-            .build())
+        .addSpanProcessor(
+            BatchSpanProcessor.builder(exporter)
+                .setMaxQueueSize(settings.maxQueueSize)
+                .setMaxExportBatchSize(Math.min(1_024, settings.maxQueueSize))
+                .setScheduleDelay(settings.scheduleDelay)
+                .build())
         .build();
   }
 
@@ -99,13 +107,19 @@ public final class EngineTelemetry implements AutoCloseable {
       this.serviceName = serviceName;
     }
 
-    /** Where spans go, e.g. otlp-kafka's {@code KafkaSpanExporter}; closed with the telemetry. Required. */
+    /**
+     * Where spans go, e.g. otlp-kafka's {@code KafkaSpanExporter}; closed with the telemetry.
+     * Required.
+     */
     public Builder setExporter(SpanExporter exporter) {
       this.exporter = Objects.requireNonNull(exporter, "exporter");
       return this;
     }
 
-    /** Spans each layer holds for export at most (default 16384); more are dropped, never waited for. */
+    /**
+     * Spans each layer holds for export at most (default 16384); more are dropped, never waited
+     * for.
+     */
     public Builder setMaxQueueSize(int maxQueueSize) {
       if (maxQueueSize < 1) {
         throw new IllegalArgumentException("max queue size must be positive: " + maxQueueSize);

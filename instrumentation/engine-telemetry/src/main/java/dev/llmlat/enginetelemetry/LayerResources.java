@@ -4,10 +4,14 @@ import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.sdk.resources.Resource;
 
-/** Resources that tell llmlat's layers apart ({@code llmlat.layer}), for the engine's tracer providers. */
+/**
+ * Resources that tell llmlat's layers apart ({@code llmlat.layer}), for the engine's tracer
+ * providers.
+ */
 public final class LayerResources {
   private static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
-  private static final AttributeKey<String> HOST_NAME = AttributeKey.stringKey(LlmlatAttributes.HOST_NAME);
+  private static final AttributeKey<String> HOST_NAME =
+      AttributeKey.stringKey(LlmlatAttributes.HOST_NAME);
   private static final AttributeKey<Long> PROCESS_PID = AttributeKey.longKey("process.pid");
   private static final AttributeKey<String> LAYER = AttributeKey.stringKey(LlmlatAttributes.LAYER);
 
@@ -26,12 +30,14 @@ public final class LayerResources {
     if (layer == null || layer.isBlank()) {
       throw new IllegalArgumentException("layer is required");
     }
-    return Resource.getDefault().merge(Resource.builder()
-        .put(SERVICE_NAME, serviceName)
-        .put(HOST_NAME, hostName())
-        .put(PROCESS_PID, ProcessHandle.current().pid())
-        .put(LAYER, layer)
-        .build());
+    return Resource.getDefault()
+        .merge(
+            Resource.builder()
+                .put(SERVICE_NAME, serviceName)
+                .put(HOST_NAME, hostName())
+                .put(PROCESS_PID, ProcessHandle.current().pid())
+                .put(LAYER, layer)
+                .build());
   }
 
   // The environment, not a DNS lookup: resolving the local name can stall for seconds.

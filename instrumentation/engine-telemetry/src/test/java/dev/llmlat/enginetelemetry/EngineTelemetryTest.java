@@ -18,47 +18,57 @@ class EngineTelemetryTest {
   @Test
   void engineAndGpuSpansCarryTheirLayerAndShareOneExporterThatClosesOnce() {
     InMemorySpanExporter exporter = InMemorySpanExporter.create();
-    try (EngineTelemetry telemetry = EngineTelemetry.builder("engine-a").setExporter(exporter).build()) {
+    try (EngineTelemetry telemetry =
+        EngineTelemetry.builder("engine-a").setExporter(exporter).build()) {
       telemetry.engine().getTracer("scheduler").spanBuilder("llm_request").startSpan().end();
       telemetry.gpuTracer("gpu").spanBuilder("step").startSpan().end();
       assertThat(telemetry.flush(Duration.ofSeconds(10))).isTrue();
 
-      Map<String, SpanData> byName = exporter.getFinishedSpanItems().stream()
-          .collect(Collectors.toMap(SpanData::getName, s -> s));
+      Map<String, SpanData> byName =
+          exporter.getFinishedSpanItems().stream()
+              .collect(Collectors.toMap(SpanData::getName, s -> s));
       assertThat(byName.get("llm_request").getResource().getAttribute(LAYER)).isEqualTo("engine");
       assertThat(byName.get("step").getResource().getAttribute(LAYER)).isEqualTo("gpu");
       assertThat(byName.get("step").getResource().getAttribute(SERVICE)).isEqualTo("engine-a");
     }
-    assertThat(exporter.export(java.util.List.of()).isSuccess()).as("shut down by close()").isFalse();
+    assertThat(exporter.export(java.util.List.of()).isSuccess())
+        .as("shut down by close()")
+        .isFalse();
   }
 
   @Test
   void closeExportsWhatBothLayersStillHoldBeforeTheExporterShutsDown() {
     java.util.List<String> exported = new java.util.concurrent.CopyOnWriteArrayList<>();
-    java.util.concurrent.atomic.AtomicInteger shutdowns = new java.util.concurrent.atomic.AtomicInteger();
-    io.opentelemetry.sdk.trace.export.SpanExporter recording = new io.opentelemetry.sdk.trace.export.SpanExporter() {
-      @Override
-      public io.opentelemetry.sdk.common.CompletableResultCode export(java.util.Collection<SpanData> spans) {
-        if (shutdowns.get() > 0) {
-          return io.opentelemetry.sdk.common.CompletableResultCode.ofFailure();
-        }
-        spans.forEach(s -> exported.add(s.getName()));
-        return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
-      }
+    java.util.concurrent.atomic.AtomicInteger shutdowns =
+        new java.util.concurrent.atomic.AtomicInteger();
+    io.opentelemetry.sdk.trace.export.SpanExporter recording =
+        new io.opentelemetry.sdk.trace.export.SpanExporter() {
+          @Override
+          public io.opentelemetry.sdk.common.CompletableResultCode export(
+              java.util.Collection<SpanData> spans) {
+            if (shutdowns.get() > 0) {
+              return io.opentelemetry.sdk.common.CompletableResultCode.ofFailure();
+            }
+            spans.forEach(s -> exported.add(s.getName()));
+            return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
+          }
 
-      @Override
-      public io.opentelemetry.sdk.common.CompletableResultCode flush() {
-        return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
-      }
+          @Override
+          public io.opentelemetry.sdk.common.CompletableResultCode flush() {
+            return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
+          }
 
-      @Override
-      public io.opentelemetry.sdk.common.CompletableResultCode shutdown() {
-        shutdowns.incrementAndGet();
-        return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
-      }
-    };
-    EngineTelemetry telemetry = EngineTelemetry.builder("engine-a").setExporter(recording)
-        .setScheduleDelay(Duration.ofHours(1)).build();
+          @Override
+          public io.opentelemetry.sdk.common.CompletableResultCode shutdown() {
+            shutdowns.incrementAndGet();
+            return io.opentelemetry.sdk.common.CompletableResultCode.ofSuccess();
+          }
+        };
+    EngineTelemetry telemetry =
+        EngineTelemetry.builder("engine-a")
+            .setExporter(recording)
+            .setScheduleDelay(Duration.ofHours(1))
+            .build();
     telemetry.engine().getTracer("scheduler").spanBuilder("llm_request").startSpan().end();
     telemetry.gpuTracer("gpu").spanBuilder("step").startSpan().end();
     telemetry.close();
@@ -71,6 +81,7 @@ class EngineTelemetryTest {
   void settingsAreCheckedWhereTheyAreGiven() {
     assertThatThrownBy(() -> EngineTelemetry.builder(" ")).hasMessageContaining("service name");
     assertThatThrownBy(() -> EngineTelemetry.builder("e").build()).hasMessageContaining("exporter");
-    assertThatThrownBy(() -> EngineTelemetry.builder("e").setMaxQueueSize(0)).hasMessageContaining("queue");
+    assertThatThrownBy(() -> EngineTelemetry.builder("e").setMaxQueueSize(0))
+        .hasMessageContaining("queue");
   }
 }

@@ -8,6 +8,7 @@ import java.util.Locale;
  * Collectives across ranks (tensor parallelism: one process per device). A collective is the k-th
  * collective kernel of a step on each rank; times are put on rank 0's clock first (ranks of one
  * export share a clock; others get an offset from the collectives' ends, which coincide).
+ *
  * <ul>
  *   <li>a rank's wait in a collective: latest start among ranks − its own start;
  *   <li>the collective's own time: the shortest duration among ranks (TraceLens's NCCL analysis);
@@ -18,7 +19,8 @@ import java.util.Locale;
  * @param ranks ordered by export, then device, then process
  * @param steps in time order; collectives launched outside any step form one entry with no name
  */
-public record CollectiveSummary(long matched, List<RankCollectives> ranks, List<StepStraggler> steps) {
+public record CollectiveSummary(
+    long matched, List<RankCollectives> ranks, List<StepStraggler> steps) {
   public CollectiveSummary {
     ranks = List.copyOf(ranks);
     steps = List.copyOf(steps);
@@ -35,8 +37,19 @@ public record CollectiveSummary(long matched, List<RankCollectives> ranks, List<
    * @param clockOffsetNs added to its times to reach rank 0's clock
    * @param clockEvidence end differences the offset rests on (0: none, offset left at 0)
    */
-  public record RankCollectives(int rank, Path file, long pid, long device, long collectives, long matched,
-      long collectiveNs, long ownNs, long waitNs, long overlapNs, long clockOffsetNs, long clockEvidence) {}
+  public record RankCollectives(
+      int rank,
+      Path file,
+      long pid,
+      long device,
+      long collectives,
+      long matched,
+      long collectiveNs,
+      long ownNs,
+      long waitNs,
+      long overlapNs,
+      long clockOffsetNs,
+      long clockEvidence) {}
 
   /**
    * The rank that held a step's collectives up: each collective's latest starter is charged its
@@ -47,26 +60,47 @@ public record CollectiveSummary(long matched, List<RankCollectives> ranks, List<
    * @param occurrence how many earlier steps had this text on each rank
    * @param straggler a rank, -1 when no collective of the step had a late starter
    */
-  public record StepStraggler(int index, String name, int occurrence, int collectives, int straggler, long lateNs) {}
+  public record StepStraggler(
+      int index, String name, int occurrence, int collectives, int straggler, long lateNs) {}
 
   /** {@code {"matched":…,"devices":[…],"steps":[…]}}, milliseconds to the nanosecond. */
   public String toJson() {
     StringBuilder b = new StringBuilder("{\"matched\":").append(matched).append(",\"devices\":[");
     for (int i = 0; i < ranks.size(); i++) {
       RankCollectives r = ranks.get(i);
-      b.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-          "{\"rank\":%d,\"file\":%s,\"pid\":%d,\"device\":%d,\"collectives\":%d,\"matched\":%d,\"collective_ms\":%s,"
-              + "\"own_ms\":%s,\"wait_ms\":%s,\"overlap_ms\":%s,\"clock_offset_ms\":%s,\"clock_evidence\":%d}",
-          r.rank(), string(r.file() == null ? null : r.file().toString()), r.pid(), r.device(), r.collectives(),
-          r.matched(), GpuSummary.ms(r.collectiveNs()), GpuSummary.ms(r.ownNs()), GpuSummary.ms(r.waitNs()),
-          GpuSummary.ms(r.overlapNs()), GpuSummary.ms(r.clockOffsetNs()), r.clockEvidence()));
+      b.append(i == 0 ? "" : ",")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "{\"rank\":%d,\"file\":%s,\"pid\":%d,\"device\":%d,\"collectives\":%d,\"matched\":%d,\"collective_ms\":%s,"
+                      + "\"own_ms\":%s,\"wait_ms\":%s,\"overlap_ms\":%s,\"clock_offset_ms\":%s,\"clock_evidence\":%d}",
+                  r.rank(),
+                  string(r.file() == null ? null : r.file().toString()),
+                  r.pid(),
+                  r.device(),
+                  r.collectives(),
+                  r.matched(),
+                  GpuSummary.ms(r.collectiveNs()),
+                  GpuSummary.ms(r.ownNs()),
+                  GpuSummary.ms(r.waitNs()),
+                  GpuSummary.ms(r.overlapNs()),
+                  GpuSummary.ms(r.clockOffsetNs()),
+                  r.clockEvidence()));
     }
     b.append("],\"steps\":[");
     for (int i = 0; i < steps.size(); i++) {
       StepStraggler s = steps.get(i);
-      b.append(i == 0 ? "" : ",").append(String.format(Locale.ROOT,
-          "{\"index\":%d,\"name\":%s,\"occurrence\":%d,\"collectives\":%d,\"straggler\":%d,\"late_ms\":%s}",
-          s.index(), string(s.name()), s.occurrence(), s.collectives(), s.straggler(), GpuSummary.ms(s.lateNs())));
+      b.append(i == 0 ? "" : ",")
+          .append(
+              String.format(
+                  Locale.ROOT,
+                  "{\"index\":%d,\"name\":%s,\"occurrence\":%d,\"collectives\":%d,\"straggler\":%d,\"late_ms\":%s}",
+                  s.index(),
+                  string(s.name()),
+                  s.occurrence(),
+                  s.collectives(),
+                  s.straggler(),
+                  GpuSummary.ms(s.lateNs())));
     }
     return b.append("]}").toString();
   }

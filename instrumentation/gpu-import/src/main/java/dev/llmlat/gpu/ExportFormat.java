@@ -7,15 +7,22 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.zip.GZIPInputStream;
 
-/** The GPU export formats this library reads; {@link #detect} picks one from a file's first bytes. */
+/**
+ * The GPU export formats this library reads; {@link #detect} picks one from a file's first bytes.
+ */
 public enum ExportFormat {
   /** {@code nsys export --type sqlite}. */
   NSYS_SQLITE("nsys"),
   /** PyTorch profiler / Kineto Chrome trace, {@code .json} or {@code .json.gz}. */
   KINETO_JSON("kineto"),
-  /** One JSON object per engine step bracketed by two CUDA events; see schemas/formats/gpu-exports.md. */
+  /**
+   * One JSON object per engine step bracketed by two CUDA events; see
+   * schemas/formats/gpu-exports.md.
+   */
   CUDA_EVENT_JSONL("cudaevent"),
-  /** OTLP/JSON as the Collector's file exporter writes it (one request per line, or one document). */
+  /**
+   * OTLP/JSON as the Collector's file exporter writes it (one request per line, or one document).
+   */
   OTLP_JSON("otlp");
 
   private final String source;
@@ -29,7 +36,10 @@ public enum ExportFormat {
     return source;
   }
 
-  /** Parses a user's spelling: {@code nsys}, {@code kineto}, {@code cudaevent}, {@code otlp} (case-insensitive). */
+  /**
+   * Parses a user's spelling: {@code nsys}, {@code kineto}, {@code cudaevent}, {@code otlp}
+   * (case-insensitive).
+   */
   public static ExportFormat of(String name) {
     String n = name.toLowerCase(Locale.ROOT).replace("-", "").replace("_", "");
     for (ExportFormat f : values()) {
@@ -37,12 +47,13 @@ public enum ExportFormat {
         return f;
       }
     }
-    throw new IllegalArgumentException("unknown export format '" + name + "' (nsys, kineto, cudaevent, otlp)");
+    throw new IllegalArgumentException(
+        "unknown export format '" + name + "' (nsys, kineto, cudaevent, otlp)");
   }
 
   /**
-   * Recognizes a file by content: the sqlite header, or the first JSON key ({@code traceEvents}
-   * or Chrome-trace keys → Kineto, {@code resourceSpans} → OTLP, {@code host_submit_unix_ns} →
+   * Recognizes a file by content: the sqlite header, or the first JSON key ({@code traceEvents} or
+   * Chrome-trace keys → Kineto, {@code resourceSpans} → OTLP, {@code host_submit_unix_ns} →
    * cudaEvent); gzip is looked through.
    */
   public static ExportFormat detect(Path file) throws IOException {
@@ -54,13 +65,16 @@ public enum ExportFormat {
     try (InputStream in = Files.newInputStream(file)) {
       head = in.readNBytes(16);
     }
-    if (new String(head, java.nio.charset.StandardCharsets.ISO_8859_1).startsWith("SQLite format 3")) {
+    if (new String(head, java.nio.charset.StandardCharsets.ISO_8859_1)
+        .startsWith("SQLite format 3")) {
       return NSYS_SQLITE;
     }
     String text;
     try (InputStream raw = Files.newInputStream(file);
-        InputStream in = (head.length >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b)
-            ? new GZIPInputStream(raw) : raw) {
+        InputStream in =
+            (head.length >= 2 && (head[0] & 0xff) == 0x1f && (head[1] & 0xff) == 0x8b)
+                ? new GZIPInputStream(raw)
+                : raw) {
       text = new String(in.readNBytes(64 * 1024), java.nio.charset.StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new InvalidExportException(file, "unreadable (corrupt or truncated gzip?)", e);
@@ -73,8 +87,10 @@ public enum ExportFormat {
       if (text.contains("\"schemaVersion\"") || text.contains("\"deviceProperties\"")) {
         return KINETO_JSON;
       }
-      throw new InvalidExportException(file, "not a known GPU export: no traceEvents, resourceSpans or "
-          + "host_submit_unix_ns in the first 64 KiB");
+      throw new InvalidExportException(
+          file,
+          "not a known GPU export: no traceEvents, resourceSpans or "
+              + "host_submit_unix_ns in the first 64 KiB");
     }
     return min == events ? KINETO_JSON : min == resource ? OTLP_JSON : CUDA_EVENT_JSONL;
   }

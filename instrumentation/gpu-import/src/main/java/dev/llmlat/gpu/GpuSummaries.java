@@ -15,9 +15,11 @@ import java.util.List;
  * (one Nsight export of every process, or one Kineto trace per rank).
  *
  * @param collectives null unless at least two ranks ran collectives
- * @param kvTransfers the KV-cache transfers between instances (disaggregated prefill/decode), null when none
+ * @param kvTransfers the KV-cache transfers between instances (disaggregated prefill/decode), null
+ *     when none
  */
-public record GpuSummaries(List<GpuSummary> files, CollectiveSummary collectives, KvTransferSummary kvTransfers) {
+public record GpuSummaries(
+    List<GpuSummary> files, CollectiveSummary collectives, KvTransferSummary kvTransfers) {
   public GpuSummaries {
     files = List.copyOf(files);
   }
@@ -40,26 +42,34 @@ public record GpuSummaries(List<GpuSummary> files, CollectiveSummary collectives
     }
     ranks.sort(CollectiveAnalysis.RANK_ORDER);
     CollectiveSummary collectives = ranks.size() < 2 ? null : CollectiveAnalysis.summarize(ranks);
-    return new GpuSummaries(summaries, collectives, KvTransferAnalysis.summarize(ranks, collectives, transfers));
+    return new GpuSummaries(
+        summaries, collectives, KvTransferAnalysis.summarize(ranks, collectives, transfers));
   }
 
   /**
    * One file: its {@link GpuSummary#toJson()}, with {@code "collectives":{…}} added when its ranks
-   * ran collectives; several: {@code {"files":[…],"collectives":{…}|null}}. Either way
-   * {@code "kv_transfers":[…]} follows when there are any.
+   * ran collectives; several: {@code {"files":[…],"collectives":{…}|null}}. Either way {@code
+   * "kv_transfers":[…]} follows when there are any.
    */
   public String toJson() {
     String kv = kvTransfers == null ? "" : ",\"kv_transfers\":" + kvTransfers.toJson();
     if (files.size() == 1) {
       String one = files.get(0).toJson();
-      return collectives == null && kv.isEmpty() ? one : one.substring(0, one.length() - 1)
-          + (collectives == null ? "" : ",\"collectives\":" + collectives.toJson()) + kv + "}";
+      return collectives == null && kv.isEmpty()
+          ? one
+          : one.substring(0, one.length() - 1)
+              + (collectives == null ? "" : ",\"collectives\":" + collectives.toJson())
+              + kv
+              + "}";
     }
     StringBuilder b = new StringBuilder("{\"files\":[");
     for (int i = 0; i < files.size(); i++) {
       b.append(i == 0 ? "" : ",").append(files.get(i).toJson());
     }
-    return b.append("],\"collectives\":").append(collectives == null ? "null" : collectives.toJson()).append(kv)
-        .append('}').toString();
+    return b.append("],\"collectives\":")
+        .append(collectives == null ? "null" : collectives.toJson())
+        .append(kv)
+        .append('}')
+        .toString();
   }
 }

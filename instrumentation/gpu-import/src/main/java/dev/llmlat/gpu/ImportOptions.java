@@ -13,7 +13,11 @@ import java.util.Objects;
  * @param batchSize the most spans in one {@code ExportTraceServiceRequest} (1000 by default)
  * @param progress told how far the import has come
  */
-public record ImportOptions(NvtxPattern pattern, String serviceName, String hostName, int batchSize,
+public record ImportOptions(
+    NvtxPattern pattern,
+    String serviceName,
+    String hostName,
+    int batchSize,
     ImportProgress progress) {
   public static final int DEFAULT_BATCH_SIZE = 1000;
 
@@ -27,7 +31,8 @@ public record ImportOptions(NvtxPattern pattern, String serviceName, String host
   }
 
   public static ImportOptions defaults() {
-    return new ImportOptions(NvtxPattern.AUTO, "llmlat-gpu", null, DEFAULT_BATCH_SIZE, ImportProgress.NONE);
+    return new ImportOptions(
+        NvtxPattern.AUTO, "llmlat-gpu", null, DEFAULT_BATCH_SIZE, ImportProgress.NONE);
   }
 
   public ImportOptions withPattern(NvtxPattern pattern) {

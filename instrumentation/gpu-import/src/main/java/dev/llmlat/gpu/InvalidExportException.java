@@ -19,7 +19,9 @@ public final class InvalidExportException extends IOException {
   }
 
   public InvalidExportException(Path file, String problem, Throwable cause) {
-    super(file + ": " + problem + (cause.getMessage() == null ? "" : " (" + cause.getMessage() + ")"), cause);
+    super(
+        file + ": " + problem + (cause.getMessage() == null ? "" : " (" + cause.getMessage() + ")"),
+        cause);
     this.file = file;
   }
 

@@ -20,13 +20,15 @@ class BadInputTest {
 
   private void assertRejected(Path file, ExportFormat format, String problem) {
     List<Object> emitted = new ArrayList<>();
-    assertThatThrownBy(() -> GpuImporter.importFile(file, format, ImportOptions.defaults(), emitted::add))
+    assertThatThrownBy(
+            () -> GpuImporter.importFile(file, format, ImportOptions.defaults(), emitted::add))
         .isInstanceOf(InvalidExportException.class)
         .hasMessageContaining(file.toString())
         .hasMessageContaining(problem);
     assertThat(emitted).isEmpty();
     assertThatThrownBy(() -> GpuSummary.of(file, format, ImportProgress.NONE))
-        .isInstanceOf(InvalidExportException.class).hasMessageContaining(file.toString());
+        .isInstanceOf(InvalidExportException.class)
+        .hasMessageContaining(file.toString());
   }
 
   @Test
@@ -42,14 +44,16 @@ class BadInputTest {
   @Test
   void textFileAsSqlite() throws Exception {
     Path file = dir.resolve("notes.sqlite");
-    Files.writeString(file, "this is not a database at all, just some text that is long enough\n".repeat(100));
+    Files.writeString(
+        file, "this is not a database at all, just some text that is long enough\n".repeat(100));
     assertRejected(file, ExportFormat.NSYS_SQLITE, "sqlite");
   }
 
   @Test
   void nonNsightSqlite() throws Exception {
     Path file = dir.resolve("other.sqlite");
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement st = c.createStatement()) {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+        Statement st = c.createStatement()) {
       st.execute("CREATE TABLE people (name TEXT)");
       st.execute("INSERT INTO people VALUES ('ada')");
     }
@@ -75,8 +79,10 @@ class BadInputTest {
     Files.writeString(notOtlp, "{\"resourceSpans\": 5}\n");
     assertRejected(notOtlp, ExportFormat.OTLP_JSON, "resourceSpans");
     Path badLine = dir.resolve("bad.jsonl");
-    Files.writeString(badLine, "{\"kind\":\"prefill\",\"trace_ids\":[\"0123456789abcdef0123456789abcdef\"],"
-        + "\"host_submit_unix_ns\":1,\"gpu_elapsed_ms\":1.5}\n{\"kind\":\"decode\"}\n");
+    Files.writeString(
+        badLine,
+        "{\"kind\":\"prefill\",\"trace_ids\":[\"0123456789abcdef0123456789abcdef\"],"
+            + "\"host_submit_unix_ns\":1,\"gpu_elapsed_ms\":1.5}\n{\"kind\":\"decode\"}\n");
     assertRejected(badLine, ExportFormat.CUDA_EVENT_JSONL, "line 2");
   }
 
@@ -87,7 +93,8 @@ class BadInputTest {
     for (ExportFormat f : ExportFormat.values()) {
       assertRejected(file, f, "empty");
     }
-    assertThatThrownBy(() -> ExportFormat.detect(file)).isInstanceOf(InvalidExportException.class)
+    assertThatThrownBy(() -> ExportFormat.detect(file))
+        .isInstanceOf(InvalidExportException.class)
         .hasMessageContaining("empty");
   }
 
@@ -110,36 +117,54 @@ class BadInputTest {
   @Test
   void anUnreadableFileSaysPermissionDenied() throws Exception {
     Path locked = Files.writeString(dir.resolve("locked.json"), "{\"traceEvents\":[]}");
-    Files.setPosixFilePermissions(locked, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
-    org.assertj.core.api.Assumptions.assumeThat(Files.isReadable(locked)).as("not root, whom modes do not stop")
+    Files.setPosixFilePermissions(
+        locked, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+    org.assertj.core.api.Assumptions.assumeThat(Files.isReadable(locked))
+        .as("not root, whom modes do not stop")
         .isFalse();
     assertRejected(locked, ExportFormat.KINETO_JSON, "permission denied");
   }
 
-  /** Every shared file either reads with the reader its content calls for, or is refused in words. */
+  /**
+   * Every shared file either reads with the reader its content calls for, or is refused in words.
+   */
   @Test
   void everySharedFileIsReadOrRefused() throws Exception {
     List<Path> files;
-    try (Stream<Path> s = Stream.concat(Files.list(ImportFixtures.file("public")),
-        Files.walk(ImportFixtures.file("h200-tinylm")))) {
-      files = s.filter(Files::isRegularFile).filter(p -> !p.toString().endsWith(".txt")
-          && !p.toString().endsWith(".md")).sorted().toList();
+    try (Stream<Path> s =
+        Stream.concat(
+            Files.list(ImportFixtures.file("public")),
+            Files.walk(ImportFixtures.file("h200-tinylm")))) {
+      files =
+          s.filter(Files::isRegularFile)
+              .filter(p -> !p.toString().endsWith(".txt") && !p.toString().endsWith(".md"))
+              .sorted()
+              .toList();
     }
     int read = 0;
     for (Path f : files) {
       String n = f.getFileName().toString();
-      boolean export = n.endsWith(".sqlite") || n.startsWith("kineto") || n.startsWith("otlp")
-          || n.equals("cuda_events.jsonl");
+      boolean export =
+          n.endsWith(".sqlite")
+              || n.startsWith("kineto")
+              || n.startsWith("otlp")
+              || n.equals("cuda_events.jsonl");
       if (export) {
-        ImportReport r = GpuImporter.importFile(f, ImportOptions.defaults(), b -> { });
+        ImportReport r = GpuImporter.importFile(f, ImportOptions.defaults(), b -> {});
         assertThat(r.spans()).as(n).isPositive();
         GpuSummary.of(f);
         read++;
       } else {
-        assertThatThrownBy(() -> GpuImporter.importFile(f, ImportOptions.defaults(), b -> { })).as(n)
-            .isInstanceOf(InvalidExportException.class).hasMessageContaining(n);
+        assertThatThrownBy(() -> GpuImporter.importFile(f, ImportOptions.defaults(), b -> {}))
+            .as(n)
+            .isInstanceOf(InvalidExportException.class)
+            .hasMessageContaining(n);
       }
     }
-    assertThat(read).isEqualTo(5 + 15 + 1 + 1 + 1 + 4); // public nsys, kineto (HTA multi-rank ones among them), otlp; H200 nsys, kineto, cudaEvent logs
+    assertThat(read)
+        .isEqualTo(
+            5 + 15 + 1 + 1 + 1
+                + 4); // public nsys, kineto (HTA multi-rank ones among them), otlp; H200 nsys,
+    // kineto, cudaEvent logs
   }
 }

@@ -1,11 +1,11 @@
 package dev.llmlat.gpu;
 
-import dev.llmlat.otlpkafka.SpanSink;
-import dev.llmlat.otlpkafka.SpanBatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.otlpkafka.SpanSink;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.io.IOException;
@@ -17,10 +17,14 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
 
-/** The shared traces (found by the one lookup every module's tests use) and the readings gpu-import's tests share. */
+/**
+ * The shared traces (found by the one lookup every module's tests use) and the readings
+ * gpu-import's tests share.
+ */
 final class ImportFixtures {
-  static final ObjectMapper JSON = new ObjectMapper()
-      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+  static final ObjectMapper JSON =
+      new ObjectMapper()
+          .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
   private ImportFixtures() {}
 
@@ -84,11 +88,20 @@ final class ImportFixtures {
   }
 
   static String attr(Span s, String key) {
-    return s.getAttributesList().stream().filter(kv -> kv.getKey().equals(key)).findFirst()
-        .map(kv -> kv.getValue().hasArrayValue() ? kv.getValue().getArrayValue().getValuesList().stream()
-            .map(v -> v.getStringValue()).reduce((a, b) -> a + "," + b).orElse("")
-            : kv.getValue().getValueCase() == io.opentelemetry.proto.common.v1.AnyValue.ValueCase.INT_VALUE
-                ? Long.toString(kv.getValue().getIntValue()) : kv.getValue().getStringValue())
+    return s.getAttributesList().stream()
+        .filter(kv -> kv.getKey().equals(key))
+        .findFirst()
+        .map(
+            kv ->
+                kv.getValue().hasArrayValue()
+                    ? kv.getValue().getArrayValue().getValuesList().stream()
+                        .map(v -> v.getStringValue())
+                        .reduce((a, b) -> a + "," + b)
+                        .orElse("")
+                    : kv.getValue().getValueCase()
+                            == io.opentelemetry.proto.common.v1.AnyValue.ValueCase.INT_VALUE
+                        ? Long.toString(kv.getValue().getIntValue())
+                        : kv.getValue().getStringValue())
         .orElse(null);
   }
 

@@ -23,20 +23,27 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * KV-cache transfers of the real disaggregated capture (h200x2-pd: rank 0 prefills and sends, rank 1
- * receives and decodes). The truth is read here with plain SQL over the export (each kv range, the
- * NCCL kernel launched on its thread while it was open) and from the instances' own logs.
+ * KV-cache transfers of the real disaggregated capture (h200x2-pd: rank 0 prefills and sends, rank
+ * 1 receives and decodes). The truth is read here with plain SQL over the export (each kv range,
+ * the NCCL kernel launched on its thread while it was open) and from the instances' own logs.
  */
 class KvTransferTest {
   private static final long MS = 1_000_000;
   private static final Path DIR = ImportFixtures.file("h200x2-pd");
 
-  /** One side as the test reads it: the range (Unix ns), its process (pid: bits 24-47 of globalTid) and the NCCL kernel's device and times. */
-  private record Side(long pid, long rangeStart, long rangeEnd, long device, long kernelStart, long kernelEnd) {}
+  /**
+   * One side as the test reads it: the range (Unix ns), its process (pid: bits 24-47 of globalTid)
+   * and the NCCL kernel's device and times.
+   */
+  private record Side(
+      long pid, long rangeStart, long rangeEnd, long device, long kernelStart, long kernelEnd) {}
 
   private record Truth(Side send, Side recv) {
     long overlap() {
-      return Math.max(0, Math.min(send.kernelEnd(), recv.kernelEnd()) - Math.max(send.kernelStart(), recv.kernelStart()));
+      return Math.max(
+          0,
+          Math.min(send.kernelEnd(), recv.kernelEnd())
+              - Math.max(send.kernelStart(), recv.kernelStart()));
     }
 
     long waitNs() {
@@ -53,30 +60,43 @@ class KvTransferTest {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + DIR.resolve("pd.sqlite"));
         Statement st = c.createStatement()) {
       long offset;
-      try (ResultSet rs = st.executeQuery("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME")) {
+      try (ResultSet rs =
+          st.executeQuery("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME")) {
         rs.next();
         offset = rs.getLong(1);
       }
-      try (ResultSet rs = st.executeQuery("SELECT DISTINCT (globalPid >> 24) & 16777215, deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL")) {
+      try (ResultSet rs =
+          st.executeQuery(
+              "SELECT DISTINCT (globalPid >> 24) & 16777215, deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL")) {
         while (rs.next()) {
-          assertThat(DEVICE_OF_PID.put(rs.getLong(1), rs.getLong(2))).as("one device per process").isNull();
+          assertThat(DEVICE_OF_PID.put(rs.getLong(1), rs.getLong(2)))
+              .as("one device per process")
+              .isNull();
         }
       }
-      // Every NCCL kernel, with the runtime call that launched it (same process, same correlation id),
+      // Every NCCL kernel, with the runtime call that launched it (same process, same correlation
+      // id),
       // and the kv range open on that call's thread at the call.
-      String sql = "SELECT r.text, r.start, r.end, (r.globalTid >> 24) & 16777215, k.deviceId, k.start, k.end"
-          + " FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName"
-          + " JOIN CUPTI_ACTIVITY_KIND_RUNTIME c ON c.correlationId = k.correlationId"
-          + "   AND c.globalTid >> 24 = k.globalPid >> 24"
-          + " JOIN (SELECT n.start, n.end, n.globalTid, COALESCE(n.text, t.value) AS text FROM NVTX_EVENTS n"
-          + "   LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = 59) r"
-          + "   ON r.globalTid = c.globalTid AND c.start >= r.start AND c.start < r.end"
-          + " WHERE s.value LIKE 'ncclDevKernel%' AND (r.text LIKE 'kv_send %' OR r.text LIKE 'kv_recv %')";
+      String sql =
+          "SELECT r.text, r.start, r.end, (r.globalTid >> 24) & 16777215, k.deviceId, k.start, k.end"
+              + " FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName"
+              + " JOIN CUPTI_ACTIVITY_KIND_RUNTIME c ON c.correlationId = k.correlationId"
+              + "   AND c.globalTid >> 24 = k.globalPid >> 24"
+              + " JOIN (SELECT n.start, n.end, n.globalTid, COALESCE(n.text, t.value) AS text FROM NVTX_EVENTS n"
+              + "   LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = 59) r"
+              + "   ON r.globalTid = c.globalTid AND c.start >= r.start AND c.start < r.end"
+              + " WHERE s.value LIKE 'ncclDevKernel%' AND (r.text LIKE 'kv_send %' OR r.text LIKE 'kv_recv %')";
       try (ResultSet rs = st.executeQuery(sql)) {
         while (rs.next()) {
           String[] text = rs.getString(1).split(" ");
-          Side side = new Side(rs.getLong(4), rs.getLong(2) + offset, rs.getLong(3) + offset, rs.getLong(5),
-              rs.getLong(6) + offset, rs.getLong(7) + offset);
+          Side side =
+              new Side(
+                  rs.getLong(4),
+                  rs.getLong(2) + offset,
+                  rs.getLong(3) + offset,
+                  rs.getLong(5),
+                  rs.getLong(6) + offset,
+                  rs.getLong(7) + offset);
           Side[] pair = sides.computeIfAbsent(text[1], k -> new Side[2]);
           int at = text[0].equals("kv_send") ? 0 : 1;
           assertThat(pair[at]).as("one NCCL kernel per %s range", text[0]).isNull();
@@ -108,7 +128,8 @@ class KvTransferTest {
     assertThat(sent).hasSize(8);
     assertThat(TRUTH).hasSize(8);
     ImportFixtures.Collector sink = new ImportFixtures.Collector();
-    ImportReport report = GpuImporter.importFile(DIR.resolve("pd.sqlite"), ImportOptions.defaults(), sink);
+    ImportReport report =
+        GpuImporter.importFile(DIR.resolve("pd.sqlite"), ImportOptions.defaults(), sink);
     assertThat(report.requestsMatched()).isEqualTo(8);
 
     Map<String, List<Span>> sends = new HashMap<>();
@@ -129,7 +150,8 @@ class KvTransferTest {
     Map<String, Long> sentNs = new HashMap<>();
     sent.forEach(j -> sentNs.put(j.get("trace_id").asText(), j.get("kv_sent_ns").asLong()));
     Map<String, Long> receivedNs = new HashMap<>();
-    received.forEach(j -> receivedNs.put(j.get("trace_id").asText(), j.get("kv_received_ns").asLong()));
+    received.forEach(
+        j -> receivedNs.put(j.get("trace_id").asText(), j.get("kv_received_ns").asLong()));
 
     for (Map.Entry<String, Truth> e : TRUTH.entrySet()) {
       String trace = e.getKey();
@@ -140,26 +162,36 @@ class KvTransferTest {
       Span recv = recvs.get(trace).get(0);
       check(send, truth.send(), 0, children.get(hex(send.getSpanId())));
       check(recv, truth.recv(), 1, children.get(hex(recv.getSpanId())));
-      // The spans end when each instance says the send returned / the receive was done (synchronised).
-      // The receive's range itself ends then; a send's range closes at enqueue, its kernel ends then.
-      assertThat(Math.abs(send.getEndTimeUnixNano() - sentNs.get(trace))).as("kv_sent_ns of %s", trace)
+      // The spans end when each instance says the send returned / the receive was done
+      // (synchronised).
+      // The receive's range itself ends then; a send's range closes at enqueue, its kernel ends
+      // then.
+      assertThat(Math.abs(send.getEndTimeUnixNano() - sentNs.get(trace)))
+          .as("kv_sent_ns of %s", trace)
           .isLessThanOrEqualTo(3 * MS);
-      assertThat(Math.abs(recv.getEndTimeUnixNano() - receivedNs.get(trace))).as("kv_received_ns of %s", trace)
+      assertThat(Math.abs(recv.getEndTimeUnixNano() - receivedNs.get(trace)))
+          .as("kv_received_ns of %s", trace)
           .isLessThanOrEqualTo(3 * MS);
-      assertThat(Math.abs(truth.recv().rangeEnd() - receivedNs.get(trace))).isLessThanOrEqualTo(3 * MS);
-      assertThat(Math.abs(truth.send().kernelEnd() - sentNs.get(trace))).isLessThanOrEqualTo(3 * MS);
+      assertThat(Math.abs(truth.recv().rangeEnd() - receivedNs.get(trace)))
+          .isLessThanOrEqualTo(3 * MS);
+      assertThat(Math.abs(truth.send().kernelEnd() - sentNs.get(trace)))
+          .isLessThanOrEqualTo(3 * MS);
       // Wire and wait as attribution will take them from the spans' kernel times.
       long ss = longAttr(send, LlmlatAttributes.KV_KERNEL_START);
       long se = longAttr(send, LlmlatAttributes.KV_KERNEL_END);
       long rs = longAttr(recv, LlmlatAttributes.KV_KERNEL_START);
       long re = longAttr(recv, LlmlatAttributes.KV_KERNEL_END);
       long wire = Math.max(0, Math.min(se, re) - Math.max(ss, rs));
-      assertThat(wire).as("wire of %s", trace).isBetween(truth.overlap() - MS, truth.overlap() + MS);
+      assertThat(wire)
+          .as("wire of %s", trace)
+          .isBetween(truth.overlap() - MS, truth.overlap() + MS);
       assertWait(trace, Math.max(0, rs - ss), truth.waitNs());
     }
   }
 
-  /** The span covers the range, on the instance that opened it, with the NCCL kernel as its child. */
+  /**
+   * The span covers the range, on the instance that opened it, with the NCCL kernel as its child.
+   */
   private static void check(Span kv, Side truth, long rank, List<Span> kernels) {
     assertThat(DEVICE_OF_PID.get(truth.pid())).as("rank = device").isEqualTo(rank);
     assertThat(kv.getStartTimeUnixNano()).isEqualTo(truth.rangeStart());
@@ -173,7 +205,8 @@ class KvTransferTest {
     assertThat(longAttr(kv, LlmlatAttributes.KV_KERNEL_START)).isEqualTo(truth.kernelStart());
     assertThat(longAttr(kv, LlmlatAttributes.KV_KERNEL_END)).isEqualTo(truth.kernelEnd());
     assertThat(kernels).as("activities of %s", kv.getName()).isNotEmpty();
-    List<Span> nccl = kernels.stream().filter(k -> k.getName().startsWith("ncclDevKernel_SendRecv")).toList();
+    List<Span> nccl =
+        kernels.stream().filter(k -> k.getName().startsWith("ncclDevKernel_SendRecv")).toList();
     assertThat(nccl).hasSize(1);
     Span k = nccl.get(0);
     assertThat(k.getTraceId()).isEqualTo(kv.getTraceId());
@@ -184,7 +217,8 @@ class KvTransferTest {
   }
 
   private static void assertWait(String trace, long got, long truth) {
-    assertThat(Math.abs(got - truth)).as("wait of %s: %d vs %d", trace, got, truth)
+    assertThat(Math.abs(got - truth))
+        .as("wait of %s: %d vs %d", trace, got, truth)
         .isLessThanOrEqualTo(Math.max(MS, truth / 10));
   }
 
@@ -208,18 +242,30 @@ class KvTransferTest {
       assertThat(t.recv().device()).isEqualTo(1);
       assertThat(t.send().rangeEndNs()).isEqualTo(truth.send().rangeEnd());
       assertThat(t.recv().rangeEndNs()).isEqualTo(truth.recv().rangeEnd());
-      assertThat(t.send().doneNs()).isEqualTo(Math.max(truth.send().rangeEnd(), truth.send().kernelEnd()));
-      assertThat(t.wireNs()).as("wire of %s", t.traceId()).isBetween(truth.overlap() - MS, truth.overlap() + MS);
+      assertThat(t.send().doneNs())
+          .isEqualTo(Math.max(truth.send().rangeEnd(), truth.send().kernelEnd()));
+      assertThat(t.wireNs())
+          .as("wire of %s", t.traceId())
+          .isBetween(truth.overlap() - MS, truth.overlap() + MS);
       assertWait(t.traceId(), t.waitNs(), truth.waitNs());
       assertThat(t.buffered()).isEqualTo(truth.send().kernelEnd() <= truth.recv().kernelStart());
-      figures.append(String.format(Locale.ROOT, "%s wait %.3f ms (truth %.3f) wire %.3f ms (truth %.3f)%s kv %d MB%n",
-          t.traceId(), t.waitNs() / 1e6, truth.waitNs() / 1e6, t.wireNs() / 1e6, truth.overlap() / 1e6,
-          t.buffered() ? " buffered" : "", bytes.get(t.traceId()) >> 20));
+      figures.append(
+          String.format(
+              Locale.ROOT,
+              "%s wait %.3f ms (truth %.3f) wire %.3f ms (truth %.3f)%s kv %d MB%n",
+              t.traceId(),
+              t.waitNs() / 1e6,
+              truth.waitNs() / 1e6,
+              t.wireNs() / 1e6,
+              truth.overlap() / 1e6,
+              t.buffered() ? " buffered" : "",
+              bytes.get(t.traceId()) >> 20));
     }
     System.out.print(figures);
     assertThat(all.toJson()).contains("\"kv_transfers\":[{\"trace_id\":\"");
     assertThat(kv.toText()).contains(kv.transfers().get(0).traceId());
-    // Both sides of a transfer are one collective: the 8 send/recv pairs and the 2 all-reduces match.
+    // Both sides of a transfer are one collective: the 8 send/recv pairs and the 2 all-reduces
+    // match.
     assertThat(all.collectives().matched()).isEqualTo(10);
   }
 }

@@ -1,9 +1,9 @@
 package dev.llmlat.gpu;
 
-import dev.llmlat.nvtx.NvtxPattern;
 import static dev.llmlat.gpu.ImportFixtures.attr;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.llmlat.nvtx.NvtxPattern;
 import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.nio.file.Path;
@@ -21,10 +21,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class NsysImportTest {
-  private static final Pattern H200_TEXT = Pattern.compile("(prefill|decode) [0-9a-f]{32}(,[0-9a-f]{32})*");
+  private static final Pattern H200_TEXT =
+      Pattern.compile("(prefill|decode) [0-9a-f]{32}(,[0-9a-f]{32})*");
 
   static long count(Connection c, String sql) throws Exception {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
       return rs.next() ? rs.getLong(1) : 0;
     }
   }
@@ -38,18 +40,21 @@ class NsysImportTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "public/nsys__extrap_con_kernel.sqlite",
-      "public/nsys__extrap_concurrent_profile1.sqlite",
-      "public/nsys__extrap_ex-gpu.s10_oldschema.sqlite",
-      "public/nsys__pipit_cloverleaf-cuda_perlmutter.sqlite",
-      "public/nsys__pipit_saxpy-mpi-cuda_perlmutter0.sqlite",
-      "h200-tinylm/nsys/nsys_b.sqlite",
-      "h200-e2e/engine.sqlite"})
+  @ValueSource(
+      strings = {
+        "public/nsys__extrap_con_kernel.sqlite",
+        "public/nsys__extrap_concurrent_profile1.sqlite",
+        "public/nsys__extrap_ex-gpu.s10_oldschema.sqlite",
+        "public/nsys__pipit_cloverleaf-cuda_perlmutter.sqlite",
+        "public/nsys__pipit_saxpy-mpi-cuda_perlmutter0.sqlite",
+        "h200-tinylm/nsys/nsys_b.sqlite",
+        "h200-e2e/engine.sqlite"
+      })
   void importsEveryActivityWithCountsFromSql(String name) throws Exception {
     Path file = ImportFixtures.file(name);
     ImportFixtures.Collector sink = new ImportFixtures.Collector();
-    ImportReport report = GpuImporter.importFile(file, ImportOptions.defaults().withBatchSize(500), sink);
+    ImportReport report =
+        GpuImporter.importFile(file, ImportOptions.defaults().withBatchSize(500), sink);
 
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file)) {
       long kernels = rows(c, "CUPTI_ACTIVITY_KIND_KERNEL");
@@ -64,10 +69,15 @@ class NsysImportTest {
       long steps = 0;
       java.util.Set<String> requests = new java.util.HashSet<>();
       if (hasTable(c, "NVTX_EVENTS")) {
-        ranges = count(c, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND end IS NOT NULL");
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-            "SELECT COALESCE(n.text, s.value) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
-                + " WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL")) {
+        ranges =
+            count(
+                c,
+                "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60) AND end IS NOT NULL");
+        try (Statement st = c.createStatement();
+            ResultSet rs =
+                st.executeQuery(
+                    "SELECT COALESCE(n.text, s.value) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId"
+                        + " WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL")) {
           while (rs.next()) {
             String text = rs.getString(1);
             if (text != null && H200_TEXT.matcher(text).matches()) {
@@ -86,25 +96,39 @@ class NsysImportTest {
       assertThat(report.batches()).isEqualTo(sink.batches.size());
 
       boolean sessionStart = hasTable(c, "TARGET_INFO_SESSION_START_TIME");
-      long offset = sessionStart ? count(c, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME") : 0;
-      assertThat(report.clockRule()).startsWith(sessionStart
-          ? "nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start" : "nsys:start (no TARGET_INFO_SESSION_START_TIME");
+      long offset =
+          sessionStart ? count(c, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME") : 0;
+      assertThat(report.clockRule())
+          .startsWith(
+              sessionStart
+                  ? "nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start"
+                  : "nsys:start (no TARGET_INFO_SESSION_START_TIME");
       if (kernels > 0) {
         long firstKernel = count(c, "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL") + offset;
-        assertThat(sink.spans.stream().filter(s -> "kernel".equals(attr(s, LlmlatAttributes.GPU_KIND)))
-            .mapToLong(Span::getStartTimeUnixNano).min().getAsLong()).isEqualTo(firstKernel);
+        assertThat(
+                sink.spans.stream()
+                    .filter(s -> "kernel".equals(attr(s, LlmlatAttributes.GPU_KIND)))
+                    .mapToLong(Span::getStartTimeUnixNano)
+                    .min()
+                    .getAsLong())
+            .isEqualTo(firstKernel);
       }
 
-      // Unattributed: no NVTX -> all, for the reason "no ranges"; kernels without a runtime row -> no launch record.
+      // Unattributed: no NVTX -> all, for the reason "no ranges"; kernels without a runtime row ->
+      // no launch record.
       long activities = kernels + memcpys + memsets;
       if (ranges == 0) {
-        assertThat(report.unattributed()).containsExactly(Map.entry(UnattributedReason.NO_RANGES_IN_EXPORT,
-            activities));
+        assertThat(report.unattributed())
+            .containsExactly(Map.entry(UnattributedReason.NO_RANGES_IN_EXPORT, activities));
       } else if (steps == 0) {
-        assertThat(report.unattributed()).containsEntry(UnattributedReason.NO_RANGE_MATCHED_PATTERN, activities);
+        assertThat(report.unattributed())
+            .containsEntry(UnattributedReason.NO_RANGE_MATCHED_PATTERN, activities);
       }
-      long unattributedSpans = sink.spans.stream()
-          .filter(s -> attr(s, LlmlatAttributes.GPU_KIND) != null && s.getParentSpanId().isEmpty()).count();
+      long unattributedSpans =
+          sink.spans.stream()
+              .filter(
+                  s -> attr(s, LlmlatAttributes.GPU_KIND) != null && s.getParentSpanId().isEmpty())
+              .count();
       assertThat(report.unattributedTotal()).isEqualTo(unattributedSpans);
     }
   }
@@ -113,9 +137,13 @@ class NsysImportTest {
   @ValueSource(strings = {"public/nsys__extrap_con_kernel.sqlite"})
   void kernelsWithoutRuntimeRowAreNamedAsSuch(String name) throws Exception {
     Path file = ImportFixtures.file(name);
-    ImportReport report = GpuImporter.importFile(file,
-        ImportOptions.defaults().withPattern(NvtxPattern.regex("(?<traces>[0-9a-f]{32})")), b -> { });
-    // No NVTX table: every activity is unattributed for that reason, the 2 runtime-less kernels included.
+    ImportReport report =
+        GpuImporter.importFile(
+            file,
+            ImportOptions.defaults().withPattern(NvtxPattern.regex("(?<traces>[0-9a-f]{32})")),
+            b -> {});
+    // No NVTX table: every activity is unattributed for that reason, the 2 runtime-less kernels
+    // included.
     assertThat(report.unattributed()).containsOnlyKeys(UnattributedReason.NO_RANGES_IN_EXPORT);
   }
 
@@ -128,9 +156,12 @@ class NsysImportTest {
     Path requestsFile = file.resolveSibling("requests.jsonl");
     H200Join.assertJoin(sink.spans, requestsFile, report);
 
-    // Kernel spans: parent and trace are their step's; busy is the union of the step's own activities.
-    Map<String, Span> steps = sink.spans.stream().filter(s -> s.getName().equals("step"))
-        .collect(Collectors.toMap(s -> hex(s.getSpanId().toByteArray()), s -> s));
+    // Kernel spans: parent and trace are their step's; busy is the union of the step's own
+    // activities.
+    Map<String, Span> steps =
+        sink.spans.stream()
+            .filter(s -> s.getName().equals("step"))
+            .collect(Collectors.toMap(s -> hex(s.getSpanId().toByteArray()), s -> s));
     Map<String, List<long[]>> byStep = new HashMap<>();
     for (Span s : sink.spans) {
       if (attr(s, LlmlatAttributes.GPU_KIND) != null && !s.getParentSpanId().isEmpty()) {
@@ -138,20 +169,28 @@ class NsysImportTest {
         assertThat(steps).containsKey(parent);
         assertThat(s.getTraceId()).isEqualTo(steps.get(parent).getTraceId());
         assertThat(attr(s, LlmlatAttributes.STEP_SPAN_ID)).isEqualTo(parent);
-        assertThat(attr(s, LlmlatAttributes.TRACE_IDS)).as("requests are the step's links, not on each kernel").isNull();
-        byStep.computeIfAbsent(parent, k -> new ArrayList<>())
+        assertThat(attr(s, LlmlatAttributes.TRACE_IDS))
+            .as("requests are the step's links, not on each kernel")
+            .isNull();
+        byStep
+            .computeIfAbsent(parent, k -> new ArrayList<>())
             .add(new long[] {s.getStartTimeUnixNano(), s.getEndTimeUnixNano()});
       }
     }
     assertThat(byStep).hasSize(steps.size());
-    byStep.forEach((id, intervals) -> {
-      Span step = steps.get(id);
-      assertThat(Long.parseLong(attr(step, LlmlatAttributes.GPU_BUSY_NS))).isEqualTo(ImportFixtures.union(intervals));
-      assertThat(step.getStartTimeUnixNano()).isEqualTo(intervals.stream().mapToLong(i -> i[0]).min().getAsLong());
-      assertThat(step.getEndTimeUnixNano()).isEqualTo(intervals.stream().mapToLong(i -> i[1]).max().getAsLong());
-    });
+    byStep.forEach(
+        (id, intervals) -> {
+          Span step = steps.get(id);
+          assertThat(Long.parseLong(attr(step, LlmlatAttributes.GPU_BUSY_NS)))
+              .isEqualTo(ImportFixtures.union(intervals));
+          assertThat(step.getStartTimeUnixNano())
+              .isEqualTo(intervals.stream().mapToLong(i -> i[0]).min().getAsLong());
+          assertThat(step.getEndTimeUnixNano())
+              .isEqualTo(intervals.stream().mapToLong(i -> i[1]).max().getAsLong());
+        });
     // Warm-up kernels before the first range are imported, unattributed, for that reason.
-    assertThat(report.unattributed()).containsOnlyKeys(UnattributedReason.LAUNCHED_OUTSIDE_MATCHING_RANGE);
+    assertThat(report.unattributed())
+        .containsOnlyKeys(UnattributedReason.LAUNCHED_OUTSIDE_MATCHING_RANGE);
   }
 
   static String hex(byte[] b) {

@@ -15,9 +15,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class OtherFormatsTest {
   @ParameterizedTest
-  @ValueSource(strings = {"h200-tinylm/nsys/cuda_events.jsonl", "h200-tinylm/kineto/cuda_events.jsonl",
-      "h200-tinylm/unprofiled/b/cuda_events.jsonl", "h200-tinylm/unprofiled/c/cuda_events.jsonl",
-      "h200-e2e/cuda_events.jsonl"})
+  @ValueSource(
+      strings = {
+        "h200-tinylm/nsys/cuda_events.jsonl",
+        "h200-tinylm/kineto/cuda_events.jsonl",
+        "h200-tinylm/unprofiled/b/cuda_events.jsonl",
+        "h200-tinylm/unprofiled/c/cuda_events.jsonl",
+        "h200-e2e/cuda_events.jsonl"
+      })
   void cudaEventStepsAreSubmitPlusElapsed(String name) throws Exception {
     Path file = ImportFixtures.file(name);
     List<JsonNode> lines = ImportFixtures.lines(file);
@@ -34,34 +39,46 @@ class OtherFormatsTest {
       JsonNode l = lines.get(i);
       Span s = spans.get(i);
       long submit = l.get("host_submit_unix_ns").asLong();
-      long elapsed = l.get("gpu_elapsed_ms").decimalValue().movePointRight(6)
-          .setScale(0, java.math.RoundingMode.HALF_UP).longValueExact();
+      long elapsed =
+          l.get("gpu_elapsed_ms")
+              .decimalValue()
+              .movePointRight(6)
+              .setScale(0, java.math.RoundingMode.HALF_UP)
+              .longValueExact();
       assertThat(s.getStartTimeUnixNano()).isEqualTo(submit);
       assertThat(s.getEndTimeUnixNano()).isEqualTo(submit + elapsed);
       assertThat(attr(s, LlmlatAttributes.STEP_KIND)).isEqualTo(l.get("kind").asText());
       assertThat(HexFormat.of().formatHex(s.getTraceId().toByteArray()))
           .isEqualTo(l.get("trace_ids").get(0).asText());
       assertThat(s.getLinksCount()).isEqualTo(l.get("trace_ids").size());
-      assertThat(attr(s, LlmlatAttributes.CLOCK_RULE)).isEqualTo("cudaevent:host_submit_unix_ns+gpu_elapsed_ms*1e6");
+      assertThat(attr(s, LlmlatAttributes.CLOCK_RULE))
+          .isEqualTo("cudaevent:host_submit_unix_ns+gpu_elapsed_ms*1e6");
       assertThat(attr(s, LlmlatAttributes.GPU_BUSY_NS)).isNull(); // not known from two events
     }
     // Each request's first step starts after it arrived.
     for (JsonNode r : ImportFixtures.lines(file.resolveSibling("requests.jsonl"))) {
       String id = r.get("trace_id").asText();
-      long first = sink.spans.stream().filter(s -> attr(s, LlmlatAttributes.TRACE_IDS).contains(id))
-          .mapToLong(Span::getStartTimeUnixNano).min().getAsLong();
+      long first =
+          sink.spans.stream()
+              .filter(s -> attr(s, LlmlatAttributes.TRACE_IDS).contains(id))
+              .mapToLong(Span::getStartTimeUnixNano)
+              .min()
+              .getAsLong();
       assertThat(first).isGreaterThan(r.get("arrival_ns").asLong());
     }
     GpuSummary summary = GpuSummary.of(file);
     assertThat(summary.kernels()).isZero();
-    assertThat(summary.totalNs()).isEqualTo(sink.spans.stream().mapToLong(Span::getEndTimeUnixNano).max().getAsLong()
-        - sink.spans.stream().mapToLong(Span::getStartTimeUnixNano).min().getAsLong());
+    assertThat(summary.totalNs())
+        .isEqualTo(
+            sink.spans.stream().mapToLong(Span::getEndTimeUnixNano).max().getAsLong()
+                - sink.spans.stream().mapToLong(Span::getStartTimeUnixNano).min().getAsLong());
   }
 
   @Test
   void otlpJsonLinesFromTheAgentBecomeOneBatchPerLine() throws Exception {
     Path file = ImportFixtures.file("h200-e2e/gateway.otlp.jsonl");
-    // How the file reads is otlp-json's OtlpJsonReaderTest; here, what the import reports and hands on.
+    // How the file reads is otlp-json's OtlpJsonReaderTest; here, what the import reports and hands
+    // on.
     List<JsonNode> lines = ImportFixtures.lines(file);
     long spans = 0;
     for (JsonNode l : lines) {

@@ -9,9 +9,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 /**
  * The Kafka record headers that name the file an import published a record from: its id (the
  * content hash, {@link ImportedFile}), path, format and options. The ingester tags the rows it
- * stores from such a record with the id and records the import in the store's ledger, so the
- * same file imported into the store later (or earlier) leaves one copy. {@link #RUN} names the run
- * of the import, for whom the ingester claims the file ({@link ImportClaims}).
+ * stores from such a record with the id and records the import in the store's ledger, so the same
+ * file imported into the store later (or earlier) leaves one copy. {@link #RUN} names the run of
+ * the import, for whom the ingester claims the file ({@link ImportClaims}).
  */
 public final class ImportHeaders {
   public static final String ID = "llmlat.import.id";
@@ -19,6 +19,7 @@ public final class ImportHeaders {
   public static final String FORMAT = "llmlat.import.format";
   public static final String OPTIONS = "llmlat.import.options";
   public static final String RUN = "llmlat.import.run";
+
   /** The run of records published before runs were named: all one run to the ingester. */
   static final String UNNAMED_RUN = "unnamed";
 
@@ -46,16 +47,20 @@ public final class ImportHeaders {
       return Optional.empty();
     }
     try {
-      return Optional.of(new ImportedFile(id, orEmpty(text(headers, FILE)), orEmpty(text(headers, FORMAT)),
-          orEmpty(text(headers, OPTIONS))));
+      return Optional.of(
+          new ImportedFile(
+              id,
+              orEmpty(text(headers, FILE)),
+              orEmpty(text(headers, FORMAT)),
+              orEmpty(text(headers, OPTIONS))));
     } catch (IllegalArgumentException notAnId) {
       return Optional.empty();
     }
   }
 
   /**
-   * The claimant for the records of an import (in the ingester's claims table): {@code kafka:<run>},
-   * every ingester storing the run's records holding the claim together.
+   * The claimant for the records of an import (in the ingester's claims table): {@code
+   * kafka:<run>}, every ingester storing the run's records holding the claim together.
    */
   public static String claimant(Headers headers) {
     String run = text(headers, RUN);

@@ -8,12 +8,15 @@ import java.time.Instant;
  * store's ledger, {@link Status#INGESTED} for a file imported to Kafka whose rows the ingester
  * stores (from its first batch on, without counts: its records may still be arriving).
  *
- * @param spans spans stored (for a store import: rows in {@code otel_traces}; through Kafka: every span published)
+ * @param spans spans stored (for a store import: rows in {@code otel_traces}; through Kafka: every
+ *     span published)
  * @param kernels rows in {@code gpu_kernels} (0 through Kafka, where the ingester splits them off)
  */
 public record ImportRecord(ImportedFile file, Status status, long spans, long kernels, Instant at) {
   public enum Status {
-    PENDING, DONE, INGESTED;
+    PENDING,
+    DONE,
+    INGESTED;
 
     public String text() {
       return name().toLowerCase(java.util.Locale.ROOT);

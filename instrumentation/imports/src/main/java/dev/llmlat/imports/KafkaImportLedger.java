@@ -55,14 +55,22 @@ final class KafkaImportLedger {
     return topic;
   }
 
-  /** Creates the ledger topic unless it exists: compacted (the latest record per import is all that counts), one partition. */
+  /**
+   * Creates the ledger topic unless it exists: compacted (the latest record per import is all that
+   * counts), one partition.
+   */
   void ensure() {
     try (Admin admin = kafkaClient.admin(bootstrap)) {
       if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
         return;
       }
-      admin.createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty())
-          .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, Optional.of(1), Optional.empty())
+                      .configs(Map.of("cleanup.policy", "compact"))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
         throw failure("cannot create the import ledger topic", e.getCause());
@@ -75,7 +83,9 @@ final class KafkaImportLedger {
     }
   }
 
-  /** The committed record of import {@code id}, if any: reads the whole (compacted, small) topic. */
+  /**
+   * The committed record of import {@code id}, if any: reads the whole (compacted, small) topic.
+   */
   Optional<ImportRecord> find(String id) {
     Map<String, Object> p = new HashMap<>();
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, "llmlat-import-ledger");
@@ -85,16 +95,20 @@ final class KafkaImportLedger {
     // an import counts once its transaction committed, never while it may still abort
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     ImportRecord found = null;
-    try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic, READ_LIMIT).stream()
-          .map(i -> new TopicPartition(topic, i.partition())).toList();
+    try (KafkaConsumer<String, byte[]> consumer =
+        new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic, READ_LIMIT).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions, READ_LIMIT);
       long deadline = System.nanoTime() + READ_LIMIT.toNanos();
       while (partitions.stream().anyMatch(tp -> consumer.position(tp, READ_LIMIT) < end.get(tp))) {
         if (System.nanoTime() > deadline) {
-          throw failure("could not read the import ledger within " + READ_LIMIT.toSeconds() + " s", null);
+          throw failure(
+              "could not read the import ledger within " + READ_LIMIT.toSeconds() + " s", null);
         }
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           if (id.equals(r.key()) && r.value() != null) {
@@ -138,13 +152,27 @@ final class KafkaImportLedger {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return new ImportRecord(new ImportedFile(p.getProperty("id"), p.getProperty("file", ""), p.getProperty("format", ""),
-        p.getProperty("options", "")), ImportRecord.Status.ofText(p.getProperty("status", "done")),
-        Long.parseLong(p.getProperty("spans", "0")), 0, Instant.parse(p.getProperty("at")));
+    return new ImportRecord(
+        new ImportedFile(
+            p.getProperty("id"),
+            p.getProperty("file", ""),
+            p.getProperty("format", ""),
+            p.getProperty("options", "")),
+        ImportRecord.Status.ofText(p.getProperty("status", "done")),
+        Long.parseLong(p.getProperty("spans", "0")),
+        0,
+        Instant.parse(p.getProperty("at")));
   }
 
   private IllegalStateException failure(String what, Throwable cause) {
-    return new IllegalStateException("Kafka at " + bootstrap + " (topic " + topic + "): " + what
-        + (cause == null ? "" : ": " + cause.getMessage()), cause);
+    return new IllegalStateException(
+        "Kafka at "
+            + bootstrap
+            + " (topic "
+            + topic
+            + "): "
+            + what
+            + (cause == null ? "" : ": " + cause.getMessage()),
+        cause);
   }
 }

@@ -1,15 +1,15 @@
 package dev.llmlat.imports;
 
-import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
+import dev.llmlat.otlpkafka.SpanBatch;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -29,13 +29,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * aborts the transaction a killed run left open (at once, not after the transaction timeout); the
  * same transaction writes the file's record to the ledger topic ({@link KafkaImportLedger}), read
  * after fencing, so a file whose spans were committed is seen as imported and is not sent twice.
- * The ingester's deduplication tokens name offset ranges, which a re-sent import would not share:
- * a second copy has to be stopped here.
+ * The ingester's deduplication tokens name offset ranges, which a re-sent import would not share: a
+ * second copy has to be stopped here.
  *
  * <p>Each record of a known file carries {@link ImportHeaders}: the ingester claims the file for
- * this run ((the ingester's {@code ImportClaims})) and stores its rows, tagged with the file's id, only while the
- * claim is the run's; an import of the same file straight into the store that claimed it first (or
- * a run that published it before) keeps it, and the ingester drops these records.
+ * this run ((the ingester's {@code ImportClaims})) and stores its rows, tagged with the file's id,
+ * only while the claim is the run's; an import of the same file straight into the store that
+ * claimed it first (or a run that published it before) keeps it, and the ingester drops these
+ * records.
  */
 public final class KafkaImportTarget implements ImportTarget {
   private final KafkaProducer<String, byte[]> producer;
@@ -45,13 +46,14 @@ public final class KafkaImportTarget implements ImportTarget {
   private final KafkaImportLedger ledger;
   private final Optional<ImportRecord> earlier;
   private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
-  private final Callback onSent = (meta, e) -> {
-    if (e != null) {
-      sendFailure.compareAndSet(null, e);
-    }
-  };
+  private final Callback onSent =
+      (meta, e) -> {
+        if (e != null) {
+          sendFailure.compareAndSet(null, e);
+        }
+      };
   private final org.apache.kafka.common.header.Headers headers; // null: an untracked import
-  private Consumer<ImportedFile> beforeCommit = file -> { };
+  private Consumer<ImportedFile> beforeCommit = file -> {};
   private boolean inTransaction;
   private boolean open = true;
   private long records;
@@ -66,15 +68,22 @@ public final class KafkaImportTarget implements ImportTarget {
     this(bootstrap, topic, kafkaClient, null);
   }
 
-  /** An import of {@code file}, checked against the ledger once earlier runs are fenced off ({@link #earlier()}). */
-  public KafkaImportTarget(String bootstrap, String topic, KafkaClientProperties kafkaClient, ImportedFile file) {
+  /**
+   * An import of {@code file}, checked against the ledger once earlier runs are fenced off ({@link
+   * #earlier()}).
+   */
+  public KafkaImportTarget(
+      String bootstrap, String topic, KafkaClientProperties kafkaClient, ImportedFile file) {
     this.bootstrap = bootstrap;
     this.topic = topic;
     this.file = file;
     this.ledger = file == null ? null : new KafkaImportLedger(bootstrap, topic, kafkaClient);
     // each run is its own claimant: a second publication of a stored file is not stored again
     this.headers = file == null ? null : ImportHeaders.of(file, UUID.randomUUID().toString());
-    this.producer = producer(kafkaClient, "llmlat-import-" + (file == null ? UUID.randomUUID().toString() : file.id()));
+    this.producer =
+        producer(
+            kafkaClient,
+            "llmlat-import-" + (file == null ? UUID.randomUUID().toString() : file.id()));
     try {
       // fences a live earlier run of this file and aborts what a killed one left open
       producer.initTransactions();
@@ -88,7 +97,8 @@ public final class KafkaImportTarget implements ImportTarget {
     }
   }
 
-  private KafkaProducer<String, byte[]> producer(KafkaClientProperties kafkaClient, String transactionalId) {
+  private KafkaProducer<String, byte[]> producer(
+      KafkaClientProperties kafkaClient, String transactionalId) {
     Map<String, Object> p = new HashMap<>();
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -103,7 +113,10 @@ public final class KafkaImportTarget implements ImportTarget {
     return new KafkaProducer<>(p, new StringSerializer(), new ByteArraySerializer());
   }
 
-  /** Runs {@code step} just before the file's transaction commits: a test orders an import's parties there. */
+  /**
+   * Runs {@code step} just before the file's transaction commits: a test orders an import's parties
+   * there.
+   */
   public void beforeCommit(Consumer<ImportedFile> step) {
     this.beforeCommit = step;
   }
@@ -118,7 +131,8 @@ public final class KafkaImportTarget implements ImportTarget {
     begin();
     try {
       for (int i = 0; i < batch.recordCount(); i++) {
-        producer.send(new ProducerRecord<>(topic, null, batch.traceId(i), batch.record(i), headers), onSent);
+        producer.send(
+            new ProducerRecord<>(topic, null, batch.traceId(i), batch.record(i), headers), onSent);
       }
     } catch (KafkaException e) {
       throw failure("could not send span records", e); // e.g. no broker within max.block.ms
@@ -145,7 +159,8 @@ public final class KafkaImportTarget implements ImportTarget {
     try {
       if (ledger != null) {
         Instant at = Instant.now();
-        producer.send(ledger.record(new ImportRecord(file, ImportRecord.Status.DONE, spans, 0, at)), onSent);
+        producer.send(
+            ledger.record(new ImportRecord(file, ImportRecord.Status.DONE, spans, 0, at)), onSent);
       }
       producer.flush();
       failIfSendFailed();
@@ -167,7 +182,8 @@ public final class KafkaImportTarget implements ImportTarget {
   private void failIfSendFailed() {
     Exception e = sendFailure.get();
     if (e != null) {
-      throw failure("Kafka refused a span record", e instanceof KafkaException k ? k : new KafkaException(e));
+      throw failure(
+          "Kafka refused a span record", e instanceof KafkaException k ? k : new KafkaException(e));
     }
   }
 
@@ -197,7 +213,8 @@ public final class KafkaImportTarget implements ImportTarget {
       abort();
     } catch (RuntimeException e) {
       // The broker is away (or a later run fenced this one): its transaction coordinator aborts the
-      // transaction, and read-committed consumers (the ingester) never see it. The error that got us here is the news.
+      // transaction, and read-committed consumers (the ingester) never see it. The error that got
+      // us here is the news.
     } finally {
       producer.close(Duration.ZERO);
     }
@@ -205,10 +222,13 @@ public final class KafkaImportTarget implements ImportTarget {
 
   /** Kafka's own exceptions name neither the cluster nor the topic: a message that does. */
   private IllegalStateException failure(String what, KafkaException e) {
-    String why = e instanceof ProducerFencedException || e instanceof InvalidProducerEpochException
-        || e.getCause() instanceof ProducerFencedException
-        ? "another run importing the same file took over (it publishes the file; this run published nothing)"
-        : e.getMessage();
-    return new IllegalStateException("Kafka at " + bootstrap + " (topic " + topic + "): " + what + ": " + why, e);
+    String why =
+        e instanceof ProducerFencedException
+                || e instanceof InvalidProducerEpochException
+                || e.getCause() instanceof ProducerFencedException
+            ? "another run importing the same file took over (it publishes the file; this run published nothing)"
+            : e.getMessage();
+    return new IllegalStateException(
+        "Kafka at " + bootstrap + " (topic " + topic + "): " + what + ": " + why, e);
   }
 }

@@ -19,15 +19,20 @@ import java.util.zip.ZipException;
 public final class InputFiles {
   private InputFiles() {}
 
-  /** The file, decompressed when it is gzip, reporting {@code base + bytes read} of {@code total} about every MiB. */
-  public static InputStream open(Path file, ReadProgress progress, long base, long total) throws IOException {
+  /**
+   * The file, decompressed when it is gzip, reporting {@code base + bytes read} of {@code total}
+   * about every MiB.
+   */
+  public static InputStream open(Path file, ReadProgress progress, long base, long total)
+      throws IOException {
     checkReadable(file);
     if (Files.size(file) == 0) {
       throw new InvalidOtlpJsonException(file, "empty file");
     }
     boolean gzip = isGzip(file);
-    InputStream raw = new Counting(new BufferedInputStream(Files.newInputStream(file), 1 << 16), progress, base,
-        total);
+    InputStream raw =
+        new Counting(
+            new BufferedInputStream(Files.newInputStream(file), 1 << 16), progress, base, total);
     try {
       return gzip ? new GZIPInputStream(raw, 1 << 16) : raw;
     } catch (IOException e) {
@@ -58,15 +63,24 @@ public final class InputFiles {
       throw new InvalidOtlpJsonException(file, "is a directory, not an export file");
     }
     if (Files.exists(file)) {
-      throw new InvalidOtlpJsonException(file, "is " + kind(file) + ", not a regular file: an import reads the file"
-          + " twice (checks it, then imports it), so save the export to a file first");
+      throw new InvalidOtlpJsonException(
+          file,
+          "is "
+              + kind(file)
+              + ", not a regular file: an import reads the file"
+              + " twice (checks it, then imports it), so save the export to a file first");
     }
     Path dir = file.toAbsolutePath().getParent();
-    throw new InvalidOtlpJsonException(file, dir != null && !Files.isDirectory(dir) ? "no such file (directory " + dir
-        + " does not exist)" : "no such file");
+    throw new InvalidOtlpJsonException(
+        file,
+        dir != null && !Files.isDirectory(dir)
+            ? "no such file (directory " + dir + " does not exist)"
+            : "no such file");
   }
 
-  /** A read failure as the file's problem in words: truncated gzip, malformed JSON, or unreadable. */
+  /**
+   * A read failure as the file's problem in words: truncated gzip, malformed JSON, or unreadable.
+   */
   public static InvalidOtlpJsonException invalid(Path file, IOException e) {
     if (e instanceof InvalidOtlpJsonException) {
       return (InvalidOtlpJsonException) e;
@@ -95,7 +109,10 @@ public final class InputFiles {
         default:
           break;
       }
-    } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+    } catch (IOException
+        | UnsupportedOperationException
+        | IllegalArgumentException
+        | ClassCastException e) {
       // no unix view: say it plainly
     }
     return "a special file";

@@ -20,23 +20,23 @@ import java.util.function.Consumer;
 
 /**
  * Reads an OTLP/JSON file (the Collector's file exporter, the OTLP/HTTP JSON encoding; plain or
- * gzip) as OTLP protobuf: consecutive root objects, one {@code ExportTraceServiceRequest} per line or
- * one document. JSON as the OTLP spec writes it: trace and span ids in hex, enums as names or
- * integers, 64-bit integers as numbers or strings, lowerCamelCase keys (snake_case accepted); unknown
- * fields are skipped, and every OTLP trace field is read.
+ * gzip) as OTLP protobuf: consecutive root objects, one {@code ExportTraceServiceRequest} per line
+ * or one document. JSON as the OTLP spec writes it: trace and span ids in hex, enums as names or
+ * integers, 64-bit integers as numbers or strings, lowerCamelCase keys (snake_case accepted);
+ * unknown fields are skipped, and every OTLP trace field is read.
  *
- * <p>Streams: {@code resourceSpans[].scopeSpans[].spans[]} are walked with a streaming parser and each
- * span is built and handed over alone with its {@link ScopeGroup}, so a file holding one huge request
- * takes memory per span, not per file. Where a file puts a resource or scope (or their {@code
- * schemaUrl}, as the Collector does) after its spans, the first read notes them and later reads by
- * the same reader know them before the first span; a two-pass import (check, then emit) reads with
- * one reader.
+ * <p>Streams: {@code resourceSpans[].scopeSpans[].spans[]} are walked with a streaming parser and
+ * each span is built and handed over alone with its {@link ScopeGroup}, so a file holding one huge
+ * request takes memory per span, not per file. Where a file puts a resource or scope (or their
+ * {@code schemaUrl}, as the Collector does) after its spans, the first read notes them and later
+ * reads by the same reader know them before the first span; a two-pass import (check, then emit)
+ * reads with one reader.
  *
  * <p>Every value is checked as it is read, and a bad one fails the file with an {@link
  * InvalidOtlpJsonException} naming the request, the span (position, name, line) and the field: ids
- * that are no hex of the right length, all-zero or missing trace and span ids, integers out of their
- * field's range, times past 2262 (a long's Unix ns), a start that is missing or 0, an end before the
- * start, a GPU device or stream id that does not fit the store's {@code gpu_kernels}.
+ * that are no hex of the right length, all-zero or missing trace and span ids, integers out of
+ * their field's range, times past 2262 (a long's Unix ns), a start that is missing or 0, an end
+ * before the start, a GPU device or stream id that does not fit the store's {@code gpu_kernels}.
  *
  * <pre>{@code
  * List<ExportTraceServiceRequest> requests = new ArrayList<>();
@@ -47,12 +47,14 @@ import java.util.function.Consumer;
  */
 public final class OtlpJsonReader {
   private final Path file;
+
   /**
    * Resources and scopes (with their schemaUrl) that came after spans of theirs, by position
-   * ({@code request/resource} or {@code request/resource/scope}): recorded by the first read, used by
-   * the later ones. Only these are kept, so memory stays small for files that put them first.
+   * ({@code request/resource} or {@code request/resource/scope}): recorded by the first read, used
+   * by the later ones. Only these are kept, so memory stays small for files that put them first.
    */
   private final Map<String, Object[]> late = new HashMap<>();
+
   private boolean scanned;
 
   public OtlpJsonReader(Path file) {
@@ -63,8 +65,12 @@ public final class OtlpJsonReader {
     return file;
   }
 
-  /** Reads the file whole, handing over each request (root object) as it ends: for small files and tests. */
-  public long readRequests(Consumer<ExportTraceServiceRequest> requests) throws InvalidOtlpJsonException {
+  /**
+   * Reads the file whole, handing over each request (root object) as it ends: for small files and
+   * tests.
+   */
+  public long readRequests(Consumer<ExportTraceServiceRequest> requests)
+      throws InvalidOtlpJsonException {
     return read(ReadProgress.NONE, 0, 0, new RequestCollector(requests));
   }
 
@@ -76,41 +82,51 @@ public final class OtlpJsonReader {
   /**
    * Reads the spans regrouped into requests of at most {@code batchSize} spans, each span under its
    * own resource and scope; a request of the file ends a batch, so small requests stay one each. A
-   * batch is handed over before the resource or scope that a file puts after its spans can have been
-   * read, so a reader that has not read the file yet reads it once first (without progress) to learn
-   * them; a caller that checks the file with {@link #read} first, as a two-pass import does, pays
-   * nothing more.
+   * batch is handed over before the resource or scope that a file puts after its spans can have
+   * been read, so a reader that has not read the file yet reads it once first (without progress) to
+   * learn them; a caller that checks the file with {@link #read} first, as a two-pass import does,
+   * pays nothing more.
    *
    * @return how many requests (root objects) the file holds
    */
-  public long readBatches(int batchSize, ReadProgress progress, long base, long total,
-      Consumer<ExportTraceServiceRequest> batches) throws InvalidOtlpJsonException {
+  public long readBatches(
+      int batchSize,
+      ReadProgress progress,
+      long base,
+      long total,
+      Consumer<ExportTraceServiceRequest> batches)
+      throws InvalidOtlpJsonException {
     Batcher batcher = new Batcher(batchSize, batches);
     if (!scanned) {
-      read((group, span, where) -> { });
+      read((group, span, where) -> {});
     }
-    return read(progress, base, total, new SpanVisitor() {
-      @Override
-      public void span(ScopeGroup group, Span span, SpanPosition where) {
-        batcher.add(group, span);
-      }
+    return read(
+        progress,
+        base,
+        total,
+        new SpanVisitor() {
+          @Override
+          public void span(ScopeGroup group, Span span, SpanPosition where) {
+            batcher.add(group, span);
+          }
 
-      @Override
-      public void endRequest() {
-        batcher.flush();
-      }
-    });
+          @Override
+          public void endRequest() {
+            batcher.flush();
+          }
+        });
   }
 
   /**
    * Reads consecutive root objects, handing over each span with its resource and scope.
    *
-   * @param progress told {@code base + bytes read} of {@code total}: a caller reading the file twice
-   *     reports one bar over both reads (0 and 2 × size, then size and 2 × size)
+   * @param progress told {@code base + bytes read} of {@code total}: a caller reading the file
+   *     twice reports one bar over both reads (0 and 2 × size, then size and 2 × size)
    * @return how many root objects (requests) there were
    * @throws InvalidOtlpJsonException at the first problem; spans before it were handed over
    */
-  public long read(ReadProgress progress, long base, long total, SpanVisitor visitor) throws InvalidOtlpJsonException {
+  public long read(ReadProgress progress, long base, long total, SpanVisitor visitor)
+      throws InvalidOtlpJsonException {
     boolean record = !scanned;
     long n = 0;
     SpanPosition w = new SpanPosition();
@@ -120,12 +136,18 @@ public final class OtlpJsonReader {
         w.request = n + 1;
         w.requestLine = p.currentTokenLocation().getLineNr();
         if (t != JsonToken.START_OBJECT) {
-          throw new InvalidOtlpJsonException(file, "OTLP/JSON request " + w.request + " is not an object (line "
-              + w.requestLine + ")");
+          throw new InvalidOtlpJsonException(
+              file,
+              "OTLP/JSON request " + w.request + " is not an object (line " + w.requestLine + ")");
         }
         if (readRequest(p, w, visitor, record) == 0) {
-          throw new InvalidOtlpJsonException(file, "OTLP/JSON request " + w.request + " has no resourceSpans (line "
-              + w.requestLine + ")");
+          throw new InvalidOtlpJsonException(
+              file,
+              "OTLP/JSON request "
+                  + w.request
+                  + " has no resourceSpans (line "
+                  + w.requestLine
+                  + ")");
         }
         visitor.endRequest();
         n++;
@@ -145,19 +167,23 @@ public final class OtlpJsonReader {
   }
 
   /** Reads one root object; returns how many resourceSpans it had. */
-  private int readRequest(JsonParser p, SpanPosition w, SpanVisitor visitor, boolean record) throws IOException {
+  private int readRequest(JsonParser p, SpanPosition w, SpanVisitor visitor, boolean record)
+      throws IOException {
     int resources = 0;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       JsonToken t = p.nextToken();
-      if (t != JsonToken.VALUE_NULL && (name.equals("resourceSpans") || name.equals("resource_spans"))) {
+      if (t != JsonToken.VALUE_NULL
+          && (name.equals("resourceSpans") || name.equals("resource_spans"))) {
         if (t != JsonToken.START_ARRAY) {
           throw bad(w.at(name), "should be an array (line " + line(p) + ")");
         }
         while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
           w.resource = resources++;
           if (t != JsonToken.START_OBJECT) {
-            throw bad(w.at("resourceSpans[" + w.resource + "]"), "should be an object (line " + line(p) + ")");
+            throw bad(
+                w.at("resourceSpans[" + w.resource + "]"),
+                "should be an object (line " + line(p) + ")");
           }
           readResourceSpans(p, w, visitor, record);
         }
@@ -188,18 +214,25 @@ public final class OtlpJsonReader {
       }
       switch (name) {
         case "resource":
-          g.resource((Resource) message(p, Resource.newBuilder(), w, "resourceSpans[" + w.resource + "].resource"));
+          g.resource(
+              (Resource)
+                  message(
+                      p, Resource.newBuilder(), w, "resourceSpans[" + w.resource + "].resource"));
           lateFields |= spansSeen;
           break;
         case "scopeSpans":
         case "scope_spans":
           if (t != JsonToken.START_ARRAY) {
-            throw bad(w.at("resourceSpans[" + w.resource + "]." + name), "should be an array (line " + line(p) + ")");
+            throw bad(
+                w.at("resourceSpans[" + w.resource + "]." + name),
+                "should be an array (line " + line(p) + ")");
           }
           while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
             w.scope = scopes++;
             if (t != JsonToken.START_OBJECT) {
-              throw bad(w.at("resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "]"), "should be an object");
+              throw bad(
+                  w.at("resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "]"),
+                  "should be an object");
             }
             spansSeen |= readScopeSpans(p, w, g, visitor, record);
           }
@@ -219,8 +252,9 @@ public final class OtlpJsonReader {
   }
 
   /** Reads one scopeSpans object; returns whether it held spans. */
-  private boolean readScopeSpans(JsonParser p, SpanPosition w, ResourceGroup resource, SpanVisitor visitor,
-      boolean record) throws IOException {
+  private boolean readScopeSpans(
+      JsonParser p, SpanPosition w, ResourceGroup resource, SpanVisitor visitor, boolean record)
+      throws IOException {
     ScopeGroup g = new ScopeGroup(resource);
     String key = late.isEmpty() && !record ? null : w.request + "/" + w.resource + "/" + w.scope;
     Object[] known = record || key == null ? null : late.get(key);
@@ -238,32 +272,41 @@ public final class OtlpJsonReader {
       }
       switch (name) {
         case "scope":
-          g.scope((InstrumentationScope) message(p, InstrumentationScope.newBuilder(), w,
-              "resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "].scope"));
+          g.scope(
+              (InstrumentationScope)
+                  message(
+                      p,
+                      InstrumentationScope.newBuilder(),
+                      w,
+                      "resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "].scope"));
           lateFields |= spansSeen;
           break;
-        case "spans": {
-          if (t != JsonToken.START_ARRAY) {
-            throw bad(w.at("resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "].spans"),
-                "should be an array (line " + line(p) + ")");
-          }
-          int spans = 0;
-          while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            w.span = spans++;
-            w.spanLine = line(p);
-            w.spanName = null;
-            if (t != JsonToken.START_OBJECT) {
-              throw bad(w.describe(), "should be an object");
+        case "spans":
+          {
+            if (t != JsonToken.START_ARRAY) {
+              throw bad(
+                  w.at("resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "].spans"),
+                  "should be an array (line " + line(p) + ")");
             }
-            Span span = readSpan(p, w);
-            visitor.span(g, span, w);
-            spansSeen = true;
+            int spans = 0;
+            while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+              w.span = spans++;
+              w.spanLine = line(p);
+              w.spanName = null;
+              if (t != JsonToken.START_OBJECT) {
+                throw bad(w.describe(), "should be an object");
+              }
+              Span span = readSpan(p, w);
+              visitor.span(g, span, w);
+              spansSeen = true;
+            }
+            break;
           }
-          break;
-        }
         case "schemaUrl":
         case "schema_url":
-          g.schemaUrl(string(p, w, "resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "]." + name));
+          g.schemaUrl(
+              string(
+                  p, w, "resourceSpans[" + w.resource + "].scopeSpans[" + w.scope + "]." + name));
           lateFields |= spansSeen;
           break;
         default:
@@ -283,7 +326,8 @@ public final class OtlpJsonReader {
     return p.getText();
   }
 
-  private Message message(JsonParser p, Message.Builder b, SpanPosition w, String path) throws IOException {
+  private Message message(JsonParser p, Message.Builder b, SpanPosition w, String path)
+      throws IOException {
     if (p.currentToken() != JsonToken.START_OBJECT) {
       throw bad(w.at(path), "should be an object (line " + line(p) + ")");
     }
@@ -316,8 +360,9 @@ public final class OtlpJsonReader {
   }
 
   /**
-   * After a bad value inside a span: the span's name if it comes later in the object (the name makes
-   * the message findable), read by skipping to the span's own fields. Null when there is none.
+   * After a bad value inside a span: the span's name if it comes later in the object (the name
+   * makes the message findable), read by skipping to the span's own fields. Null when there is
+   * none.
    */
   private static String nameAfterProblem(JsonParser p, JsonStreamContext span) {
     try {

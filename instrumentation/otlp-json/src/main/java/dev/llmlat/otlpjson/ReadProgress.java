@@ -6,7 +6,7 @@ package dev.llmlat.otlpjson;
  */
 @FunctionalInterface
 public interface ReadProgress {
-  ReadProgress NONE = (done, total) -> { };
+  ReadProgress NONE = (done, total) -> {};
 
   void update(long done, long total);
 }

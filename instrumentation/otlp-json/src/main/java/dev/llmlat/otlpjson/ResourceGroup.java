@@ -4,8 +4,8 @@ import io.opentelemetry.proto.resource.v1.Resource;
 
 /**
  * The resource a run of spans shares: one per {@code resourceSpans} object, the same instance for
- * all its spans. A resource (or schemaUrl) the file puts after its spans is known here by the end of
- * its request, and from the first span on in later reads by the same {@link OtlpJsonReader}.
+ * all its spans. A resource (or schemaUrl) the file puts after its spans is known here by the end
+ * of its request, and from the first span on in later reads by the same {@link OtlpJsonReader}.
  */
 public final class ResourceGroup {
   private Resource resource = Resource.getDefaultInstance();

@@ -9,14 +9,15 @@ import io.opentelemetry.proto.trace.v1.Span;
 /**
  * Whether an OTLP span is usable, one rule for every way spans arrive (files, Kafka records): the
  * ids and times every reader of the store relies on (times are unsigned in OTLP: past 2^63, the
- * year 2262, they would wrap in the store's Int64 columns),
- * and GPU device and stream ids that fit {@code gpu_kernels}
- * (schemas/clickhouse/0002_gpu_kernels.sql), whose Device and Stream columns are narrower than
- * OTLP's int64; ClickHouse would wrap a value outside (device 70000 stored as 4464), so it is refused.
+ * year 2262, they would wrap in the store's Int64 columns), and GPU device and stream ids that fit
+ * {@code gpu_kernels} (schemas/clickhouse/0002_gpu_kernels.sql), whose Device and Stream columns
+ * are narrower than OTLP's int64; ClickHouse would wrap a value outside (device 70000 stored as
+ * 4464), so it is refused.
  */
 public final class SpanCheck {
   /** {@code gpu_kernels.Device UInt16}. */
   static final long DEVICE_MAX = 0xFFFF;
+
   /** {@code gpu_kernels.Stream UInt32}; also OTLP's uint32 fields. */
   public static final long UINT32_MAX = 0xFFFF_FFFFL;
 
@@ -57,18 +58,34 @@ public final class SpanCheck {
       return "endTimeUnixNano is missing or 0 (startTimeUnixNano " + start + ")";
     }
     if (end < start) {
-      return "endTimeUnixNano " + end + " is before startTimeUnixNano " + start + " (by " + (start - end) + " ns)";
+      return "endTimeUnixNano "
+          + end
+          + " is before startTimeUnixNano "
+          + start
+          + " (by "
+          + (start - end)
+          + " ns)";
     }
     for (int i = 0; i < s.getAttributesCount(); i++) {
       KeyValue kv = s.getAttributes(i);
       if (kv.getValue().getValueCase() == AnyValue.ValueCase.INT_VALUE) {
         long v = kv.getValue().getIntValue();
         if (kv.getKey().equals(LlmlatAttributes.GPU_DEVICE) && (v & ~DEVICE_MAX) != 0) {
-          return "attributes[" + i + "] " + LlmlatAttributes.GPU_DEVICE + ": " + v
+          return "attributes["
+              + i
+              + "] "
+              + LlmlatAttributes.GPU_DEVICE
+              + ": "
+              + v
               + " does not fit gpu_kernels.Device (UInt16: 0 to 65535)";
         }
         if (kv.getKey().equals(LlmlatAttributes.GPU_STREAM) && (v & ~UINT32_MAX) != 0) {
-          return "attributes[" + i + "] " + LlmlatAttributes.GPU_STREAM + ": " + v
+          return "attributes["
+              + i
+              + "] "
+              + LlmlatAttributes.GPU_STREAM
+              + ": "
+              + v
               + " does not fit gpu_kernels.Stream (UInt32: 0 to 4294967295)";
         }
       }

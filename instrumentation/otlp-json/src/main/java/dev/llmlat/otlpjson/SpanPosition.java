@@ -2,8 +2,8 @@ package dev.llmlat.otlpjson;
 
 /**
  * Where a span is in the file: its request (root object) and the request's line, its indexes under
- * {@code resourceSpans[].scopeSpans[].spans[]}, its name and line. Valid during a
- * {@link SpanVisitor} call only: the reader moves it on to the next span.
+ * {@code resourceSpans[].scopeSpans[].spans[]}, its name and line. Valid during a {@link
+ * SpanVisitor} call only: the reader moves it on to the next span.
  */
 public final class SpanPosition {
   long request;
@@ -18,9 +18,21 @@ public final class SpanPosition {
 
   /** {@code request 2 (line 2), resourceSpans[0].scopeSpans[0].spans[5] 'GET /x' (line 2)}. */
   public String describe() {
-    return "request " + request + " (line " + requestLine + "), resourceSpans[" + resource + "].scopeSpans[" + scope
-        + "].spans[" + span + "]" + (spanName == null || spanName.isEmpty() ? "" : " '" + spanName + "'")
-        + " (line " + spanLine + ")";
+    return "request "
+        + request
+        + " (line "
+        + requestLine
+        + "), resourceSpans["
+        + resource
+        + "].scopeSpans["
+        + scope
+        + "].spans["
+        + span
+        + "]"
+        + (spanName == null || spanName.isEmpty() ? "" : " '" + spanName + "'")
+        + " (line "
+        + spanLine
+        + ")";
   }
 
   /** {@code path} in the current request: {@code request 2 (line 2), resourceSpans[0].resource}. */

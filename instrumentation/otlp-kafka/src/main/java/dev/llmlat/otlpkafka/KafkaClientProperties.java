@@ -22,10 +22,20 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * @param source where they came from, for messages (null: none given)
  */
 public record KafkaClientProperties(Map<String, String> values, Path source) {
-  /** Keys llmlat sets itself because correctness depends on them (offsets, transactions, serdes). */
-  private static final Set<String> OWNED = Set.of(
-      "bootstrap.servers", "group.id", "enable.auto.commit", "isolation.level", "transactional.id",
-      "key.serializer", "value.serializer", "key.deserializer", "value.deserializer");
+  /**
+   * Keys llmlat sets itself because correctness depends on them (offsets, transactions, serdes).
+   */
+  private static final Set<String> OWNED =
+      Set.of(
+          "bootstrap.servers",
+          "group.id",
+          "enable.auto.commit",
+          "isolation.level",
+          "transactional.id",
+          "key.serializer",
+          "value.serializer",
+          "key.deserializer",
+          "value.deserializer");
 
   public KafkaClientProperties {
     values = Map.copyOf(values);
@@ -37,8 +47,12 @@ public record KafkaClientProperties(Map<String, String> values, Path source) {
   /** Refuses a key llmlat sets itself, naming where it came from (null: given in code). */
   public static void requireNotOwned(String key, Path source) {
     if (OWNED.contains(key)) {
-      throw new IllegalArgumentException("Kafka client settings " + (source == null ? "" : source + " ") + "must not set "
-          + key + ": llmlat sets it (bootstrap servers: --kafka / LLMLAT_KAFKA)");
+      throw new IllegalArgumentException(
+          "Kafka client settings "
+              + (source == null ? "" : source + " ")
+              + "must not set "
+              + key
+              + ": llmlat sets it (bootstrap servers: --kafka / LLMLAT_KAFKA)");
     }
   }
 
@@ -50,22 +64,28 @@ public record KafkaClientProperties(Map<String, String> values, Path source) {
   /** Reads a Java properties file; an unreadable or malformed file is named in the message. */
   public static KafkaClientProperties load(Path file) {
     if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
-      throw new IllegalArgumentException("Kafka client settings file " + file + " is not a readable file");
+      throw new IllegalArgumentException(
+          "Kafka client settings file " + file + " is not a readable file");
     }
     Properties p = new Properties();
     try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       p.load(in);
     } catch (IOException | IllegalArgumentException e) {
       // the message of a malformed escape never quotes the file's text
-      throw new IllegalArgumentException("Kafka client settings file " + file + " cannot be read as Java properties: "
-          + e.getClass().getSimpleName());
+      throw new IllegalArgumentException(
+          "Kafka client settings file "
+              + file
+              + " cannot be read as Java properties: "
+              + e.getClass().getSimpleName());
     }
     Map<String, String> values = new TreeMap<>();
     p.stringPropertyNames().forEach(k -> values.put(k.strip(), p.getProperty(k).strip()));
     return new KafkaClientProperties(values, file);
   }
 
-  /** {@code config} with these settings put over it (llmlat's defaults stay where not overridden). */
+  /**
+   * {@code config} with these settings put over it (llmlat's defaults stay where not overridden).
+   */
   public Map<String, Object> applyTo(Map<String, Object> config) {
     config.putAll(values);
     return config;
@@ -91,6 +111,12 @@ public record KafkaClientProperties(Map<String, String> values, Path source) {
       return "default Kafka client settings";
     }
     // keys only: sasl.jaas.config, ssl.*.password and friends hold secrets
-    return "Kafka client settings from " + source + " (" + securityProtocol() + "; keys " + new TreeMap<>(values).keySet() + ")";
+    return "Kafka client settings from "
+        + source
+        + " ("
+        + securityProtocol()
+        + "; keys "
+        + new TreeMap<>(values).keySet()
+        + ")";
   }
 }

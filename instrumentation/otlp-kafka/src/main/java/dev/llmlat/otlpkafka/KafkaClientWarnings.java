@@ -10,18 +10,24 @@ import java.util.regex.Pattern;
 
 /**
  * Holds back the Kafka clients' repeated warnings on standard error while a command runs. The
- * clients log through slf4j (slf4j-simple looks {@code System.err} up for every line), and with
- * the broker gone each producer, consumer and admin client warns on every reconnect: hundreds of
- * lines a minute that hide the one that says what is wrong. The first line of each kind passes
- * (with its stack trace); the rest are counted and said as one line per kind every {@code
- * interval} and at {@link #close()}.
+ * clients log through slf4j (slf4j-simple looks {@code System.err} up for every line), and with the
+ * broker gone each producer, consumer and admin client warns on every reconnect: hundreds of lines
+ * a minute that hide the one that says what is wrong. The first line of each kind passes (with its
+ * stack trace); the rest are counted and said as one line per kind every {@code interval} and at
+ * {@link #close()}.
  */
 public final class KafkaClientWarnings implements AutoCloseable {
-  /** slf4j-simple's layout of a Kafka client's warning: "... WARN NetworkClient - [Producer clientId=x] message". */
+  /**
+   * slf4j-simple's layout of a Kafka client's warning: "... WARN NetworkClient - [Producer
+   * clientId=x] message".
+   */
   private static final Pattern WARNING =
-      Pattern.compile("\\bWARN\\s+\\S+ - \\[(?:Producer|Consumer|AdminClient|Share ?Consumer)[^\\]]*clientId=[^\\]]*\\] (.*)");
-  private static final Pattern CONTINUATION = Pattern.compile(
-      "^(\\s+at |\\s+\\.\\.\\. \\d+ more|Caused by: |\\s+Suppressed: |[\\w.$]+(?:Exception|Error)(?::|$))");
+      Pattern.compile(
+          "\\bWARN\\s+\\S+ - \\[(?:Producer|Consumer|AdminClient|Share ?Consumer)[^\\]]*clientId=[^\\]]*\\] (.*)");
+
+  private static final Pattern CONTINUATION =
+      Pattern.compile(
+          "^(\\s+at |\\s+\\.\\.\\. \\d+ more|Caused by: |\\s+Suppressed: |[\\w.$]+(?:Exception|Error)(?::|$))");
 
   private final PrintStream target;
   private final PrintStream previous;
@@ -53,7 +59,9 @@ public final class KafkaClientWarnings implements AutoCloseable {
     return new KafkaClientWarnings(target, null, interval);
   }
 
-  /** The stream to write to: lines go on to the target unless they repeat a Kafka client's warning. */
+  /**
+   * The stream to write to: lines go on to the target unless they repeat a Kafka client's warning.
+   */
   public PrintStream stream() {
     return filter;
   }
@@ -89,7 +97,10 @@ public final class KafkaClientWarnings implements AutoCloseable {
     target.flush();
   }
 
-  /** Says what was held back, and puts the previous {@code System.err} back if this installed itself. */
+  /**
+   * Says what was held back, and puts the previous {@code System.err} back if this installed
+   * itself.
+   */
   @Override
   public void close() {
     filter.flush();
@@ -124,7 +135,8 @@ public final class KafkaClientWarnings implements AutoCloseable {
       }
     }
 
-    // PrintStream flushes between a line's text and its newline: a part of a line waits for the rest
+    // PrintStream flushes between a line's text and its newline: a part of a line waits for the
+    // rest
     @Override
     public void flush() {
       target.flush();

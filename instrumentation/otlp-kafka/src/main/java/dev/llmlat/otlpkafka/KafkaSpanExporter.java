@@ -12,14 +12,14 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Writes spans to Kafka as the OpenTelemetry Collector's kafka exporter does with
- * {@code encoding: otlp_proto} and {@code partition_traces_by_id: true}: one
- * {@code ExportTraceServiceRequest} per trace, keyed by the trace id (32 lowercase hex).
+ * Writes spans to Kafka as the OpenTelemetry Collector's kafka exporter does with {@code encoding:
+ * otlp_proto} and {@code partition_traces_by_id: true}: one {@code ExportTraceServiceRequest} per
+ * trace, keyed by the trace id (32 lowercase hex).
  *
  * <p>{@link #export} only splits the batch by trace and enqueues it; it never waits for Kafka. A
  * single sender thread encodes and hands records to the Kafka producer. When the queue is full the
- * trace is dropped and counted ({@link #stats()}, periodic log lines, and the
- * {@code llmlat.exporter.kafka.*} metrics).
+ * trace is dropped and counted ({@link #stats()}, periodic log lines, and the {@code
+ * llmlat.exporter.kafka.*} metrics).
  */
 public final class KafkaSpanExporter implements SpanExporter {
   private static final List<KafkaSpanExporter> LIVE = new CopyOnWriteArrayList<>();

@@ -7,7 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
-/** Builds a {@link KafkaSpanExporter}. Defaults suit an agent inside a latency-sensitive gateway. */
+/**
+ * Builds a {@link KafkaSpanExporter}. Defaults suit an agent inside a latency-sensitive gateway.
+ */
 public final class KafkaSpanExporterBuilder {
   public static final String DEFAULT_TOPIC = LlmlatTopics.SPANS;
   public static final String DEFAULT_BOOTSTRAP_SERVERS = "localhost:9092";
@@ -64,7 +66,8 @@ public final class KafkaSpanExporterBuilder {
    */
   public KafkaSpanExporterBuilder setCompression(String compression) {
     if (!java.util.List.of("none", "gzip", "snappy", "lz4", "zstd").contains(compression)) {
-      throw new IllegalArgumentException("compression must be none, gzip, snappy, lz4 or zstd, got " + compression);
+      throw new IllegalArgumentException(
+          "compression must be none, gzip, snappy, lz4 or zstd, got " + compression);
     }
     this.compression = compression;
     return this;

@@ -23,7 +23,9 @@ public final class KafkaSpanExporterMetrics {
         .setDescription("Spans in records the Kafka broker acknowledged")
         .setUnit("{span}")
         .buildWithCallback(
-            m -> m.record(KafkaSpanExporter.live().stream().mapToLong(e -> e.stats().spansSent()).sum()));
+            m ->
+                m.record(
+                    KafkaSpanExporter.live().stream().mapToLong(e -> e.stats().spansSent()).sum()));
     meter
         .counterBuilder("llmlat.exporter.kafka.spans.dropped")
         .setDescription("Spans the Kafka exporter dropped, by reason")
@@ -45,6 +47,8 @@ public final class KafkaSpanExporterMetrics {
         .setDescription("Traces waiting for the Kafka exporter's sender")
         .setUnit("{trace}")
         .buildWithCallback(
-            m -> m.record(KafkaSpanExporter.live().stream().mapToLong(e -> e.stats().queued()).sum()));
+            m ->
+                m.record(
+                    KafkaSpanExporter.live().stream().mapToLong(e -> e.stats().queued()).sum()));
   }
 }

@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * Failures counted by kind, so that a storm of one failure (a broker gone: every record, every
- * reconnect of every client) is said once in full and then as one line with a count. A kind is
- * the message with its numbers blanked: "node 1 (/127.0.0.1:9092)" and "node -1 (...)" are one.
+ * reconnect of every client) is said once in full and then as one line with a count. A kind is the
+ * message with its numbers blanked: "node 1 (/127.0.0.1:9092)" and "node -1 (...)" are one.
  */
 public final class RepeatedFailures {
   /** Kinds remembered at most; past that, new kinds are counted under the last one seen. */
@@ -26,7 +26,10 @@ public final class RepeatedFailures {
     this.noun = noun;
   }
 
-  /** Records one failure; true when it is the first of its kind (say it in full), false when only counted. */
+  /**
+   * Records one failure; true when it is the first of its kind (say it in full), false when only
+   * counted.
+   */
   public synchronized boolean record(String message) {
     String kind = kind(message);
     if (!firstOfKind.containsKey(kind) && firstOfKind.size() >= MAX_KINDS) {
@@ -46,7 +49,10 @@ public final class RepeatedFailures {
     return counts.getOrDefault(kind(message), 0L);
   }
 
-  /** " (…and 143 more send failures like it)" for {@code message}'s kind, or "" when it was the only one. */
+  /**
+   * " (…and 143 more send failures like it)" for {@code message}'s kind, or "" when it was the only
+   * one.
+   */
   public synchronized String andMore(String message) {
     long more = count(message) - 1;
     return more > 0 ? " (…and " + more + " more " + noun + " like it)" : "";
@@ -58,7 +64,9 @@ public final class RepeatedFailures {
    */
   public synchronized List<String> drainSummary() {
     List<String> lines = new ArrayList<>();
-    heldBack.forEach((kind, n) -> lines.add("…and " + n + " more " + noun + " like it (" + firstOfKind.get(kind) + ")"));
+    heldBack.forEach(
+        (kind, n) ->
+            lines.add("…and " + n + " more " + noun + " like it (" + firstOfKind.get(kind) + ")"));
     heldBack.clear();
     return lines;
   }

@@ -40,12 +40,16 @@ public final class SpanBatch {
    */
   public static SpanBatch ofEncoded(List<String> traceIds, List<byte[]> records, int spanCount) {
     if (traceIds.size() != records.size()) {
-      throw new IllegalArgumentException(traceIds.size() + " trace ids for " + records.size() + " records");
+      throw new IllegalArgumentException(
+          traceIds.size() + " trace ids for " + records.size() + " records");
     }
-    return new SpanBatch(Collections.unmodifiableList(traceIds), Collections.unmodifiableList(records), spanCount);
+    return new SpanBatch(
+        Collections.unmodifiableList(traceIds), Collections.unmodifiableList(records), spanCount);
   }
 
-  /** Splits {@code request} into one record per trace id, keeping each span's resource and scope. */
+  /**
+   * Splits {@code request} into one record per trace id, keeping each span's resource and scope.
+   */
   public static SpanBatch of(ExportTraceServiceRequest request) {
     Objects.requireNonNull(request, "request");
     Map<String, ExportTraceServiceRequest.Builder> byTrace = new LinkedHashMap<>();
@@ -54,21 +58,34 @@ public final class SpanBatch {
       for (ScopeSpans ss : rs.getScopeSpansList()) {
         Map<String, List<Span>> scoped = new LinkedHashMap<>();
         for (Span span : ss.getSpansList()) {
-          scoped.computeIfAbsent(HEX.formatHex(span.getTraceId().toByteArray()), k -> new ArrayList<>()).add(span);
+          scoped
+              .computeIfAbsent(
+                  HEX.formatHex(span.getTraceId().toByteArray()), k -> new ArrayList<>())
+              .add(span);
           spans++;
         }
-        scoped.forEach((traceId, list) -> byTrace.computeIfAbsent(traceId, k -> ExportTraceServiceRequest.newBuilder())
-            .addResourceSpans(ResourceSpans.newBuilder().setResource(rs.getResource()).setSchemaUrl(rs.getSchemaUrl())
-                .addScopeSpans(ScopeSpans.newBuilder().setScope(ss.getScope()).setSchemaUrl(ss.getSchemaUrl())
-                    .addAllSpans(list))));
+        scoped.forEach(
+            (traceId, list) ->
+                byTrace
+                    .computeIfAbsent(traceId, k -> ExportTraceServiceRequest.newBuilder())
+                    .addResourceSpans(
+                        ResourceSpans.newBuilder()
+                            .setResource(rs.getResource())
+                            .setSchemaUrl(rs.getSchemaUrl())
+                            .addScopeSpans(
+                                ScopeSpans.newBuilder()
+                                    .setScope(ss.getScope())
+                                    .setSchemaUrl(ss.getSchemaUrl())
+                                    .addAllSpans(list))));
       }
     }
     List<String> ids = new ArrayList<>(byTrace.size());
     List<byte[]> values = new ArrayList<>(byTrace.size());
-    byTrace.forEach((traceId, b) -> {
-      ids.add(traceId);
-      values.add(b.build().toByteArray());
-    });
+    byTrace.forEach(
+        (traceId, b) -> {
+          ids.add(traceId);
+          values.add(b.build().toByteArray());
+        });
     return ofEncoded(ids, values, spans);
   }
 
@@ -82,7 +99,10 @@ public final class SpanBatch {
     return traceIds.get(i);
   }
 
-  /** Record {@code i}, an encoded {@code ExportTraceServiceRequest}; shared, not a copy: do not modify. */
+  /**
+   * Record {@code i}, an encoded {@code ExportTraceServiceRequest}; shared, not a copy: do not
+   * modify.
+   */
   public byte[] record(int i) {
     return records.get(i);
   }
@@ -107,8 +127,14 @@ public final class SpanBatch {
       try {
         out.add(ExportTraceServiceRequest.parseFrom(records.get(i)));
       } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("record " + i + " of a span batch (trace " + traceIds.get(i)
-            + ") is not an ExportTraceServiceRequest: " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "record "
+                + i
+                + " of a span batch (trace "
+                + traceIds.get(i)
+                + ") is not an ExportTraceServiceRequest: "
+                + e.getMessage(),
+            e);
       }
     }
     return out;

@@ -1,13 +1,9 @@
 package dev.llmlat.otlpkafka;
 
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
-import io.opentelemetry.proto.trace.v1.ResourceSpans;
-import io.opentelemetry.proto.trace.v1.ScopeSpans;
-import io.opentelemetry.proto.trace.v1.Span;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -50,7 +46,11 @@ public final class SpanPublisher implements AutoCloseable {
   }
 
   /** As above, with the user's Kafka client settings (security) over llmlat's defaults. */
-  public SpanPublisher(String bootstrapServers, String topic, String transactionalId, KafkaClientProperties kafkaClient) {
+  public SpanPublisher(
+      String bootstrapServers,
+      String topic,
+      String transactionalId,
+      KafkaClientProperties kafkaClient) {
     Map<String, Object> p = new HashMap<>();
     if (transactionalId != null) {
       p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
@@ -110,15 +110,20 @@ public final class SpanPublisher implements AutoCloseable {
     return publish(SpanBatch.of(request));
   }
 
-  /** Sends each of the batch's per-trace records, keyed by its trace id; returns the records sent. */
+  /**
+   * Sends each of the batch's per-trace records, keyed by its trace id; returns the records sent.
+   */
   public int publish(SpanBatch batch) {
     try {
       for (int i = 0; i < batch.recordCount(); i++) {
-        inFlight.add(producer.send(new ProducerRecord<>(topic, batch.traceId(i), batch.record(i)), (metadata, error) -> {
-          if (error != null) {
-            sendFailures.record(String.valueOf(error.getMessage()));
-          }
-        }));
+        inFlight.add(
+            producer.send(
+                new ProducerRecord<>(topic, batch.traceId(i), batch.record(i)),
+                (metadata, error) -> {
+                  if (error != null) {
+                    sendFailures.record(String.valueOf(error.getMessage()));
+                  }
+                }));
       }
     } catch (KafkaException e) {
       throw failure("could not send span records", e); // e.g. no broker within max.block.ms
@@ -132,7 +137,10 @@ public final class SpanPublisher implements AutoCloseable {
 
   /** How many spans an OTLP request carries. */
   public static int spanCount(ExportTraceServiceRequest request) {
-    return request.getResourceSpansList().stream().flatMap(r -> r.getScopeSpansList().stream()).mapToInt(s -> s.getSpansCount()).sum();
+    return request.getResourceSpansList().stream()
+        .flatMap(r -> r.getScopeSpansList().stream())
+        .mapToInt(s -> s.getSpansCount())
+        .sum();
   }
 
   public long records() {
@@ -148,10 +156,22 @@ public final class SpanPublisher implements AutoCloseable {
       }
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      throw new IllegalStateException("Kafka refused a span record on " + topic + ": " + cause.getMessage()
-          + sendFailures.andMore(String.valueOf(cause.getMessage())) + storageHint(cause), cause);
+      throw new IllegalStateException(
+          "Kafka refused a span record on "
+              + topic
+              + ": "
+              + cause.getMessage()
+              + sendFailures.andMore(String.valueOf(cause.getMessage()))
+              + storageHint(cause),
+          cause);
     } catch (TimeoutException e) {
-      throw new IllegalStateException("Kafka at " + bootstrapServers + " did not acknowledge span records on " + topic + " within 30 s", e);
+      throw new IllegalStateException(
+          "Kafka at "
+              + bootstrapServers
+              + " did not acknowledge span records on "
+              + topic
+              + " within 30 s",
+          e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing spans", e);
@@ -160,19 +180,27 @@ public final class SpanPublisher implements AutoCloseable {
     }
   }
 
-  /** The broker could not write its log (a full or failed disk), which Kafka's messages leave to be guessed. */
+  /**
+   * The broker could not write its log (a full or failed disk), which Kafka's messages leave to be
+   * guessed.
+   */
   private static String storageHint(Throwable cause) {
     return cause instanceof org.apache.kafka.common.errors.KafkaStorageException
-        || cause instanceof org.apache.kafka.common.errors.NotEnoughReplicasException
-        ? "; the broker cannot write its log directory: is its disk full?" : "";
+            || cause instanceof org.apache.kafka.common.errors.NotEnoughReplicasException
+        ? "; the broker cannot write its log directory: is its disk full?"
+        : "";
   }
 
   /** Kafka's own exceptions name neither the cluster nor the topic: a message that does. */
   private IllegalStateException failure(String what, KafkaException e) {
-    return new IllegalStateException("Kafka at " + bootstrapServers + " (topic " + topic + "): " + what + ": " + e.getMessage(), e);
+    return new IllegalStateException(
+        "Kafka at " + bootstrapServers + " (topic " + topic + "): " + what + ": " + e.getMessage(),
+        e);
   }
 
-  /** Closes without waiting for unacknowledged records (after an abort, or when the broker is away). */
+  /**
+   * Closes without waiting for unacknowledged records (after an abort, or when the broker is away).
+   */
   public void closeNow() {
     inFlight.clear();
     producer.close(Duration.ZERO);

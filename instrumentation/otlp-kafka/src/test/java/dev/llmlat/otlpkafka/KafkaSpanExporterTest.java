@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
+import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -50,7 +50,8 @@ class KafkaSpanExporterTest {
       closedPort = s.getLocalPort();
     }
     Capture capture = new Capture();
-    try (SdkTracerProvider tracing = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(capture)).build()) {
+    try (SdkTracerProvider tracing =
+        SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(capture)).build()) {
       Tracer tracer = tracing.get("test");
       for (int trace = 0; trace < 10; trace++) {
         Span root = tracer.spanBuilder("root").startSpan();
@@ -60,17 +61,21 @@ class KafkaSpanExporterTest {
     }
     assertThat(capture.spans).hasSize(20);
 
-    KafkaSpanExporter exporter = KafkaSpanExporter.builder()
-        .setBootstrapServers("127.0.0.1:" + closedPort)
-        .setQueueCapacity(3)
-        .setMaxBlock(Duration.ofSeconds(2))
-        .build();
+    KafkaSpanExporter exporter =
+        KafkaSpanExporter.builder()
+            .setBootstrapServers("127.0.0.1:" + closedPort)
+            .setQueueCapacity(3)
+            .setMaxBlock(Duration.ofSeconds(2))
+            .build();
     try {
       CompletableResultCode exported = exporter.export(capture.spans);
-      // export() only queues: it has answered while no send has yet failed (each fails after max.block)
+      // export() only queues: it has answered while no send has yet failed (each fails after
+      // max.block)
       ExporterStats atReturn = exporter.stats();
       assertThat(exported.isDone() && exported.isSuccess()).isTrue();
-      assertThat(atReturn.spansDroppedSendFailed()).as("export() must not wait for Kafka: %s", atReturn).isZero();
+      assertThat(atReturn.spansDroppedSendFailed())
+          .as("export() must not wait for Kafka: %s", atReturn)
+          .isZero();
 
       // 10 traces, 3 fit in the queue: at least 7 traces (14 spans) refused at once
       assertThat(exporter.stats().spansDroppedQueueFull()).isGreaterThanOrEqualTo(14);
@@ -81,7 +86,9 @@ class KafkaSpanExporterTest {
       }
       ExporterStats stats = exporter.stats();
       assertThat(stats.spansDropped()).as("every span accounted for: %s", stats).isEqualTo(20);
-      assertThat(stats.spansDroppedSendFailed()).as("queued traces failed on max.block").isPositive();
+      assertThat(stats.spansDroppedSendFailed())
+          .as("queued traces failed on max.block")
+          .isPositive();
       assertThat(stats.spansSent()).isZero();
     } finally {
       assertThat(exporter.shutdown().join(15, TimeUnit.SECONDS).isSuccess()).isTrue();

@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The compact form of a request's decode token times on its {@code decode} span
- * ({@code llmlat.decode.token_deltas_ns}): element 0 is the first decode token's time minus the
- * decode span's start (the first token, which ends prefill), element i the gap between decode
- * tokens i-1 and i. Deltas stay small, so the OTLP varints stay short (3-4 bytes a token instead of
- * a span per token), and the inter-token latencies are the array itself.
+ * The compact form of a request's decode token times on its {@code decode} span ({@code
+ * llmlat.decode.token_deltas_ns}): element 0 is the first decode token's time minus the decode
+ * span's start (the first token, which ends prefill), element i the gap between decode tokens i-1
+ * and i. Deltas stay small, so the OTLP varints stay short (3-4 bytes a token instead of a span per
+ * token), and the inter-token latencies are the array itself.
  */
 public final class DecodeTokenTimes {
   private DecodeTokenTimes() {}
@@ -20,7 +20,8 @@ public final class DecodeTokenTimes {
     for (int i = 0; i < count; i++) {
       long t = tokenTimes[i];
       if (t < previous) {
-        throw new IllegalArgumentException("token times must not go backwards: " + t + " after " + previous);
+        throw new IllegalArgumentException(
+            "token times must not go backwards: " + t + " after " + previous);
       }
       deltas.add(t - previous);
       previous = t;

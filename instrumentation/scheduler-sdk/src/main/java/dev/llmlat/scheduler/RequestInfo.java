@@ -9,7 +9,8 @@ package dev.llmlat.scheduler;
  * @param promptTokens prompt length in tokens
  * @param maxTokens output token limit
  */
-public record RequestInfo(String requestId, String model, String operation, int promptTokens, int maxTokens) {
+public record RequestInfo(
+    String requestId, String model, String operation, int promptTokens, int maxTokens) {
   public RequestInfo {
     if (requestId == null || requestId.isEmpty()) {
       throw new IllegalArgumentException("request id is required");

@@ -13,11 +13,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One request's trace in the engine: its {@code llm_request} span and the {@code queue},
- * {@code prefill} and {@code decode} spans under it. The engine reports queueing, preemption and the
- * end; prefill chunks and tokens are recorded by the {@link StepTrace}s that serve the request.
- * Methods are synchronized: the engine may abort a request from a request thread while the
- * scheduler thread steps it. Calls after the request ended are ignored.
+ * One request's trace in the engine: its {@code llm_request} span and the {@code queue}, {@code
+ * prefill} and {@code decode} spans under it. The engine reports queueing, preemption and the end;
+ * prefill chunks and tokens are recorded by the {@link StepTrace}s that serve the request. Methods
+ * are synchronized: the engine may abort a request from a request thread while the scheduler thread
+ * steps it. Calls after the request ended are ignored.
  */
 public final class RequestTrace {
   private final SchedulerTracer owner;
@@ -53,17 +53,20 @@ public final class RequestTrace {
     this.info = info;
     this.arrivalNanos = arrivalNanos;
     this.prefillTarget = info.promptTokens();
-    this.span = owner.tracer().spanBuilder(SPAN_REQUEST)
-        .setParent(parent)
-        .setSpanKind(SpanKind.SERVER) // as vLLM: the engine serves the gateway's client span
-        .setStartTimestamp(arrivalNanos, TimeUnit.NANOSECONDS)
-        .setAttribute(GEN_AI_OPERATION_NAME, info.operation())
-        .setAttribute(GEN_AI_REQUEST_ID, info.requestId())
-        .setAttribute(GEN_AI_REQUEST_MODEL, info.model())
-        .setAttribute(GEN_AI_REQUEST_MAX_TOKENS, (long) info.maxTokens())
-        .setAttribute(GEN_AI_USAGE_INPUT_TOKENS, (long) info.promptTokens())
-        .setAttribute(GEN_AI_USAGE_PROMPT_TOKENS, (long) info.promptTokens())
-        .startSpan();
+    this.span =
+        owner
+            .tracer()
+            .spanBuilder(SPAN_REQUEST)
+            .setParent(parent)
+            .setSpanKind(SpanKind.SERVER) // as vLLM: the engine serves the gateway's client span
+            .setStartTimestamp(arrivalNanos, TimeUnit.NANOSECONDS)
+            .setAttribute(GEN_AI_OPERATION_NAME, info.operation())
+            .setAttribute(GEN_AI_REQUEST_ID, info.requestId())
+            .setAttribute(GEN_AI_REQUEST_MODEL, info.model())
+            .setAttribute(GEN_AI_REQUEST_MAX_TOKENS, (long) info.maxTokens())
+            .setAttribute(GEN_AI_USAGE_INPUT_TOKENS, (long) info.promptTokens())
+            .setAttribute(GEN_AI_USAGE_PROMPT_TOKENS, (long) info.promptTokens())
+            .startSpan();
     this.context = parent.with(span);
   }
 
@@ -90,11 +93,14 @@ public final class RequestTrace {
     if (ended || queueSpan != null) {
       return;
     }
-    queueSpan = owner.tracer().spanBuilder(SPAN_QUEUE)
-        .setParent(context)
-        .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
-        .setAttribute(QUEUE_REQUEUED, preemptions > 0)
-        .startSpan();
+    queueSpan =
+        owner
+            .tracer()
+            .spanBuilder(SPAN_QUEUE)
+            .setParent(context)
+            .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
+            .setAttribute(QUEUE_REQUEUED, preemptions > 0)
+            .startSpan();
     queueStartNanos = epochNanos;
     if (firstQueuedNanos < 0) {
       firstQueuedNanos = epochNanos;
@@ -107,18 +113,24 @@ public final class RequestTrace {
   }
 
   /**
-   * The engine evicted the request (e.g. the KV cache ran out) and re-queues it: records an
-   * {@code llmlat.preempted} event and starts a new {@code queue} span. Its KV is recomputed: the
-   * next prefill covers the prompt and the tokens generated so far, and its last chunk yields the
-   * next token.
+   * The engine evicted the request (e.g. the KV cache ran out) and re-queues it: records an {@code
+   * llmlat.preempted} event and starts a new {@code queue} span. Its KV is recomputed: the next
+   * prefill covers the prompt and the tokens generated so far, and its last chunk yields the next
+   * token.
    */
   public synchronized void preempted(String reason, long epochNanos) {
     if (ended) {
       return;
     }
-    span.addEvent(EVENT_PREEMPTED, Attributes.of(
-        PREEMPTION_REASON, reason == null ? "unspecified" : reason,
-        PREEMPTION_GENERATED_TOKENS, (long) generated), epochNanos, TimeUnit.NANOSECONDS);
+    span.addEvent(
+        EVENT_PREEMPTED,
+        Attributes.of(
+            PREEMPTION_REASON,
+            reason == null ? "unspecified" : reason,
+            PREEMPTION_GENERATED_TOKENS,
+            (long) generated),
+        epochNanos,
+        TimeUnit.NANOSECONDS);
     preemptions++;
     prefilled = 0;
     prefillTarget = info.promptTokens() + generated;
@@ -182,11 +194,19 @@ public final class RequestTrace {
 
   synchronized Span startPrefillChunk(int tokens, SpanContext step, long startNanos) {
     if (tokens < 1 || tokens > prefillRemaining()) {
-      throw new IllegalArgumentException("request " + info.requestId() + " has " + prefillRemaining()
-          + " tokens left to prefill, a chunk of " + tokens + " does not fit");
+      throw new IllegalArgumentException(
+          "request "
+              + info.requestId()
+              + " has "
+              + prefillRemaining()
+              + " tokens left to prefill, a chunk of "
+              + tokens
+              + " does not fit");
     }
     scheduled(startNanos);
-    return owner.tracer().spanBuilder(SPAN_PREFILL)
+    return owner
+        .tracer()
+        .spanBuilder(SPAN_PREFILL)
         .setParent(context)
         .setStartTimestamp(startNanos, TimeUnit.NANOSECONDS)
         .addLink(step)
@@ -236,10 +256,13 @@ public final class RequestTrace {
     if (firstTokenNanos < 0) {
       firstTokenNanos = epochNanos;
       span.addEvent(EVENT_FIRST_TOKEN, epochNanos, TimeUnit.NANOSECONDS);
-      decodeSpan = owner.tracer().spanBuilder(SPAN_DECODE)
-          .setParent(context)
-          .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
-          .startSpan();
+      decodeSpan =
+          owner
+              .tracer()
+              .spanBuilder(SPAN_DECODE)
+              .setParent(context)
+              .setStartTimestamp(epochNanos, TimeUnit.NANOSECONDS)
+              .startSpan();
       return;
     }
     if (decodeCount == decodeTimes.length) {
@@ -273,13 +296,16 @@ public final class RequestTrace {
     span.setAttribute(LATENCY_E2E, seconds(epochNanos - arrivalNanos));
     span.setAttribute(LATENCY_TIME_IN_SCHEDULER, seconds(stepNanos));
     if (firstScheduledNanos >= 0) {
-      span.setAttribute(LATENCY_TIME_IN_QUEUE, seconds(firstScheduledNanos - firstQueuedOr(arrivalNanos)));
+      span.setAttribute(
+          LATENCY_TIME_IN_QUEUE, seconds(firstScheduledNanos - firstQueuedOr(arrivalNanos)));
     }
     if (firstTokenNanos >= 0) {
       span.setAttribute(LATENCY_TIME_TO_FIRST_TOKEN, seconds(firstTokenNanos - arrivalNanos));
-      span.setAttribute(LATENCY_TIME_IN_MODEL_PREFILL, seconds(firstTokenNanos - firstScheduledNanos));
+      span.setAttribute(
+          LATENCY_TIME_IN_MODEL_PREFILL, seconds(firstTokenNanos - firstScheduledNanos));
       span.setAttribute(LATENCY_TIME_IN_MODEL_DECODE, seconds(lastTokenNanos - firstTokenNanos));
-      span.setAttribute(LATENCY_TIME_IN_MODEL_INFERENCE, seconds(lastTokenNanos - firstScheduledNanos));
+      span.setAttribute(
+          LATENCY_TIME_IN_MODEL_INFERENCE, seconds(lastTokenNanos - firstScheduledNanos));
     }
     if (errorType != null) {
       span.setAttribute(ERROR_TYPE, errorType);

@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Traces an inference engine's scheduler. Per request ({@link #admit}) an {@code llm_request} span,
- * child of the caller's {@code traceparent}, with {@code queue}, {@code prefill} (one per chunk) and
- * {@code decode} children; per engine step ({@link #newStep}) a {@code step} span linked to every
- * request it served, and the NVTX range text that joins GPU exports back to both.
+ * child of the caller's {@code traceparent}, with {@code queue}, {@code prefill} (one per chunk)
+ * and {@code decode} children; per engine step ({@link #newStep}) a {@code step} span linked to
+ * every request it served, and the NVTX range text that joins GPU exports back to both.
  *
  * <p>Every method has a form taking an explicit Unix-ns timestamp, for engines that measure time
  * themselves; the others read the configured clock. Thread-safe: requests may be admitted from
@@ -56,7 +56,8 @@ public final class SchedulerTracer {
 
   /** The context the headers carry (only the propagated span context; nothing ambient). */
   public Context extract(Map<String, String> headers) {
-    return propagator.extract(Context.root(), headers == null ? Map.of() : headers, HeaderGetter.INSTANCE);
+    return propagator.extract(
+        Context.root(), headers == null ? Map.of() : headers, HeaderGetter.INSTANCE);
   }
 
   /** Describes the next engine step: which requests it prefills and which it decodes. */

@@ -26,7 +26,10 @@ public final class SchedulerTracerBuilder {
     return this;
   }
 
-  /** The clock for calls that take no explicit timestamp (default: {@link SchedulerClock#monotonic()}). */
+  /**
+   * The clock for calls that take no explicit timestamp (default: {@link
+   * SchedulerClock#monotonic()}).
+   */
   public SchedulerTracerBuilder setClock(SchedulerClock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The composition of one engine step, gathered before it runs: prefill chunks and decode
- * requests, in batch order. Obtain from {@link SchedulerTracer#newStep()}; single use.
+ * The composition of one engine step, gathered before it runs: prefill chunks and decode requests,
+ * in batch order. Obtain from {@link SchedulerTracer#newStep()}; single use.
  */
 public final class StepBuilder {
   /** One request's share of a step. */
@@ -27,8 +27,13 @@ public final class StepBuilder {
   public StepBuilder prefill(RequestTrace request, int tokens) {
     Objects.requireNonNull(request, "request");
     if (tokens < 1 || tokens > request.prefillRemaining()) {
-      throw new IllegalArgumentException("request " + request.info().requestId() + " has "
-          + request.prefillRemaining() + " tokens left to prefill, not " + tokens);
+      throw new IllegalArgumentException(
+          "request "
+              + request.info().requestId()
+              + " has "
+              + request.prefillRemaining()
+              + " tokens left to prefill, not "
+              + tokens);
     }
     add(new Entry(request, tokens, false));
     return this;
@@ -38,8 +43,10 @@ public final class StepBuilder {
   public StepBuilder decode(RequestTrace request) {
     Objects.requireNonNull(request, "request");
     if (!request.canDecode()) {
-      throw new IllegalArgumentException("request " + request.info().requestId()
-          + " cannot decode: its prefill is not complete or it has ended");
+      throw new IllegalArgumentException(
+          "request "
+              + request.info().requestId()
+              + " cannot decode: its prefill is not complete or it has ended");
     }
     add(new Entry(request, 0, true));
     return this;
@@ -71,7 +78,8 @@ public final class StepBuilder {
       throw new IllegalStateException("this step was already started");
     }
     if (seen.put(entry.request(), Boolean.TRUE) != null) {
-      throw new IllegalArgumentException("request " + entry.request().info().requestId() + " is already in this step");
+      throw new IllegalArgumentException(
+          "request " + entry.request().info().requestId() + " is already in this step");
     }
     entries.add(entry);
   }

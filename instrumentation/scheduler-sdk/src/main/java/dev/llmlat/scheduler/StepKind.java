@@ -2,7 +2,9 @@ package dev.llmlat.scheduler;
 
 import java.util.Locale;
 
-/** What an engine step computed: only prompt tokens, only one token per running request, or both. */
+/**
+ * What an engine step computed: only prompt tokens, only one token per running request, or both.
+ */
 public enum StepKind {
   PREFILL,
   DECODE,

@@ -51,17 +51,25 @@ public final class StepTrace {
     // A step serves many traces but a span has one: it takes the first request's (as the GPU step
     // span does, schemas/kafka/README.md) so it lands in that trace's Kafka partition, and links
     // every request it served, the first included.
-    SpanBuilder builder = owner.tracer().spanBuilder(SPAN_STEP)
-        .setParent(Context.root().with(Span.wrap(served.get(0))))
-        .setStartTimestamp(startNanos, TimeUnit.NANOSECONDS)
-        .setAttribute(STEP_INDEX, index)
-        .setAttribute(STEP_KIND, kind.value())
-        .setAttribute(STEP_BATCH_SIZE, (long) entries.size())
-        .setAttribute(STEP_PREFILL_TOKENS, (long) prefill)
-        .setAttribute(STEP_DECODE_TOKENS, (long) decode);
+    SpanBuilder builder =
+        owner
+            .tracer()
+            .spanBuilder(SPAN_STEP)
+            .setParent(Context.root().with(Span.wrap(served.get(0))))
+            .setStartTimestamp(startNanos, TimeUnit.NANOSECONDS)
+            .setAttribute(STEP_INDEX, index)
+            .setAttribute(STEP_KIND, kind.value())
+            .setAttribute(STEP_BATCH_SIZE, (long) entries.size())
+            .setAttribute(STEP_PREFILL_TOKENS, (long) prefill)
+            .setAttribute(STEP_DECODE_TOKENS, (long) decode);
     for (StepBuilder.Entry e : entries) {
-      builder.addLink(e.request().spanContext(), Attributes.of(
-          STEP_PREFILL_TOKENS, (long) e.prefillTokens(), STEP_DECODE_TOKENS, e.decode() ? 1L : 0L));
+      builder.addLink(
+          e.request().spanContext(),
+          Attributes.of(
+              STEP_PREFILL_TOKENS,
+              (long) e.prefillTokens(),
+              STEP_DECODE_TOKENS,
+              e.decode() ? 1L : 0L));
     }
     this.span = builder.startSpan();
     this.nvtx = new NvtxRange(span.getSpanContext().getSpanId(), kind, traceIds);
@@ -71,7 +79,8 @@ public final class StepTrace {
     List<Span> opened = new ArrayList<>(entries.size());
     for (StepBuilder.Entry e : entries) {
       if (e.prefillTokens() > 0) {
-        opened.add(e.request().startPrefillChunk(e.prefillTokens(), span.getSpanContext(), startNanos));
+        opened.add(
+            e.request().startPrefillChunk(e.prefillTokens(), span.getSpanContext(), startNanos));
       } else {
         opened.add(null);
         e.request().scheduled(startNanos);
@@ -121,15 +130,26 @@ public final class StepTrace {
   }
 
   /**
-   * The scheduler's state when this step was scheduled, so the analyzer can name the limit that kept
-   * waiting requests out ("KV cache 97% full", "batch at max_num_seqs 256"); -1 leaves a value out.
+   * The scheduler's state when this step was scheduled, so the analyzer can name the limit that
+   * kept waiting requests out ("KV cache 97% full", "batch at max_num_seqs 256"); -1 leaves a value
+   * out.
    */
-  public StepTrace schedulerState(long running, long waiting, long kvBlocksUsed, long kvBlocksTotal, long tokenBudget,
+  public StepTrace schedulerState(
+      long running,
+      long waiting,
+      long kvBlocksUsed,
+      long kvBlocksTotal,
+      long tokenBudget,
       long maxSeqs) {
     long[] values = {running, waiting, kvBlocksUsed, kvBlocksTotal, tokenBudget, maxSeqs};
-    String[] keys = {dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_RUNNING, dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_WAITING,
-        dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_KV_BLOCKS_USED, dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_KV_BLOCKS_TOTAL,
-        dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_TOKEN_BUDGET, dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_MAX_SEQS};
+    String[] keys = {
+      dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_RUNNING,
+      dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_WAITING,
+      dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_KV_BLOCKS_USED,
+      dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_KV_BLOCKS_TOTAL,
+      dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_TOKEN_BUDGET,
+      dev.llmlat.semconv.LlmlatAttributes.SCHEDULER_MAX_SEQS
+    };
     for (int i = 0; i < keys.length; i++) {
       if (values[i] >= 0) {
         span.setAttribute(keys[i], values[i]);

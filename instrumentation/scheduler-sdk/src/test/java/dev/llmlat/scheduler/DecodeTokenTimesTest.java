@@ -21,7 +21,8 @@ class DecodeTokenTimesTest {
     List<Long> deltas = DecodeTokenTimes.encode(start, times, times.length);
     assertThat(deltas).hasSize(500).allSatisfy(d -> assertThat(d).isBetween(0L, 400_000_000L));
     assertThat(DecodeTokenTimes.decode(start, deltas)).containsExactly(times);
-    assertThat(DecodeTokenTimes.encode(start, times, 3)).containsExactly(times[0] - start, times[1] - times[0], times[2] - times[1]);
+    assertThat(DecodeTokenTimes.encode(start, times, 3))
+        .containsExactly(times[0] - start, times[1] - times[0], times[2] - times[1]);
   }
 
   @Test

@@ -33,17 +33,25 @@ class NvtxRangeTest {
 
   @Test
   void rejectsOtherText() {
-    assertThat(NvtxRange.tryParse("prefill " + T1)).isEmpty(); // the h200-tinylm capture's own format
+    assertThat(NvtxRange.tryParse("prefill " + T1))
+        .isEmpty(); // the h200-tinylm capture's own format
     assertThat(NvtxRange.tryParse("decode " + T1 + "," + T2)).isEmpty();
-    assertThat(NvtxRange.tryParse("llmlat step=" + SPAN + " kind=decode traces=" + T1 + " ")).isEmpty();
-    assertThat(NvtxRange.tryParse("llmlat step=" + SPAN.toUpperCase() + " kind=decode traces=" + T1)).isEmpty();
+    assertThat(NvtxRange.tryParse("llmlat step=" + SPAN + " kind=decode traces=" + T1 + " "))
+        .isEmpty();
+    assertThat(
+            NvtxRange.tryParse("llmlat step=" + SPAN.toUpperCase() + " kind=decode traces=" + T1))
+        .isEmpty();
     assertThat(NvtxRange.tryParse("llmlat step=" + SPAN + " kind=verify traces=" + T1)).isEmpty();
     assertThat(NvtxRange.tryParse("llmlat step=" + SPAN + " kind=decode traces=")).isEmpty();
-    assertThat(NvtxRange.tryParse("llmlat step=" + SPAN + " kind=decode traces=" + T1 + ", " + T2)).isEmpty();
-    assertThat(NvtxRange.tryParse("llmlat step=0000000000000000 kind=decode traces=" + T1)).isEmpty();
+    assertThat(NvtxRange.tryParse("llmlat step=" + SPAN + " kind=decode traces=" + T1 + ", " + T2))
+        .isEmpty();
+    assertThat(NvtxRange.tryParse("llmlat step=0000000000000000 kind=decode traces=" + T1))
+        .isEmpty();
     assertThat(NvtxRange.tryParse(null)).isEmpty();
-    assertThatThrownBy(() -> NvtxRange.parse("decode " + T1)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> NvtxRange.parse("decode " + T1))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not an llmlat NVTX step range");
-    assertThatThrownBy(() -> new NvtxRange(SPAN, StepKind.DECODE, List.of())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new NvtxRange(SPAN, StepKind.DECODE, List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -21,10 +21,14 @@ public final class Analyzer {
   public static final String VERSION = "llmlat-analyzer 0.1";
   private static final long STEP_WINDOW_NS = 60_000_000_000L;
   private static final int CHUNK = 20_000;
+
   /** Added to the longest span for the chunk margins: room for clock skew between hosts. */
   private static final long SKEW_SLACK_NS = 10_000_000_000L;
 
-  /** The condition "is a request span of some engine convention" (names are the adapters' constants). */
+  /**
+   * The condition "is a request span of some engine convention" (names are the adapters'
+   * constants).
+   */
   static final String REQUESTS = EngineAdapters.requestWhere();
 
   private final ClickHouseStore store;
@@ -56,14 +60,17 @@ public final class Analyzer {
     this.queueBreakdown = queueBreakdown;
   }
 
-  /** The same analyzer reading each request's tenant from the span attribute {@code key} instead of {@code llmlat.tenant}. */
+  /**
+   * The same analyzer reading each request's tenant from the span attribute {@code key} instead of
+   * {@code llmlat.tenant}.
+   */
   public Analyzer withTenantAttribute(String key) {
     return new Analyzer(store, chunk, key, queueBreakdown);
   }
 
   /**
-   * The same analyzer without the queue breakdown (each request's queue left whole): the baseline against which
-   * {@code bench analyze} measures what splitting the queues costs.
+   * The same analyzer without the queue breakdown (each request's queue left whole): the baseline
+   * against which {@code bench analyze} measures what splitting the queues costs.
    */
   public Analyzer withoutQueueBreakdown() {
     return new Analyzer(store, chunk, tenantKey, false);
@@ -80,37 +87,56 @@ public final class Analyzer {
     return analyze(fromNs, toNs, onlyNew, a -> {});
   }
 
-  /** Like {@link #analyze(long, long, boolean)}, handing each attribution to {@code onWritten} once its row is written. */
-  public Summary analyze(long fromNs, long toNs, boolean onlyNew, java.util.function.Consumer<? super Attribution> onWritten) {
+  /**
+   * Like {@link #analyze(long, long, boolean)}, handing each attribution to {@code onWritten} once
+   * its row is written.
+   */
+  public Summary analyze(
+      long fromNs,
+      long toNs,
+      boolean onlyNew,
+      java.util.function.Consumer<? super Attribution> onWritten) {
     // requests of every engine convention, and gateway requests whose engine no adapter knows
     // PREWHERE on the span name and kind first: the attribute maps are read only for those rows
-    String sql = "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces PREWHERE ("
-        + EngineAdapters.requestNameWhere() + " OR SpanKind = 'Server') WHERE (" + REQUESTS
-        + " OR (" + UnknownEngine.GATEWAY_SERVER_WHERE + ")) AND " + TraceReader.IN_WINDOW
-        + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
-        + " GROUP BY TraceId ORDER BY 2";
+    String sql =
+        "SELECT TraceId, toUnixTimestamp64Nano(min(Timestamp)) FROM otel_traces PREWHERE ("
+            + EngineAdapters.requestNameWhere()
+            + " OR SpanKind = 'Server') WHERE ("
+            + REQUESTS
+            + " OR ("
+            + UnknownEngine.GATEWAY_SERVER_WHERE
+            + ")) AND "
+            + TraceReader.IN_WINDOW
+            + (onlyNew ? " AND TraceId NOT IN (SELECT TraceId FROM llm_request_attribution)" : "")
+            + " GROUP BY TraceId ORDER BY 2";
     List<List<String>> rows = store.query(sql, TraceReader.window(fromNs, toNs)).rows();
     if (rows.isEmpty()) {
       return new Summary(0, 0, fromNs, toNs);
     }
     // A request's spans, and the steps that ran while it waited or ran, start within one longest
     // span of its engine span: that (plus skew slack), not fixed minutes, bounds each chunk's read.
-    long longest = longestSpanNs(Long.parseLong(rows.get(0).get(1)) - STEP_WINDOW_NS,
-        Long.parseLong(rows.get(rows.size() - 1).get(1)) + 2 * STEP_WINDOW_NS);
+    long longest =
+        longestSpanNs(
+            Long.parseLong(rows.get(0).get(1)) - STEP_WINDOW_NS,
+            Long.parseLong(rows.get(rows.size() - 1).get(1)) + 2 * STEP_WINDOW_NS);
     long before = Math.min(STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
     long after = Math.min(2 * STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
     int written = 0;
     for (int i = 0; i < rows.size(); i += chunk) {
       List<List<String>> part = rows.subList(i, Math.min(rows.size(), i + chunk));
-      java.util.Set<String> ids = new java.util.HashSet<>(part.stream().map(r -> r.get(0)).toList());
+      java.util.Set<String> ids =
+          new java.util.HashSet<>(part.stream().map(r -> r.get(0)).toList());
       long first = Long.parseLong(part.get(0).get(1));
       long last = Long.parseLong(part.get(part.size() - 1).get(1));
       // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
       // each span name, so the engine reads just that range.
-      List<SpanRecord> spans = reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
-      spans.addAll(reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
-      List<Attribution> result = TraceAttribution.attribute(TraceAttribution.alignClocks(spans), ids::contains, tenantKey,
-          queueBreakdown);
+      List<SpanRecord> spans =
+          reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
+      spans.addAll(
+          reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
+      List<Attribution> result =
+          TraceAttribution.attribute(
+              TraceAttribution.alignClocks(spans), ids::contains, tenantKey, queueBreakdown);
       AttributionWriter.write(store, result, VERSION);
       result.forEach(onWritten);
       written += result.size();
@@ -120,8 +146,12 @@ public final class Analyzer {
 
   /** The longest span that starts in [fromNs, toNs] (0 when none). */
   private long longestSpanNs(long fromNs, long toNs) {
-    String longest = store.query("SELECT max(Duration) FROM otel_traces WHERE " + TraceReader.IN_WINDOW,
-        TraceReader.window(fromNs, toNs)).single();
+    String longest =
+        store
+            .query(
+                "SELECT max(Duration) FROM otel_traces WHERE " + TraceReader.IN_WINDOW,
+                TraceReader.window(fromNs, toNs))
+            .single();
     return longest == null || longest.isEmpty() ? 0 : Long.parseLong(longest);
   }
 
@@ -138,12 +168,21 @@ public final class Analyzer {
     String id = TraceReader.checkTraceId(traceId);
     List<SpanRecord> trace = reader.read(List.of(id), 1, 0);
     if (trace.isEmpty()) {
-      throw new IllegalArgumentException("no request with trace id " + id + " in the store: it holds no spans of that trace");
+      throw new IllegalArgumentException(
+          "no request with trace id " + id + " in the store: it holds no spans of that trace");
     }
     trace = withOtherHalves(trace, id);
-    SpanRecord request = TraceAttribution.requests(trace).stream().findFirst()
-        .orElseThrow(() -> new IllegalArgumentException("no request with trace id " + id + " in the store: no engine request span ("
-            + EngineAdapters.names() + ") and no gateway server span with an upstream call"));
+    SpanRecord request =
+        TraceAttribution.requests(trace).stream()
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "no request with trace id "
+                            + id
+                            + " in the store: no engine request span ("
+                            + EngineAdapters.names()
+                            + ") and no gateway server span with an upstream call"));
     long t = request.startNs();
     // the trace as read above, plus the step spans around it (steps of its own trace only once)
     Map<String, SpanRecord> merged = new java.util.LinkedHashMap<>();
@@ -157,28 +196,60 @@ public final class Analyzer {
     // client/server pairs of other requests in the minutes around it: at most 500 traces' worth
     Map<String, Object> around = TraceReader.window(t - 2 * STEP_WINDOW_NS, t + 2 * STEP_WINDOW_NS);
     around.put("trace_id", id);
-    spans.addAll(reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE " + REQUESTS
-        + " AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 500)"
-        + " AND (SpanKind IN ('Client', 'Server') OR " + REQUESTS + ")", around));
+    spans.addAll(
+        reader.where(
+            "TraceId IN (SELECT TraceId FROM otel_traces WHERE "
+                + REQUESTS
+                + " AND TraceId != {trace_id:String} AND "
+                + TraceReader.IN_WINDOW
+                + " LIMIT 500)"
+                + " AND (SpanKind IN ('Client', 'Server') OR "
+                + REQUESTS
+                + ")",
+            around));
     TraceAttribution.Aligned aligned = TraceAttribution.alignClocks(spans);
     // the halves of a request split over traces are one request: under the kept half's trace id
-    String kept = aligned.spans().stream().filter(s -> id.equals(s.attr(LlmlatAttributes.JOINED_FROM_TRACE_ID)))
-        .map(SpanRecord::traceId).findFirst().orElse(id);
-    Attribution attribution = TraceAttribution.attribute(withOtherRequestsSteps(aligned, merged.keySet(), t), kept::equals, tenantKey)
-        .stream().findFirst().orElseThrow();
-    long from = attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
-    List<SpanRecord> related = aligned.spans().stream()
-        .filter(s -> !TraceAttribution.isCollectiveKernel(s)) // read for the ranks' match, not the request's spans
-        .filter(s -> s.traceId().equals(kept) || s.links().stream().anyMatch(l -> l.traceId().equals(kept))
-            || (LlmlatSpanNames.STEP.equals(s.name()) && s.endNs() >= from && s.startNs() <= request.endNs() + (aligned.corrections()
-                .getOrDefault(request.clockDomain(), ClockCorrection.none("")).offsetAt(request.endNs()))))
-        .toList();
+    String kept =
+        aligned.spans().stream()
+            .filter(s -> id.equals(s.attr(LlmlatAttributes.JOINED_FROM_TRACE_ID)))
+            .map(SpanRecord::traceId)
+            .findFirst()
+            .orElse(id);
+    Attribution attribution =
+        TraceAttribution.attribute(
+                withOtherRequestsSteps(aligned, merged.keySet(), t), kept::equals, tenantKey)
+            .stream()
+            .findFirst()
+            .orElseThrow();
+    long from =
+        attribution.criticalPath().isEmpty() ? t : attribution.criticalPath().get(0).startNs();
+    List<SpanRecord> related =
+        aligned.spans().stream()
+            .filter(
+                s ->
+                    !TraceAttribution.isCollectiveKernel(
+                        s)) // read for the ranks' match, not the request's spans
+            .filter(
+                s ->
+                    s.traceId().equals(kept)
+                        || s.links().stream().anyMatch(l -> l.traceId().equals(kept))
+                        || (LlmlatSpanNames.STEP.equals(s.name())
+                            && s.endNs() >= from
+                            && s.startNs()
+                                <= request.endNs()
+                                    + (aligned
+                                        .corrections()
+                                        .getOrDefault(
+                                            request.clockDomain(), ClockCorrection.none(""))
+                                        .offsetAt(request.endNs()))))
+            .toList();
     return new Explained(attribution, related);
   }
 
   /**
-   * The trace plus the other half of a disaggregated request the engine put in a trace of its own: the spans of
-   * the traces whose request spans share its engine's join key (SGLang's bootstrap room, a shared request id).
+   * The trace plus the other half of a disaggregated request the engine put in a trace of its own:
+   * the spans of the traces whose request spans share its engine's join key (SGLang's bootstrap
+   * room, a shared request id).
    */
   private List<SpanRecord> withOtherHalves(List<SpanRecord> trace, String id) {
     List<SpanRecord> out = new ArrayList<>(trace);
@@ -190,12 +261,18 @@ public final class Analyzer {
         if (key.isEmpty() || r.attr(key).isEmpty()) {
           continue;
         }
-        Map<String, Object> params = TraceReader.window(r.startNs() - STEP_WINDOW_NS, r.startNs() + STEP_WINDOW_NS);
+        Map<String, Object> params =
+            TraceReader.window(r.startNs() - STEP_WINDOW_NS, r.startNs() + STEP_WINDOW_NS);
         params.put("trace_id", id);
         params.put("join_key", key);
         params.put("join_value", r.attr(key));
-        for (SpanRecord s : reader.where("TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanAttributes[{join_key:String}]"
-            + " = {join_value:String} AND TraceId != {trace_id:String} AND " + TraceReader.IN_WINDOW + " LIMIT 4)", params)) {
+        for (SpanRecord s :
+            reader.where(
+                "TraceId IN (SELECT TraceId FROM otel_traces WHERE SpanAttributes[{join_key:String}]"
+                    + " = {join_value:String} AND TraceId != {trace_id:String} AND "
+                    + TraceReader.IN_WINDOW
+                    + " LIMIT 4)",
+                params)) {
           if (seen.add(s.traceId() + s.spanId())) {
             out.add(s);
           }
@@ -210,14 +287,20 @@ public final class Analyzer {
    * one queued. They are shifted by the corrections found without them: they are no clock evidence,
    * and taken as such they would move the estimate away from what {@link #analyze} finds.
    */
-  private TraceAttribution.Aligned withOtherRequestsSteps(TraceAttribution.Aligned aligned, java.util.Set<String> read, long t) {
-    String names = TraceAttribution.PER_REQUEST_STEP_NAMES.stream().sorted().map(n -> "'" + n + "'") // constants, not input
-        .collect(java.util.stream.Collectors.joining(","));
+  private TraceAttribution.Aligned withOtherRequestsSteps(
+      TraceAttribution.Aligned aligned, java.util.Set<String> read, long t) {
+    String names =
+        TraceAttribution.PER_REQUEST_STEP_NAMES.stream()
+            .sorted()
+            .map(n -> "'" + n + "'") // constants, not input
+            .collect(java.util.stream.Collectors.joining(","));
     List<SpanRecord> spans = new ArrayList<>(aligned.spans());
     java.util.Set<String> seen = new java.util.HashSet<>(read);
     aligned.spans().forEach(s -> seen.add(s.traceId() + s.spanId()));
-    for (SpanRecord s : reader.where("SpanName IN (" + names + ") AND " + TraceReader.IN_WINDOW,
-        TraceReader.window(t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS))) {
+    for (SpanRecord s :
+        reader.where(
+            "SpanName IN (" + names + ") AND " + TraceReader.IN_WINDOW,
+            TraceReader.window(t - STEP_WINDOW_NS, t + 10 * STEP_WINDOW_NS))) {
       if (seen.add(s.traceId() + s.spanId())) {
         ClockCorrection c = aligned.corrections().get(s.clockDomain());
         spans.add(c == null || !c.applied() ? s : s.shifted(c.offsetAt(s.startNs())));
@@ -228,6 +311,9 @@ public final class Analyzer {
 
   /** Every span that started in [fromNs, toNs], clock-aligned. */
   public List<SpanRecord> window(long fromNs, long toNs) {
-    return TraceAttribution.alignClocks(reader.where(TraceReader.IN_WINDOW + " LIMIT 1000000", TraceReader.window(fromNs, toNs))).spans();
+    return TraceAttribution.alignClocks(
+            reader.where(
+                TraceReader.IN_WINDOW + " LIMIT 1000000", TraceReader.window(fromNs, toNs)))
+        .spans();
   }
 }

@@ -1,29 +1,76 @@
 package dev.llmlat.analyze.store;
 
-import dev.llmlat.stats.Quantiles;
 import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.ClockCorrection;
 import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.attribution.UpstreamConnection;
+import dev.llmlat.stats.Quantiles;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryWriter;
 import java.util.Arrays;
 import java.util.List;
 
-/** Writes attributions as rows of {@code llm_request_attribution} (a re-run replaces a request's row). */
+/**
+ * Writes attributions as rows of {@code llm_request_attribution} (a re-run replaces a request's
+ * row).
+ */
 public final class AttributionWriter {
   static final String TABLE = "llm_request_attribution";
-  static final List<String> COLUMNS = java.util.stream.Stream.of(
-      List.of("TraceId", "RequestId", "Model", "ServiceName", "EngineInstance", "EngineAdapter", "ArrivalTime", "TtftStartLayer",
-          "TtftNs", "ServerTtftNs"),
-      Attribution.COMPONENTS.stream().map(Attribution::column).toList(),
-      List.of("PromptTokens", "OutputTokens", "PrefillChunks", "Preemptions", "ItlCount", "ItlP50Ns", "ItlP99Ns", "ItlMaxNs",
-          "ItlStalls", "TopStallCause", "ClockCorrections", "ClockUncertaintyNs", "AnalyzerVersion", "AnalyzedAt"),
-      List.of("QueueCauseKind", "QueueCause", "QueueCauseNs", "QueueCauseTraceId", "QueueCauseTokens", "QueueCauseBatch", "QueueLimit"),
-      List.of("UpstreamClient", "UpstreamPool", "UpstreamPoolMax", "UpstreamPoolPending", "UpstreamConnection"),
-      List.of("Tenant", "TenantCause", "TenantCauseNs"),
-      List.of("PartComponent", "PartInstance", "PartRole", "PartNs", "LateRank", "LateRankDevice", "LateRankNs", "LateRankSteps"))
-      .flatMap(List::stream).toList();
+  static final List<String> COLUMNS =
+      java.util.stream.Stream.of(
+              List.of(
+                  "TraceId",
+                  "RequestId",
+                  "Model",
+                  "ServiceName",
+                  "EngineInstance",
+                  "EngineAdapter",
+                  "ArrivalTime",
+                  "TtftStartLayer",
+                  "TtftNs",
+                  "ServerTtftNs"),
+              Attribution.COMPONENTS.stream().map(Attribution::column).toList(),
+              List.of(
+                  "PromptTokens",
+                  "OutputTokens",
+                  "PrefillChunks",
+                  "Preemptions",
+                  "ItlCount",
+                  "ItlP50Ns",
+                  "ItlP99Ns",
+                  "ItlMaxNs",
+                  "ItlStalls",
+                  "TopStallCause",
+                  "ClockCorrections",
+                  "ClockUncertaintyNs",
+                  "AnalyzerVersion",
+                  "AnalyzedAt"),
+              List.of(
+                  "QueueCauseKind",
+                  "QueueCause",
+                  "QueueCauseNs",
+                  "QueueCauseTraceId",
+                  "QueueCauseTokens",
+                  "QueueCauseBatch",
+                  "QueueLimit"),
+              List.of(
+                  "UpstreamClient",
+                  "UpstreamPool",
+                  "UpstreamPoolMax",
+                  "UpstreamPoolPending",
+                  "UpstreamConnection"),
+              List.of("Tenant", "TenantCause", "TenantCauseNs"),
+              List.of(
+                  "PartComponent",
+                  "PartInstance",
+                  "PartRole",
+                  "PartNs",
+                  "LateRank",
+                  "LateRankDevice",
+                  "LateRankNs",
+                  "LateRankSteps"))
+          .flatMap(List::stream)
+          .toList();
 
   private AttributionWriter() {}
 
@@ -34,10 +81,18 @@ public final class AttributionWriter {
     long now = System.currentTimeMillis();
     // rows encoded in slices on all cores (a chunk holds tens of thousands), then joined in order
     int slices = Math.min(8, Math.max(1, attributions.size() / 2048));
-    List<RowBinaryWriter> parts = java.util.stream.IntStream.range(0, slices).parallel()
-        .mapToObj(i -> encode(attributions.subList(i * attributions.size() / slices, (i + 1) * attributions.size() / slices),
-            version, now))
-        .toList();
+    List<RowBinaryWriter> parts =
+        java.util.stream.IntStream.range(0, slices)
+            .parallel()
+            .mapToObj(
+                i ->
+                    encode(
+                        attributions.subList(
+                            i * attributions.size() / slices,
+                            (i + 1) * attributions.size() / slices),
+                        version,
+                        now))
+            .toList();
     RowBinaryWriter out = new RowBinaryWriter(parts.stream().mapToInt(RowBinaryWriter::size).sum());
     parts.forEach(out::append);
     store.insertRowBinary(TABLE, COLUMNS, out.toByteArray(), null);
@@ -46,8 +101,16 @@ public final class AttributionWriter {
   private static RowBinaryWriter encode(List<Attribution> attributions, String version, long now) {
     RowBinaryWriter out = new RowBinaryWriter(attributions.size() * 320);
     for (Attribution a : attributions) {
-      out.string(a.traceId()).string(a.requestId()).string(a.model()).string(a.service()).string(a.engineInstance())
-          .string(a.engineAdapter()).int64(a.arrivalNs()).string(a.startLayer()).int64(a.ttftNs()).int64(a.serverTtftNs());
+      out.string(a.traceId())
+          .string(a.requestId())
+          .string(a.model())
+          .string(a.service())
+          .string(a.engineInstance())
+          .string(a.engineAdapter())
+          .int64(a.arrivalNs())
+          .string(a.startLayer())
+          .int64(a.ttftNs())
+          .int64(a.serverTtftNs());
       for (String c : Attribution.COMPONENTS) {
         out.int64(a.component(c));
       }
@@ -55,22 +118,32 @@ public final class AttributionWriter {
       long[] sorted = gaps.clone();
       Arrays.sort(sorted);
       long stalls = a.itl().stream().filter(g -> !g.cause().isEmpty()).count();
-      out.uint32(a.promptTokens()).uint32(a.outputTokens()).uint16(a.prefillChunks()).uint16(a.preemptions())
+      out.uint32(a.promptTokens())
+          .uint32(a.outputTokens())
+          .uint16(a.prefillChunks())
+          .uint16(a.preemptions())
           .uint32(gaps.length)
-          .int64(quantile(sorted, 0.5)).int64(quantile(sorted, 0.99)).int64(sorted.length == 0 ? 0 : sorted[sorted.length - 1])
+          .int64(quantile(sorted, 0.5))
+          .int64(quantile(sorted, 0.99))
+          .int64(sorted.length == 0 ? 0 : sorted[sorted.length - 1])
           .uint32(stalls)
           .string(topCause(a));
-      List<ClockCorrection> applied = a.corrections().stream().filter(ClockCorrection::applied).toList();
+      List<ClockCorrection> applied =
+          a.corrections().stream().filter(ClockCorrection::applied).toList();
       out.varUInt(applied.size());
       for (ClockCorrection c : applied) {
         out.string(c.host()).int64(c.offsetAt(a.arrivalNs()));
       }
       out.int64(a.corrections().stream().mapToLong(ClockCorrection::uncertaintyNs).max().orElse(0))
-          .string(version).int64(now);
+          .string(version)
+          .int64(now);
       queue(out, a.queueBreakdown());
       UpstreamConnection u = a.upstream();
-      out.string(u.client()).string(u.pool()).int32((int) Math.max(-1, Math.min(Integer.MAX_VALUE, u.poolMax())))
-          .int32((int) Math.max(-1, Math.min(Integer.MAX_VALUE, u.pending()))).string(u.connection());
+      out.string(u.client())
+          .string(u.pool())
+          .int32((int) Math.max(-1, Math.min(Integer.MAX_VALUE, u.poolMax())))
+          .int32((int) Math.max(-1, Math.min(Integer.MAX_VALUE, u.pending())))
+          .string(u.connection());
       out.string(a.tenant()).arrayLength(a.tenantCauses().size());
       a.tenantCauses().forEach(t -> out.string(t.tenant()));
       out.arrayLength(a.tenantCauses().size());
@@ -122,8 +195,11 @@ public final class AttributionWriter {
 
   /** The cause of the longest named gap. */
   static String topCause(Attribution a) {
-    return a.itl().stream().filter(g -> !g.cause().isEmpty()).max((x, y) -> Long.compare(x.gapNs(), y.gapNs()))
-        .map(Attribution.Gap::cause).orElse("");
+    return a.itl().stream()
+        .filter(g -> !g.cause().isEmpty())
+        .max((x, y) -> Long.compare(x.gapNs(), y.gapNs()))
+        .map(Attribution.Gap::cause)
+        .orElse("");
   }
 
   /** A quantile of the gaps in whole nanoseconds, 0 when there are none. */

@@ -17,17 +17,25 @@ import java.util.regex.Pattern;
 /** Reads spans from {@code otel_traces} into {@link SpanRecord}s. */
 public final class TraceReader {
   private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{32}");
+
   /** Read as RowBinary in this order (see {@link #parse}). */
   private static final String COLUMNS =
       "TraceId, SpanId, ParentSpanId, toString(SpanName), toString(SpanKind), toString(ServiceName),"
-          + " ResourceAttributes['llmlat.layer'], " + ResourceRule.HOST.sql() + ", toString(ScopeName), "
-          + ResourceRule.INSTANCE.sql() + ", toUnixTimestamp64Nano(Timestamp), Duration,"
+          + " ResourceAttributes['llmlat.layer'], "
+          + ResourceRule.HOST.sql()
+          + ", toString(ScopeName), "
+          + ResourceRule.INSTANCE.sql()
+          + ", toUnixTimestamp64Nano(Timestamp), Duration,"
           + " SpanAttributes, arrayMap(t -> toUnixTimestamp64Nano(t), Events.Timestamp),"
           + " arrayMap(n -> toString(n), Events.Name), Events.Attributes, Links.TraceId, Links.SpanId";
 
-  /** Span names outside a request's trace that attribution needs (steps, batches), as an SQL list. */
-  private static final String SHARED = dev.llmlat.attribution.engines.EngineAdapters.sharedSpanNames().stream()
-      .map(n -> "'" + n.replace("'", "") + "'").collect(java.util.stream.Collectors.joining(", ", "(", ")"));
+  /**
+   * Span names outside a request's trace that attribution needs (steps, batches), as an SQL list.
+   */
+  private static final String SHARED =
+      dev.llmlat.attribution.engines.EngineAdapters.sharedSpanNames().stream()
+          .map(n -> "'" + n.replace("'", "") + "'")
+          .collect(java.util.stream.Collectors.joining(", ", "(", ")"));
 
   private final ClickHouseStore store;
 
@@ -39,13 +47,18 @@ public final class TraceReader {
   public static String checkTraceId(String traceId) {
     String id = traceId.strip().toLowerCase(java.util.Locale.ROOT);
     if (!TRACE_ID.matcher(id).matches()) {
-      String shown = traceId.length() <= 80 ? traceId : traceId.substring(0, 77) + "..."; // arguments may be huge
+      String shown =
+          traceId.length() <= 80
+              ? traceId
+              : traceId.substring(0, 77) + "..."; // arguments may be huge
       throw new IllegalArgumentException("not a trace id (32 hex digits): '" + shown + "'");
     }
     return id;
   }
 
-  /** {@code ('id','id',...)} for an {@code IN}: each id checked, so no text reaches SQL unvalidated. */
+  /**
+   * {@code ('id','id',...)} for an {@code IN}: each id checked, so no text reaches SQL unvalidated.
+   */
   public static String sqlList(Collection<String> traceIds) {
     StringBuilder in = new StringBuilder("(");
     for (String id : traceIds) {
@@ -80,7 +93,10 @@ public final class TraceReader {
     for (int i = 0; i < ids.size(); i += 5000) {
       Map<String, Object> params = window(fromNs, toNs);
       params.put("trace_ids", arrayParameter(ids.subList(i, Math.min(ids.size(), i + 5000))));
-      select("TraceId IN {trace_ids:Array(String)}" + (windowed ? " AND " + IN_WINDOW : ""), params, spans);
+      select(
+          "TraceId IN {trace_ids:Array(String)}" + (windowed ? " AND " + IN_WINDOW : ""),
+          params,
+          spans);
     }
     if (windowed) {
       select("SpanName IN " + SHARED + " AND " + IN_WINDOW, window(fromNs, toNs), spans);
@@ -91,10 +107,10 @@ public final class TraceReader {
   }
 
   /**
-   * The collective kernels of the GPU steps among {@code spans}, from {@code gpu_collectives} (the view of
-   * {@code gpu_kernels} by {@link CollectiveKernels#sqlSuperset}, narrowed here by {@link CollectiveKernels#matches}),
-   * as kernel spans under their step (trace id the step's): a step several ranks ran (tensor parallelism) is matched
-   * across its copies by them.
+   * The collective kernels of the GPU steps among {@code spans}, from {@code gpu_collectives} (the
+   * view of {@code gpu_kernels} by {@link CollectiveKernels#sqlSuperset}, narrowed here by {@link
+   * CollectiveKernels#matches}), as kernel spans under their step (trace id the step's): a step
+   * several ranks ran (tensor parallelism) is matched across its copies by them.
    */
   List<SpanRecord> collectives(List<SpanRecord> spans) {
     Map<String, SpanRecord> steps = new HashMap<>();
@@ -108,11 +124,18 @@ public final class TraceReader {
     for (int i = 0; i < ids.size(); i += 5000) {
       Map<String, Object> params = new HashMap<>();
       // span ids are hex: anything else is dropped, so no text reaches SQL unchecked
-      params.put("steps", ids.subList(i, Math.min(ids.size(), i + 5000)).stream().map(id -> "'" + id.replaceAll("[^0-9a-f]", "") + "'")
-          .collect(java.util.stream.Collectors.joining(",", "[", "]")));
-      RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT StepSpanId, toString(Name),"
-          + " toUnixTimestamp64Nano(Start), toInt64(DurationNs), toInt64(Device), toInt64(Pid),"
-          + " toInt64(CorrelationId) FROM gpu_collectives WHERE StepSpanId IN {steps:Array(String)}", params));
+      params.put(
+          "steps",
+          ids.subList(i, Math.min(ids.size(), i + 5000)).stream()
+              .map(id -> "'" + id.replaceAll("[^0-9a-f]", "") + "'")
+              .collect(java.util.stream.Collectors.joining(",", "[", "]")));
+      RowBinaryReader in =
+          new RowBinaryReader(
+              store.queryRowBinary(
+                  "SELECT StepSpanId, toString(Name),"
+                      + " toUnixTimestamp64Nano(Start), toInt64(DurationNs), toInt64(Device), toInt64(Pid),"
+                      + " toInt64(CorrelationId) FROM gpu_collectives WHERE StepSpanId IN {steps:Array(String)}",
+                  params));
       while (in.hasMore()) {
         String step = in.string();
         String name = in.string();
@@ -125,21 +148,42 @@ public final class TraceReader {
         if (parent == null || !CollectiveKernels.matches(name)) {
           continue;
         }
-        Map<String, String> attributes = Map.of(LlmlatAttributes.GPU_KIND, "kernel", LlmlatAttributes.GPU_DEVICE,
-            Long.toString(device), "process.pid", Long.toString(pid));
-        // no span id is stored per kernel: one made of its process and correlation id (unique within a process)
+        Map<String, String> attributes =
+            Map.of(
+                LlmlatAttributes.GPU_KIND,
+                "kernel",
+                LlmlatAttributes.GPU_DEVICE,
+                Long.toString(device),
+                "process.pid",
+                Long.toString(pid));
+        // no span id is stored per kernel: one made of its process and correlation id (unique
+        // within a process)
         // the step's resource: the clock alignment moves both alike
-        out.add(new SpanRecord(parent.traceId(), "k" + pid + "." + correlation, step, name, "Internal", parent.service(),
-            parent.layer(), parent.host(), parent.scope(), parent.instance(), start, start + duration, attributes, List.of(),
-            List.of()));
+        out.add(
+            new SpanRecord(
+                parent.traceId(),
+                "k" + pid + "." + correlation,
+                step,
+                name,
+                "Internal",
+                parent.service(),
+                parent.layer(),
+                parent.host(),
+                parent.scope(),
+                parent.instance(),
+                start,
+                start + duration,
+                attributes,
+                List.of(),
+                List.of()));
       }
     }
     return out;
   }
 
   /**
-   * The ids of GPU steps that run on several ranks at once: copies of one step (same name
-   * and requests) that overlap in time. Only they can wait for each other, so a store of single-GPU
+   * The ids of GPU steps that run on several ranks at once: copies of one step (same name and
+   * requests) that overlap in time. Only they can wait for each other, so a store of single-GPU
    * steps is never asked for collectives (a query per chunk otherwise; a decode batch repeated on
    * one GPU follows itself, it does not overlap).
    */
@@ -196,7 +240,10 @@ public final class TraceReader {
    * query parameter ({@code {name:Type}} in the condition, the value in {@code params}).
    */
   List<SpanRecord> where(String condition, Map<String, ?> params) {
-    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary("SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition, params));
+    RowBinaryReader in =
+        new RowBinaryReader(
+            store.queryRowBinary(
+                "SELECT " + COLUMNS + " FROM otel_traces WHERE " + condition, params));
     List<SpanRecord> spans = new ArrayList<>();
     while (in.hasMore()) {
       spans.add(parse(in));
@@ -247,7 +294,21 @@ public final class TraceReader {
     for (int i = 0; i < linkSpans; i++) {
       links.add(new SpanRecord.Link(linkTraces[i], in.string()));
     }
-    return new SpanRecord(traceId, spanId, parent, name, kind, service, layer, host, scope, instance, start, start + duration, attributes,
-        events, links);
+    return new SpanRecord(
+        traceId,
+        spanId,
+        parent,
+        name,
+        kind,
+        service,
+        layer,
+        host,
+        scope,
+        instance,
+        start,
+        start + duration,
+        attributes,
+        events,
+        links);
   }
 }

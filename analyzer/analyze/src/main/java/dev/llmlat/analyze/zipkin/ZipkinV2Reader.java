@@ -13,10 +13,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Reads Zipkin v2 JSON (an array of spans, microsecond timestamps) as {@link SpanRecord}s. A
- * {@code shared} SERVER span (Zipkin's RPC half that reuses its client's span id) gets an id of
- * its own whose parent is the client span, so the pair reads like an OpenTelemetry client/server
- * pair; the clock domain is the endpoint's address (else its service name).
+ * Reads Zipkin v2 JSON (an array of spans, microsecond timestamps) as {@link SpanRecord}s. A {@code
+ * shared} SERVER span (Zipkin's RPC half that reuses its client's span id) gets an id of its own
+ * whose parent is the client span, so the pair reads like an OpenTelemetry client/server pair; the
+ * clock domain is the endpoint's address (else its service name).
  */
 public final class ZipkinV2Reader {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,25 +51,60 @@ public final class ZipkinV2Reader {
       }
       List<SpanRecord.Event> events = new ArrayList<>();
       for (JsonNode a : s.path("annotations")) {
-        events.add(new SpanRecord.Event(a.path("timestamp").asLong() * 1000, a.path("value").asText(), Map.of()));
+        events.add(
+            new SpanRecord.Event(
+                a.path("timestamp").asLong() * 1000, a.path("value").asText(), Map.of()));
       }
-      spans.add(new SpanRecord(traceId, id, parent, s.path("name").asText(""), otelKind(kind), service, "", host, start, end,
-          tags, events, List.of()));
+      spans.add(
+          new SpanRecord(
+              traceId,
+              id,
+              parent,
+              s.path("name").asText(""),
+              otelKind(kind),
+              service,
+              "",
+              host,
+              start,
+              end,
+              tags,
+              events,
+              List.of()));
     }
     // children of a shared server span hang off the server half, not the client half
     Map<String, String> serverOf = new HashMap<>();
     for (SpanRecord s : spans) {
-      if ("Server".equals(s.kind()) && !s.parentSpanId().isEmpty() && s.spanId().equals(serverId(s.parentSpanId()))) {
+      if ("Server".equals(s.kind())
+          && !s.parentSpanId().isEmpty()
+          && s.spanId().equals(serverId(s.parentSpanId()))) {
         serverOf.put(s.traceId() + s.parentSpanId(), s.spanId());
       }
     }
     List<SpanRecord> out = new ArrayList<>(spans.size());
     for (SpanRecord s : spans) {
       String server = serverOf.get(s.traceId() + s.parentSpanId());
-      boolean childOfSharedRpc = server != null && !s.spanId().equals(server) && !"Client".equals(s.kind())
-          && s.clockDomain().equals(hostOf(spans, s.traceId(), server));
-      out.add(childOfSharedRpc ? new SpanRecord(s.traceId(), s.spanId(), server, s.name(), s.kind(), s.service(), s.layer(), s.host(),
-          s.startNs(), s.endNs(), s.attributes(), s.events(), s.links()) : s);
+      boolean childOfSharedRpc =
+          server != null
+              && !s.spanId().equals(server)
+              && !"Client".equals(s.kind())
+              && s.clockDomain().equals(hostOf(spans, s.traceId(), server));
+      out.add(
+          childOfSharedRpc
+              ? new SpanRecord(
+                  s.traceId(),
+                  s.spanId(),
+                  server,
+                  s.name(),
+                  s.kind(),
+                  s.service(),
+                  s.layer(),
+                  s.host(),
+                  s.startNs(),
+                  s.endNs(),
+                  s.attributes(),
+                  s.events(),
+                  s.links())
+              : s);
     }
     return out;
   }

@@ -8,11 +8,11 @@ import java.util.List;
 
 /**
  * The gateway's spans as the OpenTelemetry Java agent 2.31.1 writes them with llmlat's extension
- * (shapes as in ../shared/traces/h200-e2e/gateway.otlp.jsonl): a SERVER span
- * {@code POST /v1/chat/completions} (scope io.opentelemetry.http-server... here the JDK server's)
- * carrying the extension's first-chunk event and request model, and its CLIENT child {@code POST}
- * (scope io.opentelemetry.java-http-client) that ends at the response headers, with
- * {@code server.address}/{@code server.port} of the replica it called.
+ * (shapes as in ../shared/traces/h200-e2e/gateway.otlp.jsonl): a SERVER span {@code POST
+ * /v1/chat/completions} (scope io.opentelemetry.http-server... here the JDK server's) carrying the
+ * extension's first-chunk event and request model, and its CLIENT child {@code POST} (scope
+ * io.opentelemetry.java-http-client) that ends at the response headers, with {@code
+ * server.address}/{@code server.port} of the replica it called.
  */
 public final class AgentGatewayWriter {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -33,9 +33,20 @@ public final class AgentGatewayWriter {
       str(res, "llmlat.layer", "gateway");
       ArrayNode scopes = rs.putArray("scopeSpans");
       ObjectNode serverScope = scopes.addObject();
-      serverScope.putObject("scope").put("name", "io.opentelemetry.java-http-server").put("version", "2.31.1-alpha");
+      serverScope
+          .putObject("scope")
+          .put("name", "io.opentelemetry.java-http-server")
+          .put("version", "2.31.1-alpha");
       ObjectNode server = serverScope.putArray("spans").addObject();
-      span(server, r.truth().traceId(), r.serverSpanId(), "", "POST /v1/chat/completions", 2, r.gatewayStartNs(), r.gatewayEndNs());
+      span(
+          server,
+          r.truth().traceId(),
+          r.serverSpanId(),
+          "",
+          "POST /v1/chat/completions",
+          2,
+          r.gatewayStartNs(),
+          r.gatewayEndNs());
       ArrayNode sa = server.putArray("attributes");
       str(sa, "http.request.method", "POST");
       str(sa, "url.path", "/v1/chat/completions");
@@ -45,9 +56,20 @@ public final class AgentGatewayWriter {
       ev.put("timeUnixNano", Long.toString(r.firstChunkNs()));
       ev.put("name", "gen_ai.first_chunk");
       ObjectNode clientScope = scopes.addObject();
-      clientScope.putObject("scope").put("name", "io.opentelemetry.java-http-client").put("version", "2.31.1-alpha");
+      clientScope
+          .putObject("scope")
+          .put("name", "io.opentelemetry.java-http-client")
+          .put("version", "2.31.1-alpha");
       ObjectNode client = clientScope.putArray("spans").addObject();
-      span(client, r.truth().traceId(), r.clientSpanId(), r.serverSpanId(), "POST", 3, r.clientStartNs(), r.clientEndNs());
+      span(
+          client,
+          r.truth().traceId(),
+          r.clientSpanId(),
+          r.serverSpanId(),
+          "POST",
+          3,
+          r.clientStartNs(),
+          r.clientEndNs());
       ArrayNode ca = client.putArray("attributes");
       str(ca, "http.request.method", "POST");
       str(ca, "server.address", "10.0.0." + (10 + r.replica()));
@@ -60,7 +82,15 @@ public final class AgentGatewayWriter {
     return lines;
   }
 
-  private static void span(ObjectNode s, String trace, String id, String parent, String name, int kind, long start, long end) {
+  private static void span(
+      ObjectNode s,
+      String trace,
+      String id,
+      String parent,
+      String name,
+      int kind,
+      long start,
+      long end) {
     s.put("traceId", trace);
     s.put("spanId", id);
     if (!parent.isEmpty()) {

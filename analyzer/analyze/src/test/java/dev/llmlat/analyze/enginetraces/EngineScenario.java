@@ -16,13 +16,21 @@ public final class EngineScenario {
   static final long MS = 1_000_000L;
 
   /**
-   * One request end to end: the engine's truth and the gateway's side (its SERVER span from
-   * {@code gatewayStartNs} to {@code gatewayEndNs}, its upstream CLIENT span from
-   * {@code clientStartNs} to the response headers at {@code clientEndNs}, the first content chunk
-   * written to the caller at {@code firstChunkNs}).
+   * One request end to end: the engine's truth and the gateway's side (its SERVER span from {@code
+   * gatewayStartNs} to {@code gatewayEndNs}, its upstream CLIENT span from {@code clientStartNs} to
+   * the response headers at {@code clientEndNs}, the first content chunk written to the caller at
+   * {@code firstChunkNs}).
    */
-  public record Request(RequestTruth truth, String serverSpanId, String clientSpanId, long gatewayStartNs,
-      long clientStartNs, long clientEndNs, long firstChunkNs, long gatewayEndNs, int replica) {
+  public record Request(
+      RequestTruth truth,
+      String serverSpanId,
+      String clientSpanId,
+      long gatewayStartNs,
+      long clientStartNs,
+      long clientEndNs,
+      long firstChunkNs,
+      long gatewayEndNs,
+      int replica) {
 
     /** TTFT as the gateway's caller sees it. */
     public long ttftNs() {
@@ -36,7 +44,8 @@ public final class EngineScenario {
    * {@code n} requests from {@code baseNs}, spread over {@code replicas} engine replicas in turn;
    * every third request moves its KV cache first ({@code kvTransfer}, disaggregated serving).
    */
-  public static List<Request> generate(long seed, int n, long baseNs, int replicas, boolean kvTransfer) {
+  public static List<Request> generate(
+      long seed, int n, long baseNs, int replicas, boolean kvTransfer) {
     Random random = new Random(seed);
     HexFormat hex = HexFormat.of();
     long[] busyUntil = new long[replicas];
@@ -74,26 +83,70 @@ public final class EngineScenario {
         tokens[k] = tokens[k - 1] + 8 * MS + random.nextInt(3000) * US;
       }
       long finish = tokens[output - 1] + 300 * US;
-      long headers = received + 1200 * US + 250 * US; // streamed: headers go out before the first token
+      long headers =
+          received + 1200 * US + 250 * US; // streamed: headers go out before the first token
       long firstChunk = firstToken + 300 * US + 250 * US + 100 * US;
       long gatewayEnd = finish + 250 * US + 400 * US;
-      RequestTruth truth = new RequestTruth(traceId, client, "chatcmpl-" + traceId.substring(0, 12), "meta-llama/Llama-3.1-8B-Instruct",
-          prompt, output, received, arrival, scheduled, chunks, firstToken, tokens, finish, output % 5 == 0 ? "length" : "stop", kv);
-      out.add(new Request(truth, server, client, gatewayStart, clientStart, headers, firstChunk, gatewayEnd, replica));
+      RequestTruth truth =
+          new RequestTruth(
+              traceId,
+              client,
+              "chatcmpl-" + traceId.substring(0, 12),
+              "meta-llama/Llama-3.1-8B-Instruct",
+              prompt,
+              output,
+              received,
+              arrival,
+              scheduled,
+              chunks,
+              firstToken,
+              tokens,
+              finish,
+              output % 5 == 0 ? "length" : "stop",
+              kv);
+      out.add(
+          new Request(
+              truth,
+              server,
+              client,
+              gatewayStart,
+              clientStart,
+              headers,
+              firstChunk,
+              gatewayEnd,
+              replica));
     }
     return out;
   }
 
-  /** The same truth on a clock that reads {@code skewNs} more than true time (the engine's, when skewed). */
+  /**
+   * The same truth on a clock that reads {@code skewNs} more than true time (the engine's, when
+   * skewed).
+   */
   public static RequestTruth onClock(RequestTruth r, long skewNs) {
-    List<RequestTruth.Chunk> chunks = r.prefillChunks().stream()
-        .map(c -> new RequestTruth.Chunk(c.startNs() + skewNs, c.endNs() + skewNs, c.tokens())).toList();
+    List<RequestTruth.Chunk> chunks =
+        r.prefillChunks().stream()
+            .map(c -> new RequestTruth.Chunk(c.startNs() + skewNs, c.endNs() + skewNs, c.tokens()))
+            .toList();
     long[] tokens = r.tokenNs().clone();
     for (int i = 0; i < tokens.length; i++) {
       tokens[i] += skewNs;
     }
-    return new RequestTruth(r.traceId(), r.parentSpanId(), r.requestId(), r.model(), r.promptTokens(), r.outputTokens(),
-        r.receivedNs() + skewNs, r.arrivalNs() + skewNs, r.scheduledNs() + skewNs, chunks, r.firstTokenNs() + skewNs, tokens,
-        r.finishNs() + skewNs, r.finishReason(), r.kvTransferNs());
+    return new RequestTruth(
+        r.traceId(),
+        r.parentSpanId(),
+        r.requestId(),
+        r.model(),
+        r.promptTokens(),
+        r.outputTokens(),
+        r.receivedNs() + skewNs,
+        r.arrivalNs() + skewNs,
+        r.scheduledNs() + skewNs,
+        chunks,
+        r.firstTokenNs() + skewNs,
+        tokens,
+        r.finishNs() + skewNs,
+        r.finishReason(),
+        r.kvTransferNs());
   }
 }

@@ -4,19 +4,24 @@ import java.util.List;
 
 /**
  * What really happened to one request inside an engine: the truth an engine's trace writer turns
- * into that engine's own spans, and the figures tests compare the analyzer's attribution with.
- * All times are Unix nanoseconds on the engine's clock.
+ * into that engine's own spans, and the figures tests compare the analyzer's attribution with. All
+ * times are Unix nanoseconds on the engine's clock.
  *
  * @param traceId 32 lowercase hex digits (the W3C trace id the gateway sent in {@code traceparent})
- * @param parentSpanId the span id the engine received in {@code traceparent} (the gateway's CLIENT span), or ""
- * @param receivedNs the engine's HTTP server received the request (before templating and tokenization)
- * @param arrivalNs the engine's scheduler got the tokenized request (vLLM's {@code arrival_time} is stamped here)
+ * @param parentSpanId the span id the engine received in {@code traceparent} (the gateway's CLIENT
+ *     span), or ""
+ * @param receivedNs the engine's HTTP server received the request (before templating and
+ *     tokenization)
+ * @param arrivalNs the engine's scheduler got the tokenized request (vLLM's {@code arrival_time} is
+ *     stamped here)
  * @param scheduledNs the request left the waiting queue (first scheduled)
  * @param prefillChunks the prefill forward passes that processed this request's prompt, in order
  * @param firstTokenNs the first output token was sampled
- * @param tokenNs every output token's time, first token included ({@code tokenNs[0] == firstTokenNs})
+ * @param tokenNs every output token's time, first token included ({@code tokenNs[0] ==
+ *     firstTokenNs})
  * @param finishNs the request finished (last token, response complete)
- * @param kvTransferNs KV-cache transfer time (disaggregated serving; 0 when none), inside [arrival, scheduled]
+ * @param kvTransferNs KV-cache transfer time (disaggregated serving; 0 when none), inside [arrival,
+ *     scheduled]
  */
 public record RequestTruth(
     String traceId,
@@ -35,7 +40,10 @@ public record RequestTruth(
     String finishReason,
     long kvTransferNs) {
 
-  /** One prefill forward pass: when it ran and how many of this request's prompt tokens it processed. */
+  /**
+   * One prefill forward pass: when it ran and how many of this request's prompt tokens it
+   * processed.
+   */
   public record Chunk(long startNs, long endNs, int tokens) {}
 
   /** Queue time: arrival to first scheduled. */

@@ -11,57 +11,64 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The OTLP/JSON SGLang's own request tracing ({@code --enable-trace}, default trace level 3) exports,
- * with no llmlat SDK. Follows sgl-project/sglang main as crawled mid-2026:
+ * The OTLP/JSON SGLang's own request tracing ({@code --enable-trace}, default trace level 3)
+ * exports, with no llmlat SDK. Follows sgl-project/sglang main as crawled mid-2026:
  *
  * <ul>
  *   <li>{@code python/sglang/srt/observability/trace.py} @ 02a580880ee625d1d4a8c317ad913dcc0506cf79
  *       (TracerProvider with resource {@code service.name=sglang}, tracer "sglang server", 64-bit
- *       custom id generator, {@code TraceReqContext}: root, per-thread and slice spans, links, events)
- *   <li>{@code python/sglang/srt/observability/req_time_stats.py} @ 00ce49e05c17e08f643afab34f3cdcef14935ac0
- *       ({@code RequestStage} names and levels; which timestamp opens and closes each slice)
- *   <li>{@code python/sglang/srt/managers/tokenizer_manager.py} @ 001067fffe33427bee0ed2f007fb7551a1d76b44
- *       (traceparent/tracestate taken from the HTTP headers; tokenize and dispatch stamps; root
- *       attributes set in {@code convert_to_span_attrs} just before the finish stamp)
- *   <li>{@code python/sglang/srt/managers/scheduler_components/batch_result_processor.py}
- *       @ 003ddbce039cd49b05c84568b7b357031366abf7 (chunk, prefill-finished, decode and completion
- *       stamps), and the scheduler process entry ({@code trace_set_thread_info("Scheduler", tp_rank,
- *       dp_rank, pp_rank)}).
+ *       custom id generator, {@code TraceReqContext}: root, per-thread and slice spans, links,
+ *       events)
+ *   <li>{@code python/sglang/srt/observability/req_time_stats.py} @
+ *       00ce49e05c17e08f643afab34f3cdcef14935ac0 ({@code RequestStage} names and levels; which
+ *       timestamp opens and closes each slice)
+ *   <li>{@code python/sglang/srt/managers/tokenizer_manager.py} @
+ *       001067fffe33427bee0ed2f007fb7551a1d76b44 (traceparent/tracestate taken from the HTTP
+ *       headers; tokenize and dispatch stamps; root attributes set in {@code convert_to_span_attrs}
+ *       just before the finish stamp)
+ *   <li>{@code python/sglang/srt/managers/scheduler_components/batch_result_processor.py} @
+ *       003ddbce039cd49b05c84568b7b357031366abf7 (chunk, prefill-finished, decode and completion
+ *       stamps), and the scheduler process entry ({@code trace_set_thread_info("Scheduler",
+ *       tp_rank, dp_rank, pp_rank)}).
  * </ul>
  *
  * <p>Layout per request, unified server (role "unified" prints as an empty prefix, so the root name
  * begins with a space): tokenizer process: root {@code " Req <rid[:8]>"} (child of the gateway's
  * span when a traceparent came in, else a new trace with a 64-bit id), its thread span {@code
  * "Tokenizer (host:<machine-id[:8]> | pid:<tid>)"} with slices {@code tokenize} and {@code
- * api_server_dispatch}; scheduler process: thread span {@code "Scheduler [TP 0]  [PP 0] (host:… |
+ * api_server_dispatch}; scheduler process: thread span {@code "Scheduler [TP 0] [PP 0] (host:… |
  * pid:…)"} (parent: the root, propagated, so a remote parent) with slices {@code request_process},
- * {@code prefill_waiting}, {@code prefill_forward} (children {@code chunked_prefill} when the prompt
- * took more than one chunk), {@code decode_forward} (children {@code decode_loop}, one per decode
- * step, attribute {@code decode_ct}). The overlap scheduler (SGLang's default) path is written: the
- * first decode batch is scheduled before the prefill result is processed, so there is no {@code
- * decode_waiting} slice and {@code decode_forward} starts where {@code prefill_forward} ends. A
- * request with {@code kvTransferNs > 0} is written as the decode server of a PD-disaggregated pair
- * (root {@code "decode Req …"}, thread {@code "Decode Scheduler …"}, slices {@code decode_prepare},
- * {@code decode_bootstrap}, {@code decode_transferred}, {@code decode_waiting}, {@code
- * decode_forward} with {@code fake_output} and {@code decode_loop}); its prefill runs on the prefill
- * server, which is not written here.
+ * {@code prefill_waiting}, {@code prefill_forward} (children {@code chunked_prefill} when the
+ * prompt took more than one chunk), {@code decode_forward} (children {@code decode_loop}, one per
+ * decode step, attribute {@code decode_ct}). The overlap scheduler (SGLang's default) path is
+ * written: the first decode batch is scheduled before the prefill result is processed, so there is
+ * no {@code decode_waiting} slice and {@code decode_forward} starts where {@code prefill_forward}
+ * ends. A request with {@code kvTransferNs > 0} is written as the decode server of a
+ * PD-disaggregated pair (root {@code "decode Req …"}, thread {@code "Decode Scheduler …"}, slices
+ * {@code decode_prepare}, {@code decode_bootstrap}, {@code decode_transferred}, {@code
+ * decode_waiting}, {@code decode_forward} with {@code fake_output} and {@code decode_loop}); its
+ * prefill runs on the prefill server, which is not written here.
  *
  * <p>Times SGLang has no counterpart for in {@link RequestTruth} (tokenize end, dispatch start and
  * end, wait-queue entry, the disaggregated bootstrap phases) are placed at fixed fractions of the
- * gaps around them; every truth field lands exactly on a span boundary. Real SGLang slice stamps are
- * {@code perf_counter} seconds converted to Unix ns through a double, so adjacent boundaries can
- * disagree by a fraction of a microsecond; this writer does not add that noise.
+ * gaps around them; every truth field lands exactly on a span boundary. Real SGLang slice stamps
+ * are {@code perf_counter} seconds converted to Unix ns through a double, so adjacent boundaries
+ * can disagree by a fraction of a microsecond; this writer does not add that noise.
  */
 public final class SglangTraceWriter implements EngineTraceWriter {
 
   static final String SERVICE_NAME = "sglang";
   static final String SCOPE_NAME = "sglang server";
+
   /** Whatever opentelemetry-sdk the deployment installed; SGLang does not pin it. */
   static final String SDK_VERSION = "1.39.1";
+
   /** SGLANG_OTLP_EXPORTER_MAX_EXPORT_BATCH_SIZE default. */
   static final int MAX_EXPORT_BATCH = 64;
+
   /** SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK; | IS_REMOTE (0x200) when the parent/link is remote. */
   static final int FLAGS_LOCAL = 0x100;
+
   static final int FLAGS_REMOTE = 0x300;
   static final int KIND_INTERNAL = 1;
 
@@ -94,8 +101,13 @@ public final class SglangTraceWriter implements EngineTraceWriter {
 
   // ---------------------------------------------------------------- one request
 
-  private static void writeRequest(RequestTruth r, List<RequestTruth> all, String instance, String hostId,
-      Process tokenizerProc, Process schedulerProc) {
+  private static void writeRequest(
+      RequestTruth r,
+      List<RequestTruth> all,
+      String instance,
+      String hostId,
+      Process tokenizerProc,
+      Process schedulerProc) {
     SplittableRandom ids = new SplittableRandom(seed(instance, r.requestId()));
     boolean disagg = r.kvTransferNs() > 0;
     String role = disagg ? "decode" : "";
@@ -105,7 +117,8 @@ public final class SglangTraceWriter implements EngineTraceWriter {
     boolean hasParent = !r.parentSpanId().isEmpty() && !r.traceId().isEmpty();
     String traceId = hasParent ? r.traceId() : "0000000000000000" + id64(ids);
 
-    long[] tokens = r.tokenNs() != null && r.tokenNs().length > 0 ? r.tokenNs() : new long[] {r.firstTokenNs()};
+    long[] tokens =
+        r.tokenNs() != null && r.tokenNs().length > 0 ? r.tokenNs() : new long[] {r.firstTokenNs()};
     int n = tokens.length;
     long prefillEnd = r.prefillChunks().isEmpty() ? r.firstTokenNs() : r.prefillEndNs();
     long completion = Math.max(prefillEnd, tokens[n - 1]);
@@ -119,14 +132,22 @@ public final class SglangTraceWriter implements EngineTraceWriter {
 
     // ---- tokenizer process: root, thread, tokenize, api_server_dispatch
     String origRid = r.requestId().substring(r.requestId().lastIndexOf('_') + 1);
-    Span root = new Span(traceId, id64(ids), hasParent ? r.parentSpanId() : "",
-        hasParent ? FLAGS_REMOTE : FLAGS_LOCAL, role + " Req " + head(origRid, 8), received, r.finishNs());
+    Span root =
+        new Span(
+            traceId,
+            id64(ids),
+            hasParent ? r.parentSpanId() : "",
+            hasParent ? FLAGS_REMOTE : FLAGS_LOCAL,
+            role + " Req " + head(origRid, 8),
+            received,
+            r.finishNs());
     root.attr("rid", origRid);
     root.attr("module", "sglang::request");
     if (disagg) {
       root.attr("bootstrap_room", "0x" + Long.toHexString(bootstrapRoom(instance, r.requestId())));
     }
-    // convert_to_span_attrs runs before set_finished_time, so only the latencies that do not need the
+    // convert_to_span_attrs runs before set_finished_time, so only the latencies that do not need
+    // the
     // finish stamp are present (time to first token, prefill); e2e/decode/inference never appear.
     root.attr("gen_ai.usage.completion_tokens", (long) r.outputTokens());
     root.attr("gen_ai.usage.prompt_tokens", (long) r.promptTokens());
@@ -139,22 +160,49 @@ public final class SglangTraceWriter implements EngineTraceWriter {
     root.attr("gen_ai.latency.time_to_first_token", (r.firstTokenNs() - received) / 1e9);
     root.attr("gen_ai.latency.time_in_model_prefill", (r.firstTokenNs() - dispatchEnd) / 1e9);
 
-    Span tokThread = new Span(traceId, id64(ids), root.spanId, FLAGS_LOCAL,
-        "Tokenizer (host:" + head(hostId, 8) + " | pid:" + tokenizerProc.pid + ")", received, dispatchEnd);
+    Span tokThread =
+        new Span(
+            traceId,
+            id64(ids),
+            root.spanId,
+            FLAGS_LOCAL,
+            "Tokenizer (host:" + head(hostId, 8) + " | pid:" + tokenizerProc.pid + ")",
+            received,
+            dispatchEnd);
     tokThread.attr("host_id", hostId);
     tokThread.attr("pid", (long) tokenizerProc.pid);
     tokThread.attr("thread_label", "Tokenizer");
-    Span tokenize = new Span(traceId, id64(ids), tokThread.spanId, FLAGS_LOCAL, "tokenize", received, tokenizeEnd);
-    Span dispatch = new Span(traceId, id64(ids), tokThread.spanId, FLAGS_LOCAL, "api_server_dispatch",
-        dispatchStart, dispatchEnd);
+    Span tokenize =
+        new Span(
+            traceId, id64(ids), tokThread.spanId, FLAGS_LOCAL, "tokenize", received, tokenizeEnd);
+    Span dispatch =
+        new Span(
+            traceId,
+            id64(ids),
+            tokThread.spanId,
+            FLAGS_LOCAL,
+            "api_server_dispatch",
+            dispatchStart,
+            dispatchEnd);
     dispatch.link(traceId, tokenize.spanId, FLAGS_LOCAL);
     tokenizerProc.add(tokenize, dispatch, tokThread, root);
 
     // ---- scheduler process: thread span (remote parent: the propagated root) and slices
     String label = disagg ? "Decode Scheduler" : "Scheduler";
-    Span schThread = new Span(traceId, id64(ids), root.spanId, FLAGS_REMOTE,
-        label + " [TP 0]  [PP 0] (host:" + head(hostId, 8) + " | pid:" + schedulerProc.pid + ")",
-        r.arrivalNs(), completion);
+    Span schThread =
+        new Span(
+            traceId,
+            id64(ids),
+            root.spanId,
+            FLAGS_REMOTE,
+            label
+                + " [TP 0]  [PP 0] (host:"
+                + head(hostId, 8)
+                + " | pid:"
+                + schedulerProc.pid
+                + ")",
+            r.arrivalNs(),
+            completion);
     schThread.attr("tp_rank", 0L);
     schThread.attr("pp_rank", 0L);
     schThread.attr("host_id", hostId);
@@ -169,19 +217,52 @@ public final class SglangTraceWriter implements EngineTraceWriter {
     Span forward;
     if (!disagg) {
       long waitEntry = r.arrivalNs() + Math.min(r.queueNs() / 10, 50_000L);
-      slices.add(top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "request_process",
-          r.arrivalNs(), waitEntry)));
-      slices.add(top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "prefill_waiting",
-          waitEntry, scheduled)));
-      Span prefill = top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "prefill_forward",
-          scheduled, prefillEnd));
+      slices.add(
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "request_process",
+                  r.arrivalNs(),
+                  waitEntry)));
+      slices.add(
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "prefill_waiting",
+                  waitEntry,
+                  scheduled)));
+      Span prefill =
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "prefill_forward",
+                  scheduled,
+                  prefillEnd));
       List<RequestTruth.Chunk> chunks = r.prefillChunks();
       if (chunks.size() > 1) {
-        // One chunked_prefill per chunk, contiguous: each starts where the previous one's result was
+        // One chunked_prefill per chunk, contiguous: each starts where the previous one's result
+        // was
         // processed (the first at the forward entry) and ends at its own result.
         long from = scheduled;
         for (RequestTruth.Chunk c : chunks) {
-          Span cs = new Span(traceId, id64(ids), prefill.spanId, FLAGS_LOCAL, "chunked_prefill", from, c.endNs());
+          Span cs =
+              new Span(
+                  traceId,
+                  id64(ids),
+                  prefill.spanId,
+                  FLAGS_LOCAL,
+                  "chunked_prefill",
+                  from,
+                  c.endNs());
           scheduleEvent(cs, clamp(c.startNs(), from, c.endNs()), "prefill", all, ids);
           slices.add(cs);
           from = c.endNs();
@@ -190,35 +271,100 @@ public final class SglangTraceWriter implements EngineTraceWriter {
         scheduleEvent(prefill, scheduled, "prefill", all, ids);
       }
       slices.add(prefill);
-      forward = n > 1
-          ? top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "decode_forward", prefillEnd,
-              tokens[n - 1]))
-          : null;
+      forward =
+          n > 1
+              ? top.next(
+                  new Span(
+                      traceId,
+                      id64(ids),
+                      schThread.spanId,
+                      FLAGS_LOCAL,
+                      "decode_forward",
+                      prefillEnd,
+                      tokens[n - 1]))
+              : null;
     } else {
       long slack = Math.max(0, scheduled - r.arrivalNs() - r.kvTransferNs());
       long prepareEnd = r.arrivalNs() + slack / 4;
       long transferStart = r.arrivalNs() + slack / 2;
       long transferEnd = transferStart + r.kvTransferNs();
-      slices.add(top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "decode_prepare",
-          r.arrivalNs(), prepareEnd)));
-      slices.add(top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "decode_bootstrap",
-          prepareEnd, transferStart)));
-      slices.add(top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "decode_transferred",
-          transferStart, transferEnd)));
-      slices.add(top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "decode_waiting",
-          transferEnd, scheduled)));
-      forward = top.next(new Span(traceId, id64(ids), schThread.spanId, FLAGS_LOCAL, "decode_forward", scheduled,
-          completion));
-      Span fake = new Span(traceId, id64(ids), forward.spanId, FLAGS_LOCAL, "fake_output", scheduled, prefillEnd);
+      slices.add(
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "decode_prepare",
+                  r.arrivalNs(),
+                  prepareEnd)));
+      slices.add(
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "decode_bootstrap",
+                  prepareEnd,
+                  transferStart)));
+      slices.add(
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "decode_transferred",
+                  transferStart,
+                  transferEnd)));
+      slices.add(
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "decode_waiting",
+                  transferEnd,
+                  scheduled)));
+      forward =
+          top.next(
+              new Span(
+                  traceId,
+                  id64(ids),
+                  schThread.spanId,
+                  FLAGS_LOCAL,
+                  "decode_forward",
+                  scheduled,
+                  completion));
+      Span fake =
+          new Span(
+              traceId,
+              id64(ids),
+              forward.spanId,
+              FLAGS_LOCAL,
+              "fake_output",
+              scheduled,
+              prefillEnd);
       scheduleEvent(fake, scheduled, "prebuilt", all, ids);
       slices.add(fake);
     }
     if (forward != null) {
-      // decode_loop k: from the previous step's result (the first from the prefill/prebuilt result) to
+      // decode_loop k: from the previous step's result (the first from the prefill/prebuilt result)
+      // to
       // the step that produced token k + 1.
       long from = prefillEnd;
       for (int k = 0; k + 1 < n; k++) {
-        Span loop = new Span(traceId, id64(ids), forward.spanId, FLAGS_LOCAL, "decode_loop", from, tokens[k + 1]);
+        Span loop =
+            new Span(
+                traceId,
+                id64(ids),
+                forward.spanId,
+                FLAGS_LOCAL,
+                "decode_loop",
+                from,
+                tokens[k + 1]);
         loop.attr("decode_ct", (long) k);
         scheduleEvent(loop, from + (tokens[k + 1] - from) / 2, "decode", all, ids);
         slices.add(loop);
@@ -230,13 +376,19 @@ public final class SglangTraceWriter implements EngineTraceWriter {
     schedulerProc.add(schThread);
   }
 
-  /** The "schedule" event set_schedule_time_batch adds (level 3), landing in the slice covering it. */
-  private static void scheduleEvent(Span s, long ts, String mode, List<RequestTruth> all, SplittableRandom ids) {
+  /**
+   * The "schedule" event set_schedule_time_batch adds (level 3), landing in the slice covering it.
+   */
+  private static void scheduleEvent(
+      Span s, long ts, String mode, List<RequestTruth> all, SplittableRandom ids) {
     long batch = all.stream().filter(o -> o.scheduledNs() <= ts && ts <= o.finishNs()).count();
-    s.event("schedule", ts, List.of(
-        new Attr("bid", HEX.toHexDigits(ids.nextInt())),
-        new Attr("batch_size", Math.max(1L, batch)),
-        new Attr("forward_mode", mode)));
+    s.event(
+        "schedule",
+        ts,
+        List.of(
+            new Attr("bid", HEX.toHexDigits(ids.nextInt())),
+            new Attr("batch_size", Math.max(1L, batch)),
+            new Attr("forward_mode", mode)));
   }
 
   // ---------------------------------------------------------------- OTLP/JSON
@@ -283,7 +435,10 @@ public final class SglangTraceWriter implements EngineTraceWriter {
       if (!s.links.isEmpty()) {
         ArrayNode ln = o.putArray("links");
         for (Link l : s.links) {
-          ln.addObject().put("traceId", l.traceId()).put("spanId", l.spanId()).put("flags", l.flags());
+          ln.addObject()
+              .put("traceId", l.traceId())
+              .put("spanId", l.spanId())
+              .put("flags", l.flags());
         }
       }
       o.putObject("status");
@@ -331,7 +486,14 @@ public final class SglangTraceWriter implements EngineTraceWriter {
     final List<Event> events = new ArrayList<>();
     final List<Link> links = new ArrayList<>();
 
-    Span(String traceId, String spanId, String parentSpanId, int flags, String name, long start, long end) {
+    Span(
+        String traceId,
+        String spanId,
+        String parentSpanId,
+        int flags,
+        String name,
+        long start,
+        long end) {
       this.traceId = traceId;
       this.spanId = spanId;
       this.parentSpanId = parentSpanId;
@@ -390,7 +552,8 @@ public final class SglangTraceWriter implements EngineTraceWriter {
 
     void batches(List<Batch> to) {
       List<Span> sorted = new ArrayList<>(ended);
-      sorted.sort(Comparator.comparingLong(s -> s.end)); // stable: ties keep the order they ended in
+      sorted.sort(
+          Comparator.comparingLong(s -> s.end)); // stable: ties keep the order they ended in
       for (int i = 0; i < sorted.size(); i += MAX_EXPORT_BATCH) {
         List<Span> b = sorted.subList(i, Math.min(sorted.size(), i + MAX_EXPORT_BATCH));
         to.add(new Batch(List.copyOf(b), b.get(b.size() - 1).end));

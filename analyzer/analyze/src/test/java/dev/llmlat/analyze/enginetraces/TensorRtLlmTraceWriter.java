@@ -24,18 +24,20 @@ import java.util.Map;
  *
  * <ul>
  *   <li>{@code tensorrt_llm/llmapi/tracing.py} at 0fb7f7586fda3d4c584a608332c8d498a425d9b1: the
- *       tracer ({@code TracerProvider()} with the SDK default resource, one {@code BatchSpanProcessor}
- *       and an OTLP gRPC/HTTP exporter), the attribute keys and the event names.
- *   <li>{@code tensorrt_llm/executor/result.py}, {@code GenerationResultBase.do_tracing}, as on main
- *       (read from the mirror JunyiXu-nv/TensorRT-LLM at 10d0af85c38509b15e3ce9985824d53e13155d8c;
- *       the earlier draft is zhanghaotong/TensorRT-LLM at bb6ba8c2): one {@code llm_request} SERVER
- *       span per finished request, parented on the {@code traceparent} the server received, started
- *       at the executor's arrival time, ended when the result handler saw the final response.
+ *       tracer ({@code TracerProvider()} with the SDK default resource, one {@code
+ *       BatchSpanProcessor} and an OTLP gRPC/HTTP exporter), the attribute keys and the event
+ *       names.
+ *   <li>{@code tensorrt_llm/executor/result.py}, {@code GenerationResultBase.do_tracing}, as on
+ *       main (read from the mirror JunyiXu-nv/TensorRT-LLM at
+ *       10d0af85c38509b15e3ce9985824d53e13155d8c; the earlier draft is zhanghaotong/TensorRT-LLM at
+ *       bb6ba8c2): one {@code llm_request} SERVER span per finished request, parented on the {@code
+ *       traceparent} the server received, started at the executor's arrival time, ended when the
+ *       result handler saw the final response.
  *   <li>{@code tensorrt_llm/metrics/perf_utils.py} ({@code process_req_perf_metrics}): how TTFT,
  *       end-to-end and queue latencies are derived from the request's perf-metric timestamps.
- *   <li>{@code tensorrt_llm/llmapi/llm.py}: {@code init_tracer("trt.llm", endpoint)} (the scope name)
- *       and the arrival stamp, taken on the steady clock right after tokenization, and only when
- *       {@code return_perf_metrics} is on.
+ *   <li>{@code tensorrt_llm/llmapi/llm.py}: {@code init_tracer("trt.llm", endpoint)} (the scope
+ *       name) and the arrival stamp, taken on the steady clock right after tokenization, and only
+ *       when {@code return_perf_metrics} is on.
  * </ul>
  *
  * <p>What is not in the truth and is filled with plausible values: the sampling parameters
@@ -50,9 +52,14 @@ public final class TensorRtLlmTraceWriter implements EngineTraceWriter {
 
   /** The instrumentation scope: {@code init_tracer("trt.llm", ...)}. */
   public static final String SCOPE = "trt.llm";
+
   /** The only span TensorRT-LLM's engine side creates. */
   public static final String SPAN_NAME = "llm_request";
-  /** The disaggregated proxy's span ({@code @trace_span("disaggregated_request")}); not written here. */
+
+  /**
+   * The disaggregated proxy's span ({@code @trace_span("disaggregated_request")}); not written
+   * here.
+   */
   public static final String DISAGG_PROXY_SPAN_NAME = "disaggregated_request";
 
   public static final String ATTR_TEMPERATURE = "gen_ai.request.temperature";
@@ -73,16 +80,21 @@ public final class TensorRtLlmTraceWriter implements EngineTraceWriter {
 
   /** The opentelemetry-sdk version in the resource; TensorRT-LLM does not pin one. */
   static final String PYTHON_SDK_VERSION = "1.38.0";
+
   /** BatchSpanProcessor's default max_export_batch_size. */
   static final int MAX_EXPORT_BATCH = 512;
+
   /** Llama-3-8B in fp16: 32 layers x 8 KV heads x 128 dims x (K, V) x 2 bytes. */
   static final long KV_BYTES_PER_TOKEN = 32L * 8 * 128 * 2 * 2;
+
   /** The executor's first client id: its counter starts at 1 and is incremented before use. */
   static final long FIRST_CLIENT_ID = 2;
 
   static final int SPAN_KIND_SERVER = 2;
+
   /** SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK, which the Python exporter sets on every span. */
   static final int FLAG_HAS_IS_REMOTE = 0x100;
+
   /** SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK: the parent came from a {@code traceparent} header. */
   static final int FLAG_IS_REMOTE = 0x200;
 
@@ -109,7 +121,8 @@ public final class TensorRtLlmTraceWriter implements EngineTraceWriter {
 
     List<String> out = new ArrayList<>();
     for (int from = 0; from < byEnd.size(); from += MAX_EXPORT_BATCH) {
-      List<RequestTruth> batch = byEnd.subList(from, Math.min(byEnd.size(), from + MAX_EXPORT_BATCH));
+      List<RequestTruth> batch =
+          byEnd.subList(from, Math.min(byEnd.size(), from + MAX_EXPORT_BATCH));
       ObjectNode doc = JSON.createObjectNode();
       ObjectNode rs = doc.putArray("resourceSpans").addObject();
       rs.putObject("resource").set("attributes", resource());
@@ -158,8 +171,10 @@ public final class TensorRtLlmTraceWriter implements EngineTraceWriter {
     dbl(a, ATTR_TEMPERATURE, 1.0);
     dbl(a, ATTR_TOP_P, 1.0);
     // top_k is None unless the client sets it, and None attributes are skipped.
-    integer(a, ATTR_MAX_TOKENS, "length".equals(r.finishReason())
-        ? r.outputTokens() : Math.max(1024, r.outputTokens()));
+    integer(
+        a,
+        ATTR_MAX_TOKENS,
+        "length".equals(r.finishReason()) ? r.outputTokens() : Math.max(1024, r.outputTokens()));
     integer(a, ATTR_N, 1);
     integer(a, ATTR_REQUEST_ID, clientId);
     if (r.promptTokens() > 0) {
@@ -195,7 +210,9 @@ public final class TensorRtLlmTraceWriter implements EngineTraceWriter {
     return s;
   }
 
-  /** A latency in seconds as do_tracing sets it: a double, or the int -1 when the metric is absent. */
+  /**
+   * A latency in seconds as do_tracing sets it: a double, or the int -1 when the metric is absent.
+   */
   private static void latency(ArrayNode a, String key, long ns, boolean zeroAllowed) {
     if (ns > 0 || (zeroAllowed && ns == 0)) {
       dbl(a, key, ns / 1e9);
@@ -210,11 +227,15 @@ public final class TensorRtLlmTraceWriter implements EngineTraceWriter {
     return (long) (seconds * 1e9);
   }
 
-  /** 16 hex digits, fixed per request so fixtures are reproducible (the SDK draws them at random). */
+  /**
+   * 16 hex digits, fixed per request so fixtures are reproducible (the SDK draws them at random).
+   */
   private static String spanId(RequestTruth r) {
     try {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      byte[] d = sha.digest((SCOPE + "/" + r.traceId() + "/" + r.requestId()).getBytes(StandardCharsets.UTF_8));
+      byte[] d =
+          sha.digest(
+              (SCOPE + "/" + r.traceId() + "/" + r.requestId()).getBytes(StandardCharsets.UTF_8));
       byte[] id = new byte[8];
       System.arraycopy(d, 0, id, 0, 8);
       if (id[0] == 0) {

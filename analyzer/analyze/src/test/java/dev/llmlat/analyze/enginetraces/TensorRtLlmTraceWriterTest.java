@@ -27,10 +27,22 @@ class TensorRtLlmTraceWriterTest {
     long scheduled = arrival + 15_000_000;
     long first = scheduled + 40_000_000;
     long[] tokens = {first, first + 20_000_000, first + 40_000_000, first + 60_000_000};
-    return new RequestTruth("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", "req-a", "llama-3-8b",
-        512, tokens.length, T0, arrival, scheduled,
+    return new RequestTruth(
+        "0af7651916cd43dd8448eb211c80319c",
+        "b7ad6b7169203331",
+        "req-a",
+        "llama-3-8b",
+        512,
+        tokens.length,
+        T0,
+        arrival,
+        scheduled,
         List.of(new RequestTruth.Chunk(scheduled + 1_000_000, first - 500_000, 512)),
-        first, tokens, tokens[tokens.length - 1] + 700_000, "stop", 0);
+        first,
+        tokens,
+        tokens[tokens.length - 1] + 700_000,
+        "stop",
+        0);
   }
 
   private static RequestTruth withKvTransfer() {
@@ -39,14 +51,27 @@ class TensorRtLlmTraceWriterTest {
     long scheduled = arrival + 30_000_000;
     long first = scheduled + 10_000_000;
     long[] tokens = {first, first + 25_000_000, first + 50_000_000};
-    return new RequestTruth("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7", "req-b", "llama-3-8b",
-        2048, tokens.length, received, arrival, scheduled,
+    return new RequestTruth(
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "00f067aa0ba902b7",
+        "req-b",
+        "llama-3-8b",
+        2048,
+        tokens.length,
+        received,
+        arrival,
+        scheduled,
         List.of(new RequestTruth.Chunk(scheduled + 500_000, first - 300_000, 1)),
-        first, tokens, tokens[tokens.length - 1] + 400_000, "length", 22_000_000);
+        first,
+        tokens,
+        tokens[tokens.length - 1] + 400_000,
+        "length",
+        22_000_000);
   }
 
   @Test
-  void writesOneLlmRequestServerSpanPerRequestWithTheTruthsLatencies(@TempDir Path dir) throws Exception {
+  void writesOneLlmRequestServerSpanPerRequestWithTheTruthsLatencies(@TempDir Path dir)
+      throws Exception {
     RequestTruth a = plain();
     RequestTruth b = withKvTransfer();
     TensorRtLlmTraceWriter writer = new TensorRtLlmTraceWriter();
@@ -73,7 +98,8 @@ class TensorRtLlmTraceWriterTest {
       assertThat(s.path("kind").asInt()).isEqualTo(2);
       assertThat(s.path("parentSpanId").asText()).isEqualTo(r.parentSpanId());
       assertThat(s.path("spanId").asText()).matches("[0-9a-f]{16}");
-      assertThat(Math.abs(Long.parseLong(s.path("startTimeUnixNano").asText()) - r.arrivalNs())).isLessThan(1_000);
+      assertThat(Math.abs(Long.parseLong(s.path("startTimeUnixNano").asText()) - r.arrivalNs()))
+          .isLessThan(1_000);
       assertThat(Long.parseLong(s.path("endTimeUnixNano").asText())).isEqualTo(r.finishNs());
 
       Map<String, Object> at = attrs(s.path("attributes"));
@@ -82,10 +108,12 @@ class TensorRtLlmTraceWriterTest {
       assertThat((double) at.get("gen_ai.latency.time_in_queue")).isEqualTo(r.queueNs() / 1e9);
       assertThat((double) at.get("gen_ai.latency.e2e"))
           .isEqualTo((r.tokenNs()[r.tokenNs().length - 1] - r.arrivalNs()) / 1e9);
-      assertThat((double) at.get("gen_ai.latency.kv_cache_transfer_time")).isEqualTo(r.kvTransferNs() / 1e9);
+      assertThat((double) at.get("gen_ai.latency.kv_cache_transfer_time"))
+          .isEqualTo(r.kvTransferNs() / 1e9);
       assertThat(at.get("gen_ai.usage.prompt_tokens")).isEqualTo((long) r.promptTokens());
       assertThat(at.get("gen_ai.usage.completion_tokens")).isEqualTo((long) r.outputTokens());
-      assertThat(at.get("gen_ai.response.finish_reasons")).isEqualTo("[\"" + r.finishReason() + "\"]");
+      assertThat(at.get("gen_ai.response.finish_reasons"))
+          .isEqualTo("[\"" + r.finishReason() + "\"]");
       assertThat(at).doesNotContainKeys("gen_ai.request.model", "gen_ai.response.model");
     }
     assertThat(byTrace.get(a.traceId()).has("events")).isFalse();
@@ -103,17 +131,27 @@ class TensorRtLlmTraceWriterTest {
     Files.write(file, docs);
     List<Span> read = new ArrayList<>();
     String[] scope = new String[1];
-    new OtlpJsonReader(file).readRequests(req -> req.getResourceSpansList()
-        .forEach(r -> r.getScopeSpansList().forEach(s -> {
-          scope[0] = s.getScope().getName();
-          read.addAll(s.getSpansList());
-        })));
+    new OtlpJsonReader(file)
+        .readRequests(
+            req ->
+                req.getResourceSpansList()
+                    .forEach(
+                        r ->
+                            r.getScopeSpansList()
+                                .forEach(
+                                    s -> {
+                                      scope[0] = s.getScope().getName();
+                                      read.addAll(s.getSpansList());
+                                    })));
     assertThat(scope[0]).isEqualTo("trt.llm");
     assertThat(read).hasSize(2);
     for (Span s : read) {
       assertThat(s.getKind()).isEqualTo(Span.SpanKind.SPAN_KIND_SERVER);
       assertThat(s.getParentSpanId().size()).isEqualTo(8);
-      RequestTruth r = java.util.HexFormat.of().formatHex(s.getTraceId().toByteArray()).equals(a.traceId()) ? a : b;
+      RequestTruth r =
+          java.util.HexFormat.of().formatHex(s.getTraceId().toByteArray()).equals(a.traceId())
+              ? a
+              : b;
       Map<String, AnyValue> pa = new HashMap<>();
       for (KeyValue kv : s.getAttributesList()) {
         pa.put(kv.getKey(), kv.getValue());

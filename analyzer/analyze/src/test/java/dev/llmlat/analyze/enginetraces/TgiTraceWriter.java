@@ -16,10 +16,10 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 
 /**
- * Writes requests the way Hugging Face text-generation-inference (TGI, v3 backend) traces them
- * when started with {@code --otlp-endpoint}: the Rust router's {@code tracing} spans exported by
- * {@code tracing-opentelemetry} 0.21 through {@code opentelemetry-otlp} 0.13 (opentelemetry 0.20),
- * and the Python model server's gRPC spans exported by opentelemetry-python 1.33. No llmlat SDK.
+ * Writes requests the way Hugging Face text-generation-inference (TGI, v3 backend) traces them when
+ * started with {@code --otlp-endpoint}: the Rust router's {@code tracing} spans exported by {@code
+ * tracing-opentelemetry} 0.21 through {@code opentelemetry-otlp} 0.13 (opentelemetry 0.20), and the
+ * Python model server's gRPC spans exported by opentelemetry-python 1.33. No llmlat SDK.
  *
  * <p>Followed sources, repository huggingface/text-generation-inference at
  * db931fcf42da018a3657580c64bf2720f167f9ab (v3.3.7 + 1, workspace version 3.3.6-dev0, Jan 2026):
@@ -29,28 +29,28 @@ import java.util.TreeMap;
  *       default {@code text-generation-inference.router}; sampler AlwaysOn; batch exporter over
  *       tonic) and {@code trace_context_middleware} (parses {@code traceparent} itself and hands
  *       the remote context to the handlers, which call {@code Span::set_parent}).
- *   <li>{@code router/src/server.rs}: {@code generate}, {@code generate_stream},
- *       {@code chat_completions} handler spans with the {@code total_time}, {@code
- *       validation_time}, {@code queue_time}, {@code inference_time}, {@code time_per_token},
- *       {@code seed} fields recorded as {@code format!("{:?}")} text; {@code async_stream}.
+ *   <li>{@code router/src/server.rs}: {@code generate}, {@code generate_stream}, {@code
+ *       chat_completions} handler spans with the {@code total_time}, {@code validation_time},
+ *       {@code queue_time}, {@code inference_time}, {@code time_per_token}, {@code seed} fields
+ *       recorded as {@code format!("{:?}")} text; {@code async_stream}.
  *   <li>{@code router/src/infer/mod.rs} ({@code generate}, {@code generate_stream}, {@code
  *       apply_chat_template}) and {@code router/src/validation.rs} ({@code validate}, {@code
  *       validate_input}, {@code tokenize}).
  *   <li>{@code backends/v3/src/backend.rs} ({@code schedule}, the batching loop, {@code prefill},
  *       {@code decode}, {@code filter_send_generations} / {@code send_generation}, {@code
- *       filter_batch}) and {@code backends/v3/src/queue.rs} ({@code append}, {@code queued},
- *       {@code next_batch}, the {@code batch} root span and the per-request {@code infer} spans
- *       tied to it both ways with {@code follows_from}, which become OTLP links).
+ *       filter_batch}) and {@code backends/v3/src/queue.rs} ({@code append}, {@code queued}, {@code
+ *       next_batch}, the {@code batch} root span and the per-request {@code infer} spans tied to it
+ *       both ways with {@code follows_from}, which become OTLP links).
  *   <li>{@code backends/v3/src/client/{sharded_client,grpc_client}.rs} (client spans, context
  *       injected into the gRPC metadata by {@code backends/grpc-metadata}).
  *   <li>{@code server/text_generation_server/tracing.py} (the gRPC server interceptor span) and
  *       {@code models/flash_causal_lm.py} ({@code generate_token}, {@code concatenate}, {@code
  *       filter}); {@code launcher/src/main.rs} passes the router's service name to the shards too.
  *   <li>tokio-rs/tracing-opentelemetry v0.21.0 {@code src/layer.rs} (field to attribute mapping:
- *       u64 fields become strings, {@code code.*}/{@code thread.*}/{@code busy_ns}/{@code idle_ns});
- *       open-telemetry/opentelemetry-rust v0.20.0 {@code opentelemetry-otlp/src/span.rs} (scope
- *       {@code opentelemetry-otlp} 0.13.0) and {@code opentelemetry-proto/src/transform/traces.rs}
- *       (one ResourceSpans per span).
+ *       u64 fields become strings, {@code code.*}/{@code thread.*}/{@code busy_ns}/{@code
+ *       idle_ns}); open-telemetry/opentelemetry-rust v0.20.0 {@code opentelemetry-otlp/src/span.rs}
+ *       (scope {@code opentelemetry-otlp} 0.13.0) and {@code
+ *       opentelemetry-proto/src/transform/traces.rs} (one ResourceSpans per span).
  * </ul>
  *
  * <p>Model: one shard, a flash model with prefill chunking (the v3 default), streaming chat by
@@ -87,12 +87,16 @@ public final class TgiTraceWriter implements EngineTraceWriter {
 
   /** Default {@code --otlp-service-name}; the launcher hands the same name to the Python shards. */
   public static final String SERVICE_NAME = "text-generation-inference.router";
+
   /** The Rust scope: {@code opentelemetry-otlp}'s {@code versioned_tracer}. */
   public static final String RUST_SCOPE = "opentelemetry-otlp";
+
   public static final String RUST_SCOPE_VERSION = "0.13.0";
   public static final String RUST_SCOPE_SCHEMA = "https://opentelemetry.io/schemas/1.21.0";
+
   /** Python scopes ({@code trace.get_tracer(__name__)}). */
   public static final String PY_SCOPE_GRPC = "text_generation_server.tracing";
+
   public static final String PY_SCOPE_MODEL = "text_generation_server.models.flash_causal_lm";
   public static final String PY_SDK_VERSION = "1.33.0";
   public static final String GRPC_SERVICE = "generate.v3.TextGenerationService";
@@ -115,6 +119,7 @@ public final class TgiTraceWriter implements EngineTraceWriter {
 
   /** Router defaults assumed for the {@code next_batch} fields. */
   static final long MAX_BATCH_PREFILL_TOKENS = 4096;
+
   static final long MAX_BATCH_TOTAL_TOKENS = 262_144;
 
   private static final int BATCH_DOC_LIMIT = 512; // BatchSpanProcessor's max_export_batch_size
@@ -235,7 +240,9 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       return this;
     }
 
-    /** An instrumented future that completed at {@code activeEnd}: polled a little, parked the rest. */
+    /**
+     * An instrumented future that completed at {@code activeEnd}: polled a little, parked the rest.
+     */
     Sp polled(long activeEnd) {
       long active = Math.max(0, Math.min(activeEnd, end) - start);
       busy = Math.min(active, Math.max(Math.min(active, 1_500), active / 25));
@@ -336,7 +343,8 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     for (int i = 0; i < byArrival.size(); i++) {
       RequestTruth t = byArrival.get(i);
       if (t.prefillChunks().isEmpty() || t.tokenNs().length == 0) {
-        throw new IllegalArgumentException(t.requestId() + ": TGI needs a prefill chunk and a token");
+        throw new IllegalArgumentException(
+            t.requestId() + ": TGI needs a prefill chunk and a token");
       }
       // Without a traceparent the handler span starts a trace of its own.
       String traceId = t.parentSpanId().isEmpty() ? ids.trace() : t.traceId();
@@ -347,9 +355,18 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     List<Sp> py = new ArrayList<>();
     for (Req r : reqs) {
       // Created before the batch side so infer/queued/send_generation can point at them.
-      r.handler = rustSpan(endpoint.spanName, r.traceId, ids.span(), SERVER_RS, NS_SERVER, endpoint.line,
-          2 + r.queueId % 16);
-      r.schedule = rustSpan("schedule", r.traceId, ids.span(), BACKEND_RS, NS_BACKEND, 78, 2 + r.queueId % 16);
+      r.handler =
+          rustSpan(
+              endpoint.spanName,
+              r.traceId,
+              ids.span(),
+              SERVER_RS,
+              NS_SERVER,
+              endpoint.line,
+              2 + r.queueId % 16);
+      r.schedule =
+          rustSpan(
+              "schedule", r.traceId, ids.span(), BACKEND_RS, NS_BACKEND, 78, 2 + r.queueId % 16);
     }
 
     List<Pass> passes = buildPasses(reqs);
@@ -377,8 +394,9 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       List<RequestTruth.Chunk> chunks = r.t.prefillChunks();
       for (int c = 0; c < chunks.size(); c++) {
         RequestTruth.Chunk ch = chunks.get(c);
-        Pass p = chunkPasses.computeIfAbsent(ch.startNs() + ":" + ch.endNs(),
-            k -> new Pass(ch.startNs(), ch.endNs(), true));
+        Pass p =
+            chunkPasses.computeIfAbsent(
+                ch.startNs() + ":" + ch.endNs(), k -> new Pass(ch.startNs(), ch.endNs(), true));
         chunkPassByEnd.putIfAbsent(ch.endNs(), p);
         Part part = p.part(r);
         if (part.chunk < 0 || c < part.chunk) {
@@ -447,7 +465,8 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       long prevE = pi == 0 ? Long.MIN_VALUE : passes.get(pi - 1).rpcEnd;
       long nextStart = pi + 1 < passes.size() ? passes.get(pi + 1).start : Long.MAX_VALUE;
       long lead = prevE == Long.MIN_VALUE ? 60_000 : clamp((p.start - prevE) / 2, 0, 60_000);
-      long tail = nextStart == Long.MAX_VALUE ? 400_000 : clamp((nextStart - p.rpcEnd) / 2, 0, 400_000);
+      long tail =
+          nextStart == Long.MAX_VALUE ? 400_000 : clamp((nextStart - p.rpcEnd) / 2, 0, 400_000);
 
       boolean outerLoop = running.isEmpty();
       List<Req> newcomers = new ArrayList<>();
@@ -490,9 +509,11 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       List<Req> linked = p.prefill ? newcomers : new ArrayList<>(p.parts.keySet());
       batch.str("batch_size", Long.toString(linked.size()));
       for (Req r : linked) {
-        Sp inf = p.prefill
-            ? rustSpan("infer", r.traceId, ids.span(), QUEUE_RS, NS_QUEUE, 427, queueThread)
-            : rustSpan("infer", r.traceId, ids.span(), BACKEND_RS, NS_BACKEND, 277, batchThread);
+        Sp inf =
+            p.prefill
+                ? rustSpan("infer", r.traceId, ids.span(), QUEUE_RS, NS_QUEUE, 427, queueThread)
+                : rustSpan(
+                    "infer", r.traceId, ids.span(), BACKEND_RS, NS_BACKEND, 277, batchThread);
         inf.parent = r.schedule.spanId;
         inf.start = p.prefill ? r.t.scheduledNs() : batch.start; // batch_time is stamped here too
         if (r.currentInfer != null) {
@@ -515,15 +536,33 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       // backend prefill()/decode() > ShardedClient > Client > Python server span > generate_token.
       String op = p.prefill ? "prefill" : "decode";
       long backendStart = Math.min(Math.max(nbEnd, batch.start), p.start);
-      Sp backend = rustSpan(op, batchTrace, ids.span(), BACKEND_RS, NS_BACKEND, p.prefill ? 296 : 341, batchThread);
+      Sp backend =
+          rustSpan(
+              op,
+              batchTrace,
+              ids.span(),
+              BACKEND_RS,
+              NS_BACKEND,
+              p.prefill ? 296 : 341,
+              batchThread);
       backend.parent = batch.spanId;
       backend.start = backendStart;
       long d = Math.min(2_000, Math.min(lead, tail) / 4);
-      Sp sharded = rustSpan(op, batchTrace, ids.span(), SHARDED_RS, NS_SHARDED, p.prefill ? 141 : 175, batchThread);
+      Sp sharded =
+          rustSpan(
+              op,
+              batchTrace,
+              ids.span(),
+              SHARDED_RS,
+              NS_SHARDED,
+              p.prefill ? 141 : 175,
+              batchThread);
       sharded.parent = backend.spanId;
       sharded.start = Math.max(backendStart, p.start - d);
       sharded.end = p.rpcEnd + d;
-      Sp client = rustSpan(op, batchTrace, ids.span(), GRPC_RS, NS_GRPC, p.prefill ? 229 : 257, batchThread);
+      Sp client =
+          rustSpan(
+              op, batchTrace, ids.span(), GRPC_RS, NS_GRPC, p.prefill ? 229 : 257, batchThread);
       client.parent = sharded.spanId;
       client.start = p.start;
       client.end = p.rpcEnd;
@@ -542,17 +581,30 @@ public final class TgiTraceWriter implements EngineTraceWriter {
 
       long dur = p.rpcEnd - p.start;
       long pd = Math.min(100_000, dur / 10);
-      Sp server = pyServer(ids, batchTrace, client.spanId, p.prefill ? "Prefill" : "Decode",
-          p.start + pd, p.rpcEnd - pd);
+      Sp server =
+          pyServer(
+              ids,
+              batchTrace,
+              client.spanId,
+              p.prefill ? "Prefill" : "Decode",
+              p.start + pd,
+              p.rpcEnd - pd);
       py.add(server);
       long gtStart = p.start + 2 * pd;
       if (p.prefill && !outerLoop) {
         // Prefill with a cached batch: the shard concatenates it with the new one first.
-        Sp concat = pyInternal(ids, batchTrace, server.spanId, "concatenate", p.start + pd + pd / 4,
-            p.start + pd + pd / 2);
+        Sp concat =
+            pyInternal(
+                ids,
+                batchTrace,
+                server.spanId,
+                "concatenate",
+                p.start + pd + pd / 4,
+                p.start + pd + pd / 2);
         py.add(concat);
       }
-      py.add(pyInternal(ids, batchTrace, server.spanId, "generate_token", gtStart, p.rpcEnd - 2 * pd));
+      py.add(
+          pyInternal(ids, batchTrace, server.spanId, "generate_token", gtStart, p.rpcEnd - 2 * pd));
 
       // Tokens go to the HTTP side, then the batch is filtered.
       long send = Math.min(10_000, Math.max(tail / 10, 0));
@@ -564,7 +616,15 @@ public final class TgiTraceWriter implements EngineTraceWriter {
           fsEnd = Math.max(fsEnd, e.getKey().t.tokenNs()[i] + send);
         }
       }
-      Sp fs = rustSpan("filter_send_generations", batchTrace, ids.span(), BACKEND_RS, NS_BACKEND, 422, batchThread);
+      Sp fs =
+          rustSpan(
+              "filter_send_generations",
+              batchTrace,
+              ids.span(),
+              BACKEND_RS,
+              NS_BACKEND,
+              422,
+              batchThread);
       fs.parent = backend.spanId;
       fs.start = fsStart;
       fs.end = fsEnd;
@@ -578,11 +638,20 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       for (Map.Entry<Req, Part> e : p.parts.entrySet()) {
         Req r = e.getKey();
         if (!e.getValue().tokens.isEmpty() && r.currentInfer == null) {
-          throw new IllegalArgumentException(r.t.requestId() + ": a token before the request's first prefill chunk");
+          throw new IllegalArgumentException(
+              r.t.requestId() + ": a token before the request's first prefill chunk");
         }
         for (int i : e.getValue().tokens) {
           long t = r.t.tokenNs()[i];
-          Sp sg = rustSpan("send_generation", r.traceId, ids.span(), BACKEND_RS, NS_BACKEND, 433, batchThread);
+          Sp sg =
+              rustSpan(
+                  "send_generation",
+                  r.traceId,
+                  ids.span(),
+                  BACKEND_RS,
+                  NS_BACKEND,
+                  433,
+                  batchThread);
           sg.parent = r.currentInfer.spanId;
           sg.start = t;
           sg.end = t + send;
@@ -602,8 +671,12 @@ public final class TgiTraceWriter implements EngineTraceWriter {
 
       long fbStart = fsEnd;
       boolean rpc = !finished.isEmpty() && !running.isEmpty();
-      long fbEnd = fbStart + (rpc ? Math.max(tail - (fsEnd - p.rpcEnd) - send, 0) : Math.min(3_000, tail / 20));
-      Sp fb = rustSpan("filter_batch", batchTrace, ids.span(), BACKEND_RS, NS_BACKEND, 388, batchThread);
+      long fbEnd =
+          fbStart
+              + (rpc ? Math.max(tail - (fsEnd - p.rpcEnd) - send, 0) : Math.min(3_000, tail / 20));
+      Sp fb =
+          rustSpan(
+              "filter_batch", batchTrace, ids.span(), BACKEND_RS, NS_BACKEND, 388, batchThread);
       fb.parent = backend.spanId;
       fb.start = fbStart;
       fb.end = fbEnd;
@@ -614,7 +687,9 @@ public final class TgiTraceWriter implements EngineTraceWriter {
         }
         keep.sort(null);
         long q = (fbEnd - fbStart) / 10;
-        Sp sf = rustSpan("filter_batch", batchTrace, ids.span(), SHARDED_RS, NS_SHARDED, 84, batchThread);
+        Sp sf =
+            rustSpan(
+                "filter_batch", batchTrace, ids.span(), SHARDED_RS, NS_SHARDED, 84, batchThread);
         sf.parent = fb.spanId;
         sf.start = fbStart + q;
         sf.end = fbEnd - q;
@@ -626,9 +701,17 @@ public final class TgiTraceWriter implements EngineTraceWriter {
         cf.str("batch_id", Long.toString(cachedBatchId)).str("request_ids", keep.toString());
         rust.add(sf.polled(sf.end));
         rust.add(cf.polled(cf.end));
-        Sp fserver = pyServer(ids, batchTrace, cf.spanId, "FilterBatch", cf.start + q / 2, cf.end - q / 2);
+        Sp fserver =
+            pyServer(ids, batchTrace, cf.spanId, "FilterBatch", cf.start + q / 2, cf.end - q / 2);
         py.add(fserver);
-        py.add(pyInternal(ids, batchTrace, fserver.spanId, "filter", fserver.start + q / 4, fserver.end - q / 4));
+        py.add(
+            pyInternal(
+                ids,
+                batchTrace,
+                fserver.spanId,
+                "filter",
+                fserver.start + q / 4,
+                fserver.end - q / 4));
       }
       rust.add(fb.polled(fb.end));
 
@@ -644,14 +727,18 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       if (running.isEmpty()) {
         // The loop drains: one more next_batch finds the queue empty.
         long s = fbEnd;
-        long e = s + Math.min(5_000, Math.max(0, (nextStart == Long.MAX_VALUE ? 5_000 : nextStart - s) / 4));
+        long e =
+            s
+                + Math.min(
+                    5_000, Math.max(0, (nextStart == Long.MAX_VALUE ? 5_000 : nextStart - s) / 4));
         rust.add(nextBatchSpan(ids, s, e, true, running, batchThread));
         cachedBatchId = -1;
       }
     }
   }
 
-  private Sp nextBatchSpan(Ids ids, long start, long end, boolean outer, Set<Req> running, int thread) {
+  private Sp nextBatchSpan(
+      Ids ids, long start, long end, boolean outer, Set<Req> running, int thread) {
     Sp nb = rustSpan("next_batch", ids.trace(), ids.span(), QUEUE_RS, NS_QUEUE, 85, thread);
     nb.start = start;
     nb.end = Math.max(start, end);
@@ -666,7 +753,8 @@ public final class TgiTraceWriter implements EngineTraceWriter {
       prefillBudget = Math.max(0, MAX_BATCH_PREFILL_TOKENS - current);
       tokenBudget = Math.max(0, MAX_BATCH_TOTAL_TOKENS - maxTokens);
     }
-    nb.str("min_size", "None").str("max_size", "None")
+    nb.str("min_size", "None")
+        .str("max_size", "None")
         .str("prefill_token_budget", Long.toString(prefillBudget))
         .str("token_budget", Long.toString(tokenBudget));
     return nb.polled(nb.end);
@@ -681,7 +769,8 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     boolean chat = endpoint == Endpoint.CHAT_COMPLETIONS_STREAM;
     boolean stream = endpoint != Endpoint.GENERATE;
 
-    long startTime = received + (chat ? pre * 22 / 100 : pre / 100); // generate[_stream]_internal's Instant
+    long startTime =
+        received + (chat ? pre * 22 / 100 : pre / 100); // generate[_stream]_internal's Instant
     long handlerEnd = Math.max(t.finishNs(), r.entryDrop);
 
     Sp h = r.handler;
@@ -694,7 +783,8 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     }
 
     if (chat) {
-      Sp tmpl = rustSpan("apply_chat_template", r.traceId, ids.span(), INFER_RS, NS_INFER, 226, thread);
+      Sp tmpl =
+          rustSpan("apply_chat_template", r.traceId, ids.span(), INFER_RS, NS_INFER, 226, thread);
       tmpl.parent = h.spanId;
       tmpl.start = received + pre * 5 / 100;
       tmpl.end = received + pre * 20 / 100;
@@ -706,7 +796,8 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     long chainStart = startTime + pre / 100;
     Sp outerSpan = null;
     if (stream) {
-      outerSpan = rustSpan("async_stream", r.traceId, ids.span(), SERVER_RS, NS_SERVER, 555, thread);
+      outerSpan =
+          rustSpan("async_stream", r.traceId, ids.span(), SERVER_RS, NS_SERVER, 555, thread);
       outerSpan.start = chainStart;
     } else {
       outerSpan = rustSpan("generate", r.traceId, ids.span(), INFER_RS, NS_INFER, 244, thread);
@@ -720,15 +811,19 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     gs.start = chainStart + pre / 100;
     gs.end = r.entryDrop;
 
-    Sp validate = rustSpan("validate", r.traceId, ids.span(), VALIDATION_RS, NS_VALIDATION, 203, thread);
+    Sp validate =
+        rustSpan("validate", r.traceId, ids.span(), VALIDATION_RS, NS_VALIDATION, 203, thread);
     validate.parent = gs.spanId;
     validate.start = gs.start + pre / 100;
     validate.end = arrival - pre / 50;
-    Sp vi = rustSpan("validate_input", r.traceId, ids.span(), VALIDATION_RS, NS_VALIDATION, 132, thread);
+    Sp vi =
+        rustSpan(
+            "validate_input", r.traceId, ids.span(), VALIDATION_RS, NS_VALIDATION, 132, thread);
     vi.parent = validate.spanId;
     vi.start = validate.start + pre / 100;
     vi.end = validate.end - pre / 100;
-    vi.bool("add_special_tokens", !chat).str("truncate", "None")
+    vi.bool("add_special_tokens", !chat)
+        .str("truncate", "None")
         .str("max_new_tokens", "Some(" + maxNewTokens(t) + ")");
     Sp tok = rustSpan("tokenize", r.traceId, ids.span(), VALIDATION_RS, NS_VALIDATION, 104, thread);
     tok.parent = vi.spanId;
@@ -784,10 +879,14 @@ public final class TgiTraceWriter implements EngineTraceWriter {
   // ---------------------------------------------------------------- value rendering
 
   private static long maxNewTokens(RequestTruth t) {
-    return "length".equalsIgnoreCase(t.finishReason()) ? t.outputTokens() : Math.max(512, t.outputTokens());
+    return "length".equalsIgnoreCase(t.finishReason())
+        ? t.outputTokens()
+        : Math.max(512, t.outputTokens());
   }
 
-  /** The shard reports the sampling seed only when it sampled ({@code do_sample}: chat's default). */
+  /**
+   * The shard reports the sampling seed only when it sampled ({@code do_sample}: chat's default).
+   */
   private static String seedDebug(RequestTruth t, boolean sampled) {
     if (!sampled) {
       return "None";
@@ -798,13 +897,22 @@ public final class TgiTraceWriter implements EngineTraceWriter {
 
   /** {@code format!("{:?}", GenerateParameters)} as the handler sees it. */
   static String parametersDebug(RequestTruth t, boolean chat) {
-    String adapter = chat && !t.model().isEmpty() && !t.model().equals("tgi")
-        ? "Some(\"" + rustEscape(t.model()) + "\")" : "None";
+    String adapter =
+        chat && !t.model().isEmpty() && !t.model().equals("tgi")
+            ? "Some(\"" + rustEscape(t.model()) + "\")"
+            : "None";
     return "GenerateParameters { best_of: None, temperature: None, repetition_penalty: None, "
-        + "frequency_penalty: None, top_k: None, top_p: None, typical_p: None, do_sample: " + chat
-        + ", max_new_tokens: Some(" + maxNewTokens(t) + "), return_full_text: None, stop: [], "
-        + "truncate: None, watermark: false, details: " + chat + ", decoder_input_details: false, "
-        + "seed: None, top_n_tokens: None, grammar: None, adapter_id: " + adapter + " }";
+        + "frequency_penalty: None, top_k: None, top_p: None, typical_p: None, do_sample: "
+        + chat
+        + ", max_new_tokens: Some("
+        + maxNewTokens(t)
+        + "), return_full_text: None, stop: [], "
+        + "truncate: None, watermark: false, details: "
+        + chat
+        + ", decoder_input_details: false, "
+        + "seed: None, top_n_tokens: None, grammar: None, adapter_id: "
+        + adapter
+        + " }";
   }
 
   private static String rustEscape(String s) {
@@ -823,25 +931,38 @@ public final class TgiTraceWriter implements EngineTraceWriter {
   /** {@code format!("{:?}", generation)} of the v3 proto {@code Generation} (prost Debug). */
   private static String generationDebug(Req r, int i, boolean chat) {
     int id = 100 + (int) ((r.queueId * 7919L + i * 104729L) % 30000);
-    String logprob = switch (i % 4) {
-      case 0 -> "-0.25";
-      case 1 -> "-0.5";
-      case 2 -> "-0.125";
-      default -> "-1.0";
-    };
-    StringBuilder b = new StringBuilder("Generation { request_id: ").append(r.queueId)
-        .append(", prefill_tokens: None, tokens: Some(Tokens { ids: [").append(id)
-        .append("], logprobs: [").append(logprob).append("], texts: [\" t").append(id)
-        .append("\"], is_special: [false] }), generated_text: ");
+    String logprob =
+        switch (i % 4) {
+          case 0 -> "-0.25";
+          case 1 -> "-0.5";
+          case 2 -> "-0.125";
+          default -> "-1.0";
+        };
+    StringBuilder b =
+        new StringBuilder("Generation { request_id: ")
+            .append(r.queueId)
+            .append(", prefill_tokens: None, tokens: Some(Tokens { ids: [")
+            .append(id)
+            .append("], logprobs: [")
+            .append(logprob)
+            .append("], texts: [\" t")
+            .append(id)
+            .append("\"], is_special: [false] }), generated_text: ");
     if (i == r.lastToken()) {
       StringBuilder text = new StringBuilder();
       long[] tok = r.t.tokenNs();
       for (int k = 0; k < tok.length; k++) {
         text.append(" t").append(100 + (int) ((r.queueId * 7919L + k * 104729L) % 30000));
       }
-      b.append("Some(GeneratedText { text: \"").append(text).append("\", generated_tokens: ")
-          .append(r.t.outputTokens()).append(", finish_reason: ").append(finishReasonDebug(r.t.finishReason()))
-          .append(", seed: ").append(seedDebug(r.t, chat)).append(" })");
+      b.append("Some(GeneratedText { text: \"")
+          .append(text)
+          .append("\", generated_tokens: ")
+          .append(r.t.outputTokens())
+          .append(", finish_reason: ")
+          .append(finishReasonDebug(r.t.finishReason()))
+          .append(", seed: ")
+          .append(seedDebug(r.t, chat))
+          .append(" })");
     } else {
       b.append("None");
     }
@@ -854,27 +975,36 @@ public final class TgiTraceWriter implements EngineTraceWriter {
 
   // ---------------------------------------------------------------- span constructors
 
-  private static Sp rustSpan(String name, String traceId, String spanId, String file, String ns, int line,
-      int threadId) {
+  private static Sp rustSpan(
+      String name, String traceId, String spanId, String file, String ns, int line, int threadId) {
     Sp s = new Sp(name, traceId, spanId, false, null);
-    s.str("code.filepath", file).str("code.namespace", ns).i64("code.lineno", line)
-        .i64("thread.id", threadId).str("thread.name", THREAD_NAME);
+    s.str("code.filepath", file)
+        .str("code.namespace", ns)
+        .i64("code.lineno", line)
+        .i64("thread.id", threadId)
+        .str("thread.name", THREAD_NAME);
     return s;
   }
 
-  private static Sp pyServer(Ids ids, String traceId, String parent, String method, long start, long end) {
+  private static Sp pyServer(
+      Ids ids, String traceId, String parent, String method, long start, long end) {
     Sp s = new Sp("/" + GRPC_SERVICE + "/" + method, traceId, ids.span(), true, PY_SCOPE_GRPC);
     s.kind = 2; // SPAN_KIND_SERVER
     s.parent = parent;
     s.flags = 0x300; // parent is remote (the router's client span)
     s.start = start;
     s.end = Math.max(start, end);
-    s.str("rpc.system", "grpc").i64("rpc.grpc.status_code", 0).str("rpc.method", method)
-        .str("rpc.service", GRPC_SERVICE).str("rpc.user_agent", "tonic/0.10.2").str("net.transport", "unix");
+    s.str("rpc.system", "grpc")
+        .i64("rpc.grpc.status_code", 0)
+        .str("rpc.method", method)
+        .str("rpc.service", GRPC_SERVICE)
+        .str("rpc.user_agent", "tonic/0.10.2")
+        .str("net.transport", "unix");
     return s;
   }
 
-  private static Sp pyInternal(Ids ids, String traceId, String parent, String name, long start, long end) {
+  private static Sp pyInternal(
+      Ids ids, String traceId, String parent, String name, long start, long end) {
     Sp s = new Sp(name, traceId, ids.span(), true, PY_SCOPE_MODEL);
     s.parent = parent;
     s.flags = 0x100;
@@ -985,11 +1115,14 @@ public final class TgiTraceWriter implements EngineTraceWriter {
     Map<String, ArrayNode> byScope = new LinkedHashMap<>();
     ArrayNode scopes = rs.putArray("scopeSpans");
     for (Sp s : spans) {
-      ArrayNode arr = byScope.computeIfAbsent(s.pyScope, name -> {
-        ObjectNode ss = scopes.addObject();
-        ss.putObject("scope").put("name", name);
-        return ss.putArray("spans");
-      });
+      ArrayNode arr =
+          byScope.computeIfAbsent(
+              s.pyScope,
+              name -> {
+                ObjectNode ss = scopes.addObject();
+                ss.putObject("scope").put("name", name);
+                return ss.putArray("spans");
+              });
       arr.add(spanJson(s));
     }
     return toJson(root);

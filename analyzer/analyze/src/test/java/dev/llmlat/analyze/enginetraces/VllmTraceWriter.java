@@ -16,28 +16,28 @@ import java.util.Map;
 /**
  * What vLLM's own OpenTelemetry code exports for finished requests, as OTLP/JSON.
  *
- * <p>Follows github.com/vllm-project/vllm at the release tags below (read from a mirror that carries
- * the upstream tags: v0.11.0 = commit b8b302cde, v0.16.0 = commit 89a77b108, v0.21.0 = commit
- * ad7125a43, the latest release read; upstream main up to 2026-06-24, e7df23228, is the same here):
+ * <p>Follows github.com/vllm-project/vllm at the release tags below (read from a mirror that
+ * carries the upstream tags: v0.11.0 = commit b8b302cde, v0.16.0 = commit 89a77b108, v0.21.0 =
+ * commit ad7125a43, the latest release read; upstream main up to 2026-06-24, e7df23228, is the same
+ * here):
  *
  * <ul>
- *   <li>{@code vllm/v1/engine/output_processor.py}, {@code OutputProcessor.do_tracing}: one
- *       {@code llm_request} span per finished request, kind SERVER, started at the frontend's
- *       {@code arrival_time} (float seconds, converted with {@code int(t * 1e9)}), ended when the
- *       frontend handles the request's final output; parent = the span in the request's
- *       {@code traceparent}.
+ *   <li>{@code vllm/v1/engine/output_processor.py}, {@code OutputProcessor.do_tracing}: one {@code
+ *       llm_request} span per finished request, kind SERVER, started at the frontend's {@code
+ *       arrival_time} (float seconds, converted with {@code int(t * 1e9)}), ended when the frontend
+ *       handles the request's final output; parent = the span in the request's {@code traceparent}.
  *   <li>{@code vllm/tracing.py} (up to v0.15) and {@code vllm/tracing/{__init__,otel,utils}.py}
  *       (from v0.16, PR #31162): the attribute names, {@code init_tracer}, the resource.
  *   <li>{@code vllm/v1/metrics/stats.py}: which timestamps the latencies are computed from.
- *   <li>{@code vllm/v1/engine/input_processor.py} (v0.16) and {@code vllm/renderers/base.py}
- *       (from v0.17, PR #34560): where {@code arrival_time} is stamped - after chat templating and
+ *   <li>{@code vllm/v1/engine/input_processor.py} (v0.16) and {@code vllm/renderers/base.py} (from
+ *       v0.17, PR #34560): where {@code arrival_time} is stamped - after chat templating and
  *       tokenization up to v0.16, before them from v0.17 on.
  * </ul>
  *
  * <p>{@link #withPhaseSpans()} adds the per-phase spans of the open PR vllm-project/vllm#44402
  * ("[Core] Implement request lifecycle spans and root span hierarchy"), as written in its branch
- * (github.com/Kaiyuan-Zhang/vllm commit 9722cc3986ecdbec93fe420dec8e043701f6a3cd:
- * {@code vllm/v1/request.py} {@code Request.emit_span}/{@code trace_*}, {@code
+ * (github.com/Kaiyuan-Zhang/vllm commit 9722cc3986ecdbec93fe420dec8e043701f6a3cd: {@code
+ * vllm/v1/request.py} {@code Request.emit_span}/{@code trace_*}, {@code
  * vllm/v1/core/sched/scheduler.py}, {@code vllm/v1/engine/core.py}): {@code vllm_queue}, {@code
  * vllm_async_kv_transfer}, {@code vllm_prefill}, {@code vllm_decode} and one {@code
  * vllm_step_execution} per engine step, INTERNAL, exported by the EngineCore process, children of
@@ -59,11 +59,13 @@ public final class VllmTraceWriter implements EngineTraceWriter {
     V0_11,
     /**
      * v0.16.x: span made by {@code instrument_manual} (scope {@code vllm.tracing.otel}), resource
-     * gains {@code vllm.instrumenting_module_name} and {@code vllm.process_id}; still started at the
-     * post-tokenization arrival.
+     * gains {@code vllm.instrumenting_module_name} and {@code vllm.process_id}; still started at
+     * the post-tokenization arrival.
      */
     V0_16,
-    /** v0.17.0 to v0.21.x (latest release read): as V0_16, but arrival stamped before templating. */
+    /**
+     * v0.17.0 to v0.21.x (latest release read): as V0_16, but arrival stamped before templating.
+     */
     V0_21
   }
 
@@ -72,8 +74,13 @@ public final class VllmTraceWriter implements EngineTraceWriter {
   private static final HexFormat HEX = HexFormat.of();
   private static final int KIND_INTERNAL = 1;
   private static final int KIND_SERVER = 2;
-  /** SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK, | SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK when the parent is remote. */
+
+  /**
+   * SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK, | SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK when the parent is
+   * remote.
+   */
   private static final int FLAGS_LOCAL_OR_ROOT = 0x100;
+
   private static final int FLAGS_REMOTE_PARENT = 0x300;
 
   private final Release release;
@@ -111,7 +118,8 @@ public final class VllmTraceWriter implements EngineTraceWriter {
 
     // API server process: one llm_request per finished request, exported in end order.
     List<ObjectNode> spans = new ArrayList<>();
-    for (RequestTruth r : requests.stream().sorted(Comparator.comparingLong(RequestTruth::finishNs)).toList()) {
+    for (RequestTruth r :
+        requests.stream().sorted(Comparator.comparingLong(RequestTruth::finishNs)).toList()) {
       spans.add(llmRequest(r, instance));
     }
     Map<String, Object> frontend = new LinkedHashMap<>();
@@ -165,21 +173,50 @@ public final class VllmTraceWriter implements EngineTraceWriter {
   }
 
   private List<ObjectNode> phaseSpans(RequestTruth r, List<RequestTruth> all, String instance) {
-    String internalId = r.requestId() + "-" + hash("suffix/" + instance + "/" + r.requestId()).substring(0, 8);
+    String internalId =
+        r.requestId() + "-" + hash("suffix/" + instance + "/" + r.requestId()).substring(0, 8);
     long lastToken = r.tokenNs()[r.tokenNs().length - 1];
     List<ObjectNode> out = new ArrayList<>();
     int n = 0;
-    // Request.arrival_time_ns = int(arrival_time * 1e9), closed by trace_end_queuing() in schedule().
-    out.add(phase(r, instance, "vllm_queue", pythonNs(arrivalNs(r)), r.scheduledNs(), internalId, null, n++));
+    // Request.arrival_time_ns = int(arrival_time * 1e9), closed by trace_end_queuing() in
+    // schedule().
+    out.add(
+        phase(
+            r,
+            instance,
+            "vllm_queue",
+            pythonNs(arrivalNs(r)),
+            r.scheduledNs(),
+            internalId,
+            null,
+            n++));
     boolean kv = r.kvTransferNs() > 0;
     if (kv) {
       // Started when schedule() puts the request in WAITING_FOR_REMOTE_KVS, ended when a later
       // schedule() promotes it, the pass that then schedules it.
       long start = Math.max(r.arrivalNs(), r.scheduledNs() - r.kvTransferNs());
-      out.add(phase(r, instance, "vllm_async_kv_transfer", start, r.scheduledNs(), internalId, null, n++));
+      out.add(
+          phase(
+              r,
+              instance,
+              "vllm_async_kv_transfer",
+              start,
+              r.scheduledNs(),
+              internalId,
+              null,
+              n++));
     } else {
       // prefill_start_time_ns set in schedule(); closed in update_from_output() when tokens appear.
-      out.add(phase(r, instance, "vllm_prefill", r.scheduledNs(), r.firstTokenNs(), internalId, null, n++));
+      out.add(
+          phase(
+              r,
+              instance,
+              "vllm_prefill",
+              r.scheduledNs(),
+              r.firstTokenNs(),
+              internalId,
+              null,
+              n++));
     }
     // With KVs loaded num_computed_tokens > 0, so decode starts at scheduling; else at first token.
     long decodeStart = kv ? r.scheduledNs() : r.firstTokenNs();
@@ -240,8 +277,15 @@ public final class VllmTraceWriter implements EngineTraceWriter {
     return m;
   }
 
-  private ObjectNode phase(RequestTruth r, String instance, String name, long start, long end,
-      String internalId, Map<String, Object> extra, int n) {
+  private ObjectNode phase(
+      RequestTruth r,
+      String instance,
+      String name,
+      long start,
+      long end,
+      String internalId,
+      Map<String, Object> extra,
+      int n) {
     Map<String, Object> a = new LinkedHashMap<>();
     a.put("request_id", internalId);
     if (extra != null) {
@@ -250,8 +294,15 @@ public final class VllmTraceWriter implements EngineTraceWriter {
     return span(r, instance, name, KIND_INTERNAL, start, end, a, n);
   }
 
-  private ObjectNode span(RequestTruth r, String instance, String name, int kind, long start, long end,
-      Map<String, Object> attributes, int n) {
+  private ObjectNode span(
+      RequestTruth r,
+      String instance,
+      String name,
+      int kind,
+      long start,
+      long end,
+      Map<String, Object> attributes,
+      int n) {
     boolean traced = !r.parentSpanId().isEmpty();
     String seed = instance + "/" + r.requestId() + "/" + name + "/" + n;
     ObjectNode s = JSON.createObjectNode();
@@ -271,7 +322,8 @@ public final class VllmTraceWriter implements EngineTraceWriter {
     return s;
   }
 
-  private static String document(Map<String, Object> extraResource, String scope, List<ObjectNode> spans) {
+  private static String document(
+      Map<String, Object> extraResource, String scope, List<ObjectNode> spans) {
     // Resource.create(): SDK defaults, then vLLM's attributes, then service.name if still unset.
     Map<String, Object> res = new LinkedHashMap<>();
     res.put("telemetry.sdk.language", "python");
@@ -296,31 +348,36 @@ public final class VllmTraceWriter implements EngineTraceWriter {
   /** Python types as the OTLP encoder maps them: str, int (int64 as a JSON string), float, bool. */
   private static ArrayNode attributes(Map<String, Object> m) {
     ArrayNode list = JSON.createArrayNode();
-    m.forEach((k, v) -> {
-      ObjectNode kv = list.addObject();
-      kv.put("key", k);
-      ObjectNode value = kv.putObject("value");
-      switch (v) {
-        case String s -> value.put("stringValue", s);
-        case Long l -> value.put("intValue", Long.toString(l));
-        case Integer i -> value.put("intValue", Integer.toString(i));
-        case Double d -> value.put("doubleValue", d);
-        case Boolean b -> value.put("boolValue", b);
-        default -> throw new IllegalArgumentException(k + ": " + v);
-      }
-    });
+    m.forEach(
+        (k, v) -> {
+          ObjectNode kv = list.addObject();
+          kv.put("key", k);
+          ObjectNode value = kv.putObject("value");
+          switch (v) {
+            case String s -> value.put("stringValue", s);
+            case Long l -> value.put("intValue", Long.toString(l));
+            case Integer i -> value.put("intValue", Integer.toString(i));
+            case Double d -> value.put("doubleValue", d);
+            case Boolean b -> value.put("boolValue", b);
+            default -> throw new IllegalArgumentException(k + ": " + v);
+          }
+        });
     return list;
   }
 
   private static long maxTokens(RequestTruth r) {
-    return "length".equals(r.finishReason()) ? r.outputTokens() : Math.max(1024, r.outputTokens() + 1);
+    return "length".equals(r.finishReason())
+        ? r.outputTokens()
+        : Math.max(1024, r.outputTokens() + 1);
   }
 
   private static double seconds(long ns) {
     return ns / 1e9;
   }
 
-  /** {@code int(t * 1e9)} of a {@code time.time()} float: the nanoseconds vLLM passes as start_time. */
+  /**
+   * {@code int(t * 1e9)} of a {@code time.time()} float: the nanoseconds vLLM passes as start_time.
+   */
   static long pythonNs(long ns) {
     double t = ns / 1e9;
     return (long) (t * 1e9);
@@ -333,7 +390,8 @@ public final class VllmTraceWriter implements EngineTraceWriter {
 
   private static String hash(String s) {
     try {
-      return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+      return HEX.formatHex(
+          MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -25,15 +25,17 @@ final class Attrs {
 
   /**
    * A builder with what the {@code gen_ai.*} request attributes say: model, request id, finish
-   * reasons, and token counts ({@code input/output_tokens}, else the older
-   * {@code prompt/completion_tokens}).
+   * reasons, and token counts ({@code input/output_tokens}, else the older {@code
+   * prompt/completion_tokens}).
    */
   static EngineRequest.Builder genAiRequest(String adapter, SpanRecord e) {
     return EngineRequest.builder(adapter, e)
         .model(first(e, "gen_ai.response.model", "gen_ai.request.model"))
         .requestId(e.attr("gen_ai.request.id"))
         .finishReason(e.attr("gen_ai.response.finish_reasons"))
-        .tokens(e.longAttr("gen_ai.usage.input_tokens", e.longAttr("gen_ai.usage.prompt_tokens", 0)),
-            e.longAttr("gen_ai.usage.output_tokens", e.longAttr("gen_ai.usage.completion_tokens", 0)));
+        .tokens(
+            e.longAttr("gen_ai.usage.input_tokens", e.longAttr("gen_ai.usage.prompt_tokens", 0)),
+            e.longAttr(
+                "gen_ai.usage.output_tokens", e.longAttr("gen_ai.usage.completion_tokens", 0)));
   }
 }

@@ -4,12 +4,13 @@ import dev.llmlat.attribution.SpanRecord;
 
 /**
  * Reads one engine's own tracing convention into {@link EngineRequest}s. An adapter declares which
- * spans are its requests ({@link #requestRule}); {@link EngineAdapters} turns those declarations into
- * the store's filter and the in-memory check.
+ * spans are its requests ({@link #requestRule}); {@link EngineAdapters} turns those declarations
+ * into the store's filter and the in-memory check.
  */
 public interface EngineAdapter {
   /** {@link #role} of the instance that ran the prompt and sent the KV cache. */
   String PREFILL = "prefill";
+
   /** {@link #role} of the instance that received the KV cache and streams the tokens. */
   String DECODE = "decode";
 
@@ -25,27 +26,33 @@ public interface EngineAdapter {
   RequestRule requestRule();
 
   /**
-   * The side of a disaggregated request this request span is, as the engine declares it: {@link #PREFILL},
-   * {@link #DECODE}, or "" when it says nothing (a unified server, or an engine that does not tell).
+   * The side of a disaggregated request this request span is, as the engine declares it: {@link
+   * #PREFILL}, {@link #DECODE}, or "" when it says nothing (a unified server, or an engine that
+   * does not tell).
    */
   default String role(SpanRecord request) {
     return "";
   }
 
-  /** What {@link #role} reads, as {@code explain} names the evidence ("kv_transfer_params", ...). */
+  /**
+   * What {@link #role} reads, as {@code explain} names the evidence ("kv_transfer_params", ...).
+   */
   default String roleEvidence() {
     return name() + "'s request spans";
   }
 
   /**
-   * The engine's own key shared by the prefill and decode halves of one request, "" when none: where the
-   * engine breaks the trace (each half its own trace id), the halves are joined by it.
+   * The engine's own key shared by the prefill and decode halves of one request, "" when none:
+   * where the engine breaks the trace (each half its own trace id), the halves are joined by it.
    */
   default String joinKey(SpanRecord request) {
     return "";
   }
 
-  /** The span attribute {@link #joinKey} reads, for looking the other half up in the store ("" when none). */
+  /**
+   * The span attribute {@link #joinKey} reads, for looking the other half up in the store ("" when
+   * none).
+   */
   default String joinKeyAttribute() {
     return "";
   }

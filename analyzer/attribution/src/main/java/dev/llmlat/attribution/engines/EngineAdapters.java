@@ -15,8 +15,14 @@ import java.util.stream.Collectors;
  * first). The SQL filter and the Java check both come from {@link #requestCondition}.
  */
 public final class EngineAdapters {
-  private static final List<EngineAdapter> ALL = List.of(new SchedulerSdkAdapter(), new TensorRtLlmAdapter(),
-      new VllmAdapter(), new SglangAdapter(), new TgiAdapter());
+  private static final List<EngineAdapter> ALL =
+      List.of(
+          new SchedulerSdkAdapter(),
+          new TensorRtLlmAdapter(),
+          new VllmAdapter(),
+          new SglangAdapter(),
+          new TgiAdapter());
+
   /** Each adapter's request condition, with the spans other engines name taken out. */
   private static final Map<EngineAdapter, SpanCondition> REQUESTS = conditions();
 
@@ -48,8 +54,11 @@ public final class EngineAdapters {
         }
       }
       RequestRule rule = a.requestRule();
-      out.put(a, SpanCondition.allOf(rule.request(),
-          SpanCondition.anyOf(rule.engine(), SpanCondition.not(SpanCondition.anyOf(others)))));
+      out.put(
+          a,
+          SpanCondition.allOf(
+              rule.request(),
+              SpanCondition.anyOf(rule.engine(), SpanCondition.not(SpanCondition.anyOf(others)))));
     }
     return out;
   }
@@ -69,7 +78,11 @@ public final class EngineAdapters {
     if (UnknownEngine.NAME.equals(adapterName)) {
       return UnknownEngine.CANNOT_SHOW;
     }
-    return ALL.stream().filter(a -> a.name().equals(adapterName)).map(EngineAdapter::cannotShow).findFirst().orElse("");
+    return ALL.stream()
+        .filter(a -> a.name().equals(adapterName))
+        .map(EngineAdapter::cannotShow)
+        .findFirst()
+        .orElse("");
   }
 
   /** The SQL condition "is a request span of some convention" (the store is asked for these). */
@@ -79,7 +92,10 @@ public final class EngineAdapters {
 
   /** The adapters' request span names as SQL: a cheap first filter for requests. */
   public static String requestNameWhere() {
-    return ALL.stream().map(a -> a.requestRule().names().sql()).distinct().map(w -> "(" + w + ")")
+    return ALL.stream()
+        .map(a -> a.requestRule().names().sql())
+        .distinct()
+        .map(w -> "(" + w + ")")
         .collect(Collectors.joining(" OR ", "(", ")"));
   }
 

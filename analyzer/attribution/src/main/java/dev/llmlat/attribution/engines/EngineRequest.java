@@ -15,7 +15,8 @@ import java.util.List;
  * @param arrivalNs when the engine stamped the request's arrival
  * @param handling the engine's handling of the request before its scheduler's queue (templating,
  *     tokenization, dispatch, validation), where the engine traces it
- * @param queuedNs when it entered the scheduler's waiting queue (the arrival where the engine does not tell apart)
+ * @param queuedNs when it entered the scheduler's waiting queue (the arrival where the engine does
+ *     not tell apart)
  * @param scheduledNs when it left the waiting queue, or -1
  * @param waits further waiting intervals the engine reports as spans (queue, prefill_waiting...)
  * @param kvTransfers KV-cache transfers (disaggregated serving)
@@ -54,14 +55,22 @@ public record EngineRequest(
   /**
    * One prefill forward pass.
    *
-   * @param stepSpanId the engine step span that ran it ("" when the engine has none): joins GPU steps
+   * @param stepSpanId the engine step span that ran it ("" when the engine has none): joins GPU
+   *     steps
    * @param tokens this request's prompt tokens in it (0 when unknown)
    * @param batchTokens all tokens of the pass (0 when unknown)
    * @param batchSize requests in the pass (0 when unknown)
    * @param coRequests the other requests' trace ids in the pass, where the engine names them
    */
-  public record Prefill(long startNs, long endNs, String source, String stepSpanId, long tokens, long batchTokens,
-      int batchSize, List<String> coRequests) {}
+  public record Prefill(
+      long startNs,
+      long endNs,
+      String source,
+      String stepSpanId,
+      long tokens,
+      long batchTokens,
+      int batchSize,
+      List<String> coRequests) {}
 
   public EngineRequest {
     handling = List.copyOf(handling);
@@ -205,9 +214,27 @@ public record EngineRequest(
     public EngineRequest build() {
       prefills.sort(java.util.Comparator.comparingLong(Prefill::startNs));
       waits.sort(java.util.Comparator.comparingLong(Interval::startNs));
-      return new EngineRequest(adapter, span, arrivalNs, endNs, handling, queuedNs < 0 ? arrivalNs : queuedNs, scheduledNs, waits,
-          kvTransfers, prefills, firstTokenNs, decodeTokenNs, preemptionNs, model, requestId, finishReason, promptTokens,
-          outputTokens, instance, notes);
+      return new EngineRequest(
+          adapter,
+          span,
+          arrivalNs,
+          endNs,
+          handling,
+          queuedNs < 0 ? arrivalNs : queuedNs,
+          scheduledNs,
+          waits,
+          kvTransfers,
+          prefills,
+          firstTokenNs,
+          decodeTokenNs,
+          preemptionNs,
+          model,
+          requestId,
+          finishReason,
+          promptTokens,
+          outputTokens,
+          instance,
+          notes);
     }
   }
 }

@@ -11,6 +11,7 @@ import java.util.regex.Pattern;
 final class RustDurations {
   /** A duration's text; request rules match it in SQL too (RE2 and Java read it alike). */
   static final String REGEX = "(\\d+)(?:\\.(\\d{1,9}))?(ns|µs|us|ms|s)";
+
   private static final Pattern DURATION = Pattern.compile(REGEX);
 
   private RustDurations() {}
@@ -21,12 +22,13 @@ final class RustDurations {
     if (!m.matches()) {
       return -1;
     }
-    long unit = switch (m.group(3)) {
-      case "s" -> 1_000_000_000L;
-      case "ms" -> 1_000_000L;
-      case "µs", "us" -> 1_000L;
-      default -> 1L;
-    };
+    long unit =
+        switch (m.group(3)) {
+          case "s" -> 1_000_000_000L;
+          case "ms" -> 1_000_000L;
+          case "µs", "us" -> 1_000L;
+          default -> 1L;
+        };
     try {
       long whole = Math.multiplyExact(Long.parseLong(m.group(1)), unit);
       String fraction = m.group(2);

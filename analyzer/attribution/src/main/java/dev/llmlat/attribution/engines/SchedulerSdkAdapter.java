@@ -7,17 +7,22 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * llmlat's scheduler SDK: an {@code llm_request} span on a resource with {@code llmlat.layer=engine},
- * children {@code queue}, {@code prefill} (one per chunk, naming its engine step) and
- * {@code decode} (token times as deltas), the first token and preemptions as events.
+ * llmlat's scheduler SDK: an {@code llm_request} span on a resource with {@code
+ * llmlat.layer=engine}, children {@code queue}, {@code prefill} (one per chunk, naming its engine
+ * step) and {@code decode} (token times as deltas), the first token and preemptions as events.
  */
 public final class SchedulerSdkAdapter implements EngineAdapter {
   static final String QUEUE = "queue";
   static final String PREFILL = "prefill";
   static final String DECODE = "decode";
-  // the layer alone says ours: the SDK names no engine, so a span that names one (vLLM's scope) is that engine's
-  private static final RequestRule RULE = new RequestRule(SpanCondition.name(LlmlatSpanNames.REQUEST),
-      SpanCondition.layer(LlmlatAttributes.LAYER_ENGINE), SpanCondition.NEVER, Set.of(LlmlatSpanNames.STEP));
+  // the layer alone says ours: the SDK names no engine, so a span that names one (vLLM's scope) is
+  // that engine's
+  private static final RequestRule RULE =
+      new RequestRule(
+          SpanCondition.name(LlmlatSpanNames.REQUEST),
+          SpanCondition.layer(LlmlatAttributes.LAYER_ENGINE),
+          SpanCondition.NEVER,
+          Set.of(LlmlatSpanNames.STEP));
 
   @Override
   public String name() {
@@ -43,13 +48,21 @@ public final class SchedulerSdkAdapter implements EngineAdapter {
           firstQueueEnd = firstQueueEnd < 0 ? s.endNs() : Math.min(firstQueueEnd, s.endNs());
         }
         case PREFILL -> {
-          b.prefill(new EngineRequest.Prefill(s.startNs(), s.endNs(), PREFILL, s.attr(LlmlatAttributes.STEP_SPAN_ID),
-              s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0), 0, 0, List.of()));
+          b.prefill(
+              new EngineRequest.Prefill(
+                  s.startNs(),
+                  s.endNs(),
+                  PREFILL,
+                  s.attr(LlmlatAttributes.STEP_SPAN_ID),
+                  s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0),
+                  0,
+                  0,
+                  List.of()));
           firstPrefill = firstPrefill < 0 ? s.startNs() : Math.min(firstPrefill, s.startNs());
           lastPrefillEnd = Math.max(lastPrefillEnd, s.endNs());
         }
         case DECODE -> decode = s;
-        default -> { }
+        default -> {}
       }
     }
     b.scheduled(firstPrefill >= 0 ? firstPrefill : firstQueueEnd);

@@ -19,14 +19,30 @@ import java.util.Set;
 public final class SglangAdapter implements EngineAdapter {
   static final String SCOPE = "sglang server";
   static final String MODULE = "sglang::request";
-  // the root's name and module say it (the scope need not: any tracer name, the module is SGLang's own)
-  private static final RequestRule RULE = new RequestRule(SpanCondition.nameMatches("(prefill |decode )? *Req \\S{1,8}"),
-      SpanCondition.attribute("module", MODULE),
-      SpanCondition.anyOf(SpanCondition.scope(SCOPE), SpanCondition.attribute("module", MODULE)), Set.of());
-  private static final Set<String> HANDLING = Set.of("tokenize", "api_server_dispatch", "dispatch", "dpc_dispatch",
-      "dc_dispatch", "request_process", "prefill_prepare", "decode_prepare");
-  // PD: the bootstrap queues wait for the other server (the handshake; on decode, free KV memory too)
-  private static final Set<String> WAITING = Set.of("prefill_bootstrap", "prefill_waiting", "decode_bootstrap", "decode_waiting");
+  // the root's name and module say it (the scope need not: any tracer name, the module is SGLang's
+  // own)
+  private static final RequestRule RULE =
+      new RequestRule(
+          SpanCondition.nameMatches("(prefill |decode )? *Req \\S{1,8}"),
+          SpanCondition.attribute("module", MODULE),
+          SpanCondition.anyOf(
+              SpanCondition.scope(SCOPE), SpanCondition.attribute("module", MODULE)),
+          Set.of());
+  private static final Set<String> HANDLING =
+      Set.of(
+          "tokenize",
+          "api_server_dispatch",
+          "dispatch",
+          "dpc_dispatch",
+          "dc_dispatch",
+          "request_process",
+          "prefill_prepare",
+          "decode_prepare");
+  // PD: the bootstrap queues wait for the other server (the handshake; on decode, free KV memory
+  // too)
+  private static final Set<String> WAITING =
+      Set.of("prefill_bootstrap", "prefill_waiting", "decode_bootstrap", "decode_waiting");
+
   /** The PD bootstrap room both servers of a request are given: its key across their traces. */
   static final String BOOTSTRAP_ROOM = "bootstrap_room";
 
@@ -45,7 +61,9 @@ public final class SglangAdapter implements EngineAdapter {
     return RULE;
   }
 
-  /** A PD server's root is named for its role ({@code "prefill Req ..."}, {@code "decode Req ..."}). */
+  /**
+   * A PD server's root is named for its role ({@code "prefill Req ..."}, {@code "decode Req ..."}).
+   */
   @Override
   public String role(SpanRecord root) {
     String n = root.name();
@@ -63,15 +81,18 @@ public final class SglangAdapter implements EngineAdapter {
   }
 
   /**
-   * The request's bootstrap room (on the root, or on the {@code "Bootstrap Room 0x..."} span above it), in
-   * one form whatever the version wrote: Python's {@code hex()} or a decimal integer; 0 and None are no room.
+   * The request's bootstrap room (on the root, or on the {@code "Bootstrap Room 0x..."} span above
+   * it), in one form whatever the version wrote: Python's {@code hex()} or a decimal integer; 0 and
+   * None are no room.
    */
   @Override
   public String joinKey(SpanRecord span) {
     String v = span.attr(BOOTSTRAP_ROOM).trim();
     try {
-      java.math.BigInteger room = v.startsWith("0x") || v.startsWith("0X") ? new java.math.BigInteger(v.substring(2), 16)
-          : new java.math.BigInteger(v);
+      java.math.BigInteger room =
+          v.startsWith("0x") || v.startsWith("0X")
+              ? new java.math.BigInteger(v.substring(2), 16)
+              : new java.math.BigInteger(v);
       return room.signum() == 0 ? "" : room.toString(16);
     } catch (NumberFormatException e) {
       return ""; // "None", empty: not a PD request
@@ -80,11 +101,14 @@ public final class SglangAdapter implements EngineAdapter {
 
   @Override
   public EngineRequest read(SpanRecord root, TraceContext context) {
-    EngineRequest.Builder b = EngineRequest.builder(name(), root)
-        .model(root.attr("gen_ai.response.model"))
-        .requestId(Attrs.first(root, "gen_ai.request.id", "rid"))
-        .finishReason(root.attr("gen_ai.response.finish_reasons"))
-        .tokens(root.longAttr("gen_ai.usage.prompt_tokens", 0), root.longAttr("gen_ai.usage.completion_tokens", 0));
+    EngineRequest.Builder b =
+        EngineRequest.builder(name(), root)
+            .model(root.attr("gen_ai.response.model"))
+            .requestId(Attrs.first(root, "gen_ai.request.id", "rid"))
+            .finishReason(root.attr("gen_ai.response.finish_reasons"))
+            .tokens(
+                root.longAttr("gen_ai.usage.prompt_tokens", 0),
+                root.longAttr("gen_ai.usage.completion_tokens", 0));
     SpanRecord scheduler = null;
     List<SpanRecord> slices = new ArrayList<>();
     for (SpanRecord thread : context.children(root)) {
@@ -99,15 +123,21 @@ public final class SglangAdapter implements EngineAdapter {
       }
     }
     if (scheduler == null) {
-      b.note("no Scheduler thread span (not exported yet, or trace level below 1): only the root is known");
+      b.note(
+          "no Scheduler thread span (not exported yet, or trace level below 1): only the root is known");
       long ttft = Attrs.seconds(root, GenAiLatency.TTFT);
       if (ttft >= 0) {
         b.firstToken(root.startNs() + ttft);
       }
       return b.build();
     }
-    b.instance(scheduler.attr("host_id").isEmpty() ? root.engineInstance()
-        : "sglang host " + shortId(scheduler.attr("host_id")) + " pid " + scheduler.attr("pid"));
+    b.instance(
+        scheduler.attr("host_id").isEmpty()
+            ? root.engineInstance()
+            : "sglang host "
+                + shortId(scheduler.attr("host_id"))
+                + " pid "
+                + scheduler.attr("pid"));
     slices.addAll(context.children(scheduler));
     slices.sort(Comparator.comparingLong(SpanRecord::startNs));
     long firstToken = -1;
@@ -128,10 +158,16 @@ public final class SglangAdapter implements EngineAdapter {
       } else if ("decode_transferred".equals(n) || "prefill_transfer_kv_cache".equals(n)) {
         b.kvTransfer(s.startNs(), s.endNs(), n);
       } else if ("prefill_forward".equals(n)) {
-        List<SpanRecord> chunks = new ArrayList<>(context.children(s).stream().filter(c -> "chunked_prefill".equals(c.name())).toList());
+        List<SpanRecord> chunks =
+            new ArrayList<>(
+                context.children(s).stream()
+                    .filter(c -> "chunked_prefill".equals(c.name()))
+                    .toList());
         chunks.sort(Comparator.comparingLong(SpanRecord::startNs));
         for (SpanRecord c : chunks.isEmpty() ? List.of(s) : chunks) {
-          b.prefill(new EngineRequest.Prefill(c.startNs(), c.endNs(), c.name(), "", 0, 0, batchSize(c), List.of()));
+          b.prefill(
+              new EngineRequest.Prefill(
+                  c.startNs(), c.endNs(), c.name(), "", 0, 0, batchSize(c), List.of()));
         }
         if (scheduled < 0) {
           scheduled = s.startNs();
@@ -157,8 +193,14 @@ public final class SglangAdapter implements EngineAdapter {
       }
     }
     b.scheduled(scheduled).firstToken(firstToken);
-    // what the slices leave between receipt and the waiting queue is still the engine's handling (IPC)
-    long queued = slices.stream().filter(x -> WAITING.contains(x.name())).mapToLong(SpanRecord::startNs).min().orElse(scheduled);
+    // what the slices leave between receipt and the waiting queue is still the engine's handling
+    // (IPC)
+    long queued =
+        slices.stream()
+            .filter(x -> WAITING.contains(x.name()))
+            .mapToLong(SpanRecord::startNs)
+            .min()
+            .orElse(scheduled);
     if (queued > root.startNs()) {
       b.handling(root.startNs(), queued, "received to the waiting queue");
     }
@@ -172,9 +214,11 @@ public final class SglangAdapter implements EngineAdapter {
       }
     }
     if (root.name().startsWith("decode ")) {
-      b.note("a PD decode server's view: decode_transferred is the KV transfer, decode_bootstrap its wait for KV memory");
+      b.note(
+          "a PD decode server's view: decode_transferred is the KV transfer, decode_bootstrap its wait for KV memory");
     }
-    b.note("SGLang records no token counts per prefill chunk: a chunk's batch share comes from its schedule event");
+    b.note(
+        "SGLang records no token counts per prefill chunk: a chunk's batch share comes from its schedule event");
     return b.build();
   }
 

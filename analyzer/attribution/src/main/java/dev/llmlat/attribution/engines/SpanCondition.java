@@ -10,11 +10,12 @@ import java.util.stream.Collectors;
 
 /**
  * A condition on one span, as data: {@link #test} checks a {@link SpanRecord}, {@link #sql} is the
- * same condition over {@code otel_traces}. Both come from the one declaration, so the store's filter
- * and the in-memory check cannot drift apart. Every text reaches SQL as an escaped literal.
+ * same condition over {@code otel_traces}. Both come from the one declaration, so the store's
+ * filter and the in-memory check cannot drift apart. Every text reaches SQL as an escaped literal.
  *
- * <p>Regular expressions are matched whole on both sides (Java {@code matches}, RE2 {@code ^(?:..)$}):
- * keep to the syntax both share (classes, {@code \d}, {@code \S}, groups, counted repeats).
+ * <p>Regular expressions are matched whole on both sides (Java {@code matches}, RE2 {@code
+ * ^(?:..)$}): keep to the syntax both share (classes, {@code \d}, {@code \S}, groups, counted
+ * repeats).
  */
 public sealed interface SpanCondition {
 
@@ -85,8 +86,11 @@ public sealed interface SpanCondition {
 
     @Override
     public String sql() {
-      return names.size() == 1 ? "SpanName = " + literal(names.iterator().next())
-          : names.stream().map(SpanCondition::literal).collect(Collectors.joining(", ", "SpanName IN (", ")"));
+      return names.size() == 1
+          ? "SpanName = " + literal(names.iterator().next())
+          : names.stream()
+              .map(SpanCondition::literal)
+              .collect(Collectors.joining(", ", "SpanName IN (", ")"));
     }
   }
 
@@ -171,7 +175,11 @@ public sealed interface SpanCondition {
 
     @Override
     public String sql() {
-      return "match(SpanAttributes[" + literal(attribute) + "], " + literal("^(?:" + regex.pattern() + ")$") + ")";
+      return "match(SpanAttributes["
+          + literal(attribute)
+          + "], "
+          + literal("^(?:" + regex.pattern() + ")$")
+          + ")";
     }
   }
 
@@ -188,7 +196,9 @@ public sealed interface SpanCondition {
 
     @Override
     public String sql() {
-      return all.isEmpty() ? "1" : all.stream().map(c -> "(" + c.sql() + ")").collect(Collectors.joining(" AND "));
+      return all.isEmpty()
+          ? "1"
+          : all.stream().map(c -> "(" + c.sql() + ")").collect(Collectors.joining(" AND "));
     }
   }
 
@@ -205,7 +215,9 @@ public sealed interface SpanCondition {
 
     @Override
     public String sql() {
-      return any.isEmpty() ? "0" : any.stream().map(c -> "(" + c.sql() + ")").collect(Collectors.joining(" OR "));
+      return any.isEmpty()
+          ? "0"
+          : any.stream().map(c -> "(" + c.sql() + ")").collect(Collectors.joining(" OR "));
     }
   }
 
@@ -221,7 +233,10 @@ public sealed interface SpanCondition {
     }
   }
 
-  /** A ClickHouse string literal: backslashes and quotes escaped (the engine reads {@code \d} as {@code d}). */
+  /**
+   * A ClickHouse string literal: backslashes and quotes escaped (the engine reads {@code \d} as
+   * {@code d}).
+   */
   private static String literal(String text) {
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'";
   }

@@ -10,11 +10,15 @@ import dev.llmlat.semconv.LlmlatAttributes;
  */
 public final class UnknownEngine {
   public static final String NAME = "unknown engine";
-  static final String CANNOT_SHOW = "anything inside the engine: queue, prefill and first token are not broken down";
+  static final String CANNOT_SHOW =
+      "anything inside the engine: queue, prefill and first token are not broken down";
 
   private UnknownEngine() {}
 
-  /** The span that stands for the trace's engine request, or null when the trace has no gateway request. */
+  /**
+   * The span that stands for the trace's engine request, or null when the trace has no gateway
+   * request.
+   */
   public static SpanRecord standIn(TraceContext trace) {
     SpanRecord upstream = null;
     for (SpanRecord s : trace.trace()) {
@@ -53,24 +57,37 @@ public final class UnknownEngine {
    * under the stock agent without it, an agent instrumentation scope wrote it.
    */
   public static boolean isGatewayServer(SpanRecord s) {
-    return "Server".equals(s.kind()) && (LlmlatAttributes.LAYER_GATEWAY.equals(s.layer())
-        || (s.layer().isEmpty() && s.scope().startsWith(AGENT_SCOPE)));
+    return "Server".equals(s.kind())
+        && (LlmlatAttributes.LAYER_GATEWAY.equals(s.layer())
+            || (s.layer().isEmpty() && s.scope().startsWith(AGENT_SCOPE)));
   }
 
   /** The condition {@link #isGatewayServer} over {@code otel_traces}. */
-  public static final String GATEWAY_SERVER_WHERE = "SpanKind = 'Server' AND (ResourceAttributes['llmlat.layer'] = 'gateway'"
-      + " OR (ResourceAttributes['llmlat.layer'] = '' AND startsWith(ScopeName, 'io.opentelemetry.')))";
+  public static final String GATEWAY_SERVER_WHERE =
+      "SpanKind = 'Server' AND (ResourceAttributes['llmlat.layer'] = 'gateway'"
+          + " OR (ResourceAttributes['llmlat.layer'] = '' AND startsWith(ScopeName, 'io.opentelemetry.')))";
+
   private static final String AGENT_SCOPE = "io.opentelemetry.";
 
   public static EngineRequest read(SpanRecord standIn, TraceContext trace) {
     boolean engineSpan = "Server".equals(standIn.kind());
-    EngineRequest.Builder b = EngineRequest.builder(NAME, standIn)
-        .model(Attrs.first(standIn, "gen_ai.response.model", "gen_ai.request.model"));
+    EngineRequest.Builder b =
+        EngineRequest.builder(NAME, standIn)
+            .model(Attrs.first(standIn, "gen_ai.response.model", "gen_ai.request.model"));
     if (engineSpan) {
-      b.note("engine '" + standIn.service() + "' (span '" + standIn.name() + "') follows no known convention: its "
-          + String.format("%.1f ms", standIn.durationNs() / 1e6) + " are not broken down (queue, prefill, first token unknown)");
+      b.note(
+          "engine '"
+              + standIn.service()
+              + "' (span '"
+              + standIn.name()
+              + "') follows no known convention: its "
+              + String.format("%.1f ms", standIn.durationNs() / 1e6)
+              + " are not broken down (queue, prefill, first token unknown)");
     } else {
-      b.note("no engine spans under the gateway's upstream call '" + standIn.name() + "': the engine's part is not broken down");
+      b.note(
+          "no engine spans under the gateway's upstream call '"
+              + standIn.name()
+              + "': the engine's part is not broken down");
       b.arrival(standIn.startNs()).end(standIn.endNs());
     }
     return b.build();

@@ -1,7 +1,7 @@
 package dev.llmlat.attribution.engines;
 
-import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.attribution.SpanRecord;
+import dev.llmlat.semconv.LlmlatSpanNames;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -10,12 +10,12 @@ import java.util.Set;
 /**
  * vLLM V1's {@code llm_request} span (vllm/v1/engine/output_processor.py's do_tracing, names in
  * vllm/tracing.py; scope {@code vllm.llm_engine} up to 0.15, {@code vllm.tracing.otel} from 0.16):
- * a SERVER span from the frontend's {@code arrival_time} to the final output, with the
- * {@code gen_ai.latency.*} attributes in seconds. TTFT is measured from arrival; the engine core's
- * {@code time_in_queue} (queued to scheduled) and {@code time_in_model_prefill} (scheduled to first
- * token) chain back from the first token, and what remains after arrival is the frontend's and the
- * engine core's handling (input processing, IPC; from 0.17 also templating and tokenization).
- * No model, no finish reason, no per-token times.
+ * a SERVER span from the frontend's {@code arrival_time} to the final output, with the {@code
+ * gen_ai.latency.*} attributes in seconds. TTFT is measured from arrival; the engine core's {@code
+ * time_in_queue} (queued to scheduled) and {@code time_in_model_prefill} (scheduled to first token)
+ * chain back from the first token, and what remains after arrival is the frontend's and the engine
+ * core's handling (input processing, IPC; from 0.17 also templating and tokenization). No model, no
+ * finish reason, no per-token times.
  *
  * <p>With the per-phase spans of vLLM's open PR #44402 (siblings under the same parent, joined by
  * {@code request_id}): {@code vllm_queue}, {@code vllm_async_kv_transfer}, {@code vllm_prefill},
@@ -24,14 +24,25 @@ import java.util.Set;
  */
 public final class VllmAdapter implements EngineAdapter {
   static final String REQUEST = LlmlatSpanNames.REQUEST;
-  /** Both scopes vLLM has written its spans with: {@code vllm.llm_engine}, {@code vllm.tracing.otel}. */
+
+  /**
+   * Both scopes vLLM has written its spans with: {@code vllm.llm_engine}, {@code
+   * vllm.tracing.otel}.
+   */
   static final String SCOPE_PREFIX = "vllm";
-  // Without vLLM's scope, an unlabelled llm_request with vLLM's first-token latency is read the same
-  // way: vLLM sets it on every request span it writes (do_tracing), so e2e alone is not vLLM's shape.
-  private static final RequestRule RULE = new RequestRule(SpanCondition.name(REQUEST),
-      SpanCondition.anyOf(SpanCondition.scopeStartsWith(SCOPE_PREFIX),
-          SpanCondition.allOf(SpanCondition.layer(""), SpanCondition.has(GenAiLatency.TTFT))),
-      SpanCondition.scopeStartsWith(SCOPE_PREFIX), Set.of());
+
+  // Without vLLM's scope, an unlabelled llm_request with vLLM's first-token latency is read the
+  // same
+  // way: vLLM sets it on every request span it writes (do_tracing), so e2e alone is not vLLM's
+  // shape.
+  private static final RequestRule RULE =
+      new RequestRule(
+          SpanCondition.name(REQUEST),
+          SpanCondition.anyOf(
+              SpanCondition.scopeStartsWith(SCOPE_PREFIX),
+              SpanCondition.allOf(SpanCondition.layer(""), SpanCondition.has(GenAiLatency.TTFT))),
+          SpanCondition.scopeStartsWith(SCOPE_PREFIX),
+          Set.of());
 
   static final String KV_TRANSFER_PARAMS = "kv_transfer_params";
   static final String REQUEST_ID = "gen_ai.request.id";
@@ -57,9 +68,9 @@ public final class VllmAdapter implements EngineAdapter {
   }
 
   /**
-   * The request's {@code kv_transfer_params} (a disaggregating proxy's, as vLLM's request span carries them):
-   * {@code do_remote_decode} on the prefill instance's request, {@code do_remote_prefill} on the decode
-   * instance's; as one JSON attribute or flattened keys.
+   * The request's {@code kv_transfer_params} (a disaggregating proxy's, as vLLM's request span
+   * carries them): {@code do_remote_decode} on the prefill instance's request, {@code
+   * do_remote_prefill} on the decode instance's; as one JSON attribute or flattened keys.
    */
   @Override
   public String roleEvidence() {
@@ -67,8 +78,8 @@ public final class VllmAdapter implements EngineAdapter {
   }
 
   /**
-   * The request id both halves carry where a proxy gave both the same id and no traceparent: P2pNccl's
-   * {@code ___prefill_addr_..___decode_addr_..} ids, llm-d's {@code x-request-id}.
+   * The request id both halves carry where a proxy gave both the same id and no traceparent:
+   * P2pNccl's {@code ___prefill_addr_..___decode_addr_..} ids, llm-d's {@code x-request-id}.
    */
   @Override
   public String joinKey(SpanRecord s) {
@@ -88,10 +99,12 @@ public final class VllmAdapter implements EngineAdapter {
         continue;
       }
       String v = a.getValue();
-      if ((key.endsWith("do_remote_decode") && "true".equalsIgnoreCase(v)) || REMOTE_DECODE.matcher(v).find()) {
+      if ((key.endsWith("do_remote_decode") && "true".equalsIgnoreCase(v))
+          || REMOTE_DECODE.matcher(v).find()) {
         return PREFILL;
       }
-      if ((key.endsWith("do_remote_prefill") && "true".equalsIgnoreCase(v)) || REMOTE_PREFILL.matcher(v).find()) {
+      if ((key.endsWith("do_remote_prefill") && "true".equalsIgnoreCase(v))
+          || REMOTE_PREFILL.matcher(v).find()) {
         return DECODE;
       }
     }
@@ -118,9 +131,12 @@ public final class VllmAdapter implements EngineAdapter {
       return b.build();
     }
     b.firstToken(first);
-    long scheduled = prefillSpan != null ? prefillSpan.startNs()
-        : kvSpan != null ? kvSpan.endNs()
-        : prefill >= 0 && prefill <= ttft ? first - prefill : -1;
+    long scheduled =
+        prefillSpan != null
+            ? prefillSpan.startNs()
+            : kvSpan != null
+                ? kvSpan.endNs()
+                : prefill >= 0 && prefill <= ttft ? first - prefill : -1;
     if (scheduled >= 0) {
       b.scheduled(scheduled);
       long queued = queue >= 0 && queue <= scheduled - arrival ? scheduled - queue : arrival;
@@ -134,24 +150,39 @@ public final class VllmAdapter implements EngineAdapter {
       List<SpanRecord> steps = named(phases, "vllm_step_execution", scheduled, first);
       if (steps.isEmpty()) {
         b.prefill(scheduled, first, prefillSpan != null ? "vllm_prefill" : GenAiLatency.PREFILL);
-        b.note("vLLM traces no prefill chunks without its per-phase spans: scheduled to first token is one interval");
+        b.note(
+            "vLLM traces no prefill chunks without its per-phase spans: scheduled to first token is one interval");
       }
       for (SpanRecord s : steps) {
-        int batch = (int) (s.longAttr("num_prefill_requests", 0) + s.longAttr("num_decode_requests", 0));
-        b.prefill(new EngineRequest.Prefill(s.startNs(), Math.min(s.endNs(), first), s.name(), "", 0,
-            s.longAttr("total_scheduled_tokens", 0), batch, List.of()));
+        int batch =
+            (int) (s.longAttr("num_prefill_requests", 0) + s.longAttr("num_decode_requests", 0));
+        b.prefill(
+            new EngineRequest.Prefill(
+                s.startNs(),
+                Math.min(s.endNs(), first),
+                s.name(),
+                "",
+                0,
+                s.longAttr("total_scheduled_tokens", 0),
+                batch,
+                List.of()));
       }
     } else {
-      b.note(queue >= 0 ? "no " + GenAiLatency.PREFILL + ": queue placed at arrival" : "no queue or prefill latency: only TTFT is known");
+      b.note(
+          queue >= 0
+              ? "no " + GenAiLatency.PREFILL + ": queue placed at arrival"
+              : "no queue or prefill latency: only TTFT is known");
       if (queue >= 0 && queue <= ttft) {
-        b.scheduled(arrival + queue).prefill(arrival + queue, first, GenAiLatency.QUEUE + " to " + GenAiLatency.TTFT);
+        b.scheduled(arrival + queue)
+            .prefill(arrival + queue, first, GenAiLatency.QUEUE + " to " + GenAiLatency.TTFT);
       }
     }
     List<SpanRecord> decodeSteps = named(phases, "vllm_step_execution", first, Long.MAX_VALUE);
     if (!decodeSteps.isEmpty()) {
       b.decodeTokens(decodeSteps.stream().mapToLong(SpanRecord::endNs).sorted().toArray());
     } else {
-      b.note("vLLM keeps no per-token times without its per-phase spans: inter-token gaps are not analysed");
+      b.note(
+          "vLLM keeps no per-token times without its per-phase spans: inter-token gaps are not analysed");
     }
     for (SpanRecord p : phases) {
       if ("true".equals(p.attr("preempted"))) {
@@ -161,12 +192,16 @@ public final class VllmAdapter implements EngineAdapter {
     return b.build();
   }
 
-  /** The per-phase spans of this request: siblings under the same parent, with its request id as prefix. */
+  /**
+   * The per-phase spans of this request: siblings under the same parent, with its request id as
+   * prefix.
+   */
   private static List<SpanRecord> phases(SpanRecord e, TraceContext context) {
     String id = e.attr("gen_ai.request.id");
     List<SpanRecord> out = new ArrayList<>();
     for (SpanRecord s : context.trace()) {
-      if (s.name().startsWith("vllm_") && s.parentSpanId().equals(e.parentSpanId())
+      if (s.name().startsWith("vllm_")
+          && s.parentSpanId().equals(e.parentSpanId())
           && (id.isEmpty() || s.attr("request_id").startsWith(id))) {
         out.add(s);
       }
@@ -181,6 +216,8 @@ public final class VllmAdapter implements EngineAdapter {
 
   /** Spans of that name that start in [from, to). */
   private static List<SpanRecord> named(List<SpanRecord> phases, String name, long from, long to) {
-    return phases.stream().filter(s -> s.name().equals(name) && s.startNs() >= from && s.startNs() < to).toList();
+    return phases.stream()
+        .filter(s -> s.name().equals(name) && s.startNs() >= from && s.startNs() < to)
+        .toList();
   }
 }

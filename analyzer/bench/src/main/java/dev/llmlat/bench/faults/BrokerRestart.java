@@ -1,10 +1,10 @@
 package dev.llmlat.bench.faults;
 
-import dev.llmlat.semconv.LlmlatTopics;
 import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.bench.AgentBenchmark;
 import dev.llmlat.ingest.spans.OtelTracesRowEncoder;
 import dev.llmlat.ingest.spans.OtlpRecordDecoder;
+import dev.llmlat.semconv.LlmlatTopics;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
@@ -36,9 +36,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 /**
  * The broker stopped (SIGTERM) and restarted on the same ports while (a) a gateway under the real
  * agent with llmlat's extension serves requests and (b) {@code llmlat import otlp-json} runs one
- * import after another. The gateway's latency before / during / after the outage and its
- * exporter's sent and dropped counters are reported; every import either commits all its spans or
- * fails with a message and leaves none (Kafka transactions), and nothing acknowledged is missing.
+ * import after another. The gateway's latency before / during / after the outage and its exporter's
+ * sent and dropped counters are reported; every import either commits all its spans or fails with a
+ * message and leaves none (Kafka transactions), and nothing acknowledged is missing.
  */
 final class BrokerRestart {
   static final String NAME = "broker-restart";
@@ -68,15 +68,20 @@ final class BrokerRestart {
     System.setProperty("sun.net.httpserver.nodelay", "true");
     HttpServer upstream = AgentBenchmark.fakeEngine();
     Path gatewayLog = rig.dir.resolve("gateway.log");
-    Map.Entry<Process, Integer> gateway = AgentBenchmark.startGateway(
-        AgentBenchmark.extensionFlags(rig.bootstrap(), "-Dotel.exporter.kafka.log.interval=1s"),
-        "http://127.0.0.1:" + upstream.getAddress().getPort(), gatewayLog);
+    Map.Entry<Process, Integer> gateway =
+        AgentBenchmark.startGateway(
+            AgentBenchmark.extensionFlags(rig.bootstrap(), "-Dotel.exporter.kafka.log.interval=1s"),
+            "http://127.0.0.1:" + upstream.getAddress().getPort(),
+            gatewayLog);
     AtomicBoolean stop = new AtomicBoolean();
     List<Sample> samples = new CopyOnWriteArrayList<>();
     AtomicReference<Throwable> loadFailure = new AtomicReference<>();
     List<Import> imports = new CopyOnWriteArrayList<>();
-    Thread load = new Thread(() -> sendLoad(gateway.getValue(), stop, samples, loadFailure), "faults-gateway-load");
-    Thread importer = new Thread(() -> importLoop(rig, stop, imports, loadFailure), "faults-importer");
+    Thread load =
+        new Thread(
+            () -> sendLoad(gateway.getValue(), stop, samples, loadFailure), "faults-gateway-load");
+    Thread importer =
+        new Thread(() -> importLoop(rig, stop, imports, loadFailure), "faults-importer");
     long t0;
     long downAt;
     long upAt;
@@ -157,8 +162,11 @@ final class BrokerRestart {
         failureMessage = i.message();
       }
     }
-    long gatewaySpansInTopic = spansPerTrace.entrySet().stream().filter(e -> !importTraces.contains(e.getKey()))
-        .mapToLong(Map.Entry::getValue).sum();
+    long gatewaySpansInTopic =
+        spansPerTrace.entrySet().stream()
+            .filter(e -> !importTraces.contains(e.getKey()))
+            .mapToLong(Map.Entry::getValue)
+            .sum();
     String exporterLog = Files.readString(gatewayLog);
     long gatewaySent = lastNumber(SENT, exporterLog);
     long gatewayDropped = lastNumber(DROPPED, exporterLog);
@@ -180,15 +188,28 @@ final class BrokerRestart {
     long claimed = importSpansClaimed + gatewaySent;
     long found = importSpansFound + Math.min(gatewaySpansInTopic, gatewaySent);
     long duplicated = spanRecords - spanKeys.size();
-    return new FaultResult(NAME, claimed, found - Math.min(found, duplicated), claimed - found, duplicated, 0, figures, problems);
+    return new FaultResult(
+        NAME,
+        claimed,
+        found - Math.min(found, duplicated),
+        claimed - found,
+        duplicated,
+        0,
+        figures,
+        problems);
   }
 
-  private static void sendLoad(int port, AtomicBoolean stop, List<Sample> samples, AtomicReference<Throwable> failure) {
+  private static void sendLoad(
+      int port, AtomicBoolean stop, List<Sample> samples, AtomicReference<Throwable> failure) {
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-        .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-        .build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(30))
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+            .build();
     try {
       while (!stop.get()) {
         long start = System.nanoTime();
@@ -204,14 +225,18 @@ final class BrokerRestart {
     }
   }
 
-  private void importLoop(FaultRig rig, AtomicBoolean stop, List<Import> imports, AtomicReference<Throwable> failure) {
+  private void importLoop(
+      FaultRig rig, AtomicBoolean stop, List<Import> imports, AtomicReference<Throwable> failure) {
     Random random = new Random(seed);
     try {
       for (int n = 0; !stop.get(); n++) {
         Path file = rig.dir.resolve("import-" + n + ".otlp.json");
         List<String> traces = OtlpJsonFile.write(file, IMPORT_TRACES, SPANS_PER_TRACE, random);
-        CliRun run = CliRun.run(List.of("import", "otlp-json", file.toString(), "--kafka", rig.bootstrap()),
-            rig.dir.resolve("import-" + n + ".log"), Duration.ofMinutes(3));
+        CliRun run =
+            CliRun.run(
+                List.of("import", "otlp-json", file.toString(), "--kafka", rig.bootstrap()),
+                rig.dir.resolve("import-" + n + ".log"),
+                Duration.ofMinutes(3));
         imports.add(new Import(traces, run.exit(), run.exit() == 0 ? "" : run.message()));
       }
     } catch (Exception e) {
@@ -221,12 +246,18 @@ final class BrokerRestart {
 
   /** "p50/p99" of the requests started in [from, to). */
   private static String percentiles(List<Sample> samples, long from, long to) {
-    long[] v = samples.stream().filter(s -> s.startNanos() >= from && s.startNanos() < to).mapToLong(Sample::latencyNanos).toArray();
+    long[] v =
+        samples.stream()
+            .filter(s -> s.startNanos() >= from && s.startNanos() < to)
+            .mapToLong(Sample::latencyNanos)
+            .toArray();
     if (v.length == 0) {
       return "none";
     }
     Arrays.sort(v);
-    return String.format("%.2f/%.2f", v[v.length / 2] / 1e6, v[Math.min(v.length - 1, (int) (v.length * 0.99))] / 1e6);
+    return String.format(
+        "%.2f/%.2f",
+        v[v.length / 2] / 1e6, v[Math.min(v.length - 1, (int) (v.length * 0.99))] / 1e6);
   }
 
   private static long lastNumber(Pattern pattern, String text) {

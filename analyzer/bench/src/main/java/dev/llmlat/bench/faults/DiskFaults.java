@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The embedded store's data directory read-only, then full, under {@code llmlat import --to store}:
  * each write must fail with a message naming the directory, leave the store as it was (it opens,
- * its counts are right), and succeed again once the directory is writable and has room. As root
- * the directory sits on a small tmpfs that is remounted read-only and filled up; otherwise only the
+ * its counts are right), and succeed again once the directory is writable and has room. As root the
+ * directory sits on a small tmpfs that is remounted read-only and filled up; otherwise only the
  * read-only case runs (chmod), and the result says so.
  */
 final class DiskFaults {
@@ -38,14 +38,20 @@ final class DiskFaults {
     Path disk = dir.resolve("mnt");
     Files.createDirectories(disk);
     boolean root = isRoot();
-    boolean mounted = root && sh("mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", disk.toString()) == 0;
+    boolean mounted =
+        root && sh("mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", disk.toString()) == 0;
     Path data = disk.resolve("clickhouse");
     List<String> problems = new ArrayList<>();
     Map<String, String> figures = new LinkedHashMap<>();
-    figures.put("mode", mounted ? "tmpfs-remount-ro+fill" : root ? "not-run(root-without-mount)" : "chmod-ro-only(not-root)");
+    figures.put(
+        "mode",
+        mounted
+            ? "tmpfs-remount-ro+fill"
+            : root ? "not-run(root-without-mount)" : "chmod-ro-only(not-root)");
     try {
       if (root && !mounted) {
-        problems.add("running as root but could not mount a tmpfs: chmod does not stop root, nothing tested");
+        problems.add(
+            "running as root but could not mount a tmpfs: chmod does not stop root, nothing tested");
         return new FaultResult(NAME, 0, 0, 0, 0, 0, figures, problems);
       }
       Random random = new Random(seed);
@@ -83,14 +89,21 @@ final class DiskFaults {
         Files.delete(filler);
       }
 
-      // 3. no corruption: the store opens and holds exactly the first import; then the second goes in
+      // 3. no corruption: the store opens and holds exactly the first import; then the second goes
+      // in
       FaultRig.StoredSpans afterFaults = counts(data, problems);
       if (afterFaults.rows() != perImport || afterFaults.distinct() != perImport) {
-        problems.add("after the faults the store holds " + afterFaults.rows() + " rows (" + afterFaults.distinct()
-            + " distinct), expected " + perImport);
+        problems.add(
+            "after the faults the store holds "
+                + afterFaults.rows()
+                + " rows ("
+                + afterFaults.distinct()
+                + " distinct), expected "
+                + perImport);
       }
       long t0 = System.nanoTime();
-      expectOk(importFile(second, data), "the import once the directory was writable again", problems);
+      expectOk(
+          importFile(second, data), "the import once the directory was writable again", problems);
       figures.put("recovered_import_s", String.format("%.1f", (System.nanoTime() - t0) / 1e9));
       log.printf("  %s: data directory %s (%s)%n", NAME, data, figures.get("mode"));
       log.flush();
@@ -105,21 +118,30 @@ final class DiskFaults {
   }
 
   private CliRun importFile(Path file, Path data) throws IOException, InterruptedException {
-    return CliRun.run(List.of("import", "otlp-json", file.toString(), "--to", "store", "--data-dir", data.toString()),
-        dir.resolve("import.log"), COMMAND_TIMEOUT);
+    return CliRun.run(
+        List.of(
+            "import", "otlp-json", file.toString(), "--to", "store", "--data-dir", data.toString()),
+        dir.resolve("import.log"),
+        COMMAND_TIMEOUT);
   }
 
   /** What otel_traces holds, read by opening the store in a process of its own. */
-  private FaultRig.StoredSpans counts(Path data, List<String> problems) throws IOException, InterruptedException {
-    CliRun sql = CliRun.run(List.of("sql", "--data-dir", data.toString(), "--format", "tsv", FaultRig.STORED_SPANS_SQL),
-        dir.resolve("sql.log"), COMMAND_TIMEOUT);
+  private FaultRig.StoredSpans counts(Path data, List<String> problems)
+      throws IOException, InterruptedException {
+    CliRun sql =
+        CliRun.run(
+            List.of(
+                "sql", "--data-dir", data.toString(), "--format", "tsv", FaultRig.STORED_SPANS_SQL),
+            dir.resolve("sql.log"),
+            COMMAND_TIMEOUT);
     List<String> lines = sql.output().lines().filter(l -> l.matches("\\d+\\t\\d+\\t\\d+")).toList();
     if (sql.exit() != 0 || lines.isEmpty()) {
       problems.add("the store did not open after the faults: " + sql.message());
       return new FaultRig.StoredSpans(0, 0, 0);
     }
     String[] v = lines.getLast().split("\t");
-    return new FaultRig.StoredSpans(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
+    return new FaultRig.StoredSpans(
+        Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
   }
 
   private static void expectOk(CliRun run, String what, List<String> problems) {
@@ -128,11 +150,20 @@ final class DiskFaults {
     }
   }
 
-  private static void expectClearFailure(CliRun run, Path data, String fault, List<String> problems) {
+  private static void expectClearFailure(
+      CliRun run, Path data, String fault, List<String> problems) {
     if (run.exit() == 0) {
       problems.add("the import succeeded on a " + fault + " data directory");
     } else if (run.exit() != 1 || !run.output().contains(data.toString())) {
-      problems.add("the " + fault + " error (exit " + run.exit() + ") does not name " + data + ": " + run.message());
+      problems.add(
+          "the "
+              + fault
+              + " error (exit "
+              + run.exit()
+              + ") does not name "
+              + data
+              + ": "
+              + run.message());
     }
   }
 
@@ -161,7 +192,11 @@ final class DiskFaults {
   }
 
   private static int sh(String... command) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    Process p =
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
     if (!p.waitFor(30, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       return -1;

@@ -14,10 +14,18 @@ import java.util.Map;
  * @param duplicated extra copies stored
  * @param dlq records sent to the dead-letter topic
  * @param figures further measurements, in print order
- * @param problems anything else that went wrong (a dead ingester, a vague error, a half-published import)
+ * @param problems anything else that went wrong (a dead ingester, a vague error, a half-published
+ *     import)
  */
-public record FaultResult(String scenario, long spans, long foundOnce, long lost, long duplicated, long dlq,
-    Map<String, String> figures, List<String> problems) {
+public record FaultResult(
+    String scenario,
+    long spans,
+    long foundOnce,
+    long lost,
+    long duplicated,
+    long dlq,
+    Map<String, String> figures,
+    List<String> problems) {
 
   public FaultResult {
     figures = new LinkedHashMap<>(figures);
@@ -30,8 +38,11 @@ public record FaultResult(String scenario, long spans, long foundOnce, long lost
 
   /** One line: the counts, then the figures, then the problems. */
   public String line() {
-    StringBuilder b = new StringBuilder(String.format("%-16s spans=%d found_once=%d lost=%d duplicated=%d dlq=%d",
-        scenario, spans, foundOnce, lost, duplicated, dlq));
+    StringBuilder b =
+        new StringBuilder(
+            String.format(
+                "%-16s spans=%d found_once=%d lost=%d duplicated=%d dlq=%d",
+                scenario, spans, foundOnce, lost, duplicated, dlq));
     figures.forEach((k, v) -> b.append(' ').append(k).append('=').append(v));
     if (!problems.isEmpty()) {
       b.append("  PROBLEMS: ").append(String.join("; ", problems));

@@ -1,8 +1,8 @@
 package dev.llmlat.bench.faults;
 
 import dev.llmlat.cli.Llmlat;
-import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.otlpkafka.SpanTopics;
+import dev.llmlat.semconv.LlmlatTopics;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.services.KafkaBroker;
 import dev.llmlat.services.LocalServices;
@@ -51,8 +51,13 @@ final class FaultRig implements AutoCloseable {
   private FaultRig(Path dir) throws IOException {
     this.dir = dir;
     Files.createDirectories(dir);
-    this.brokerConfig = new KafkaBroker.Config(dir.resolve("kafka"), dir.resolve("kafka.log"), dir.resolve("kafka.pid"),
-        KafkaBroker.freePort(), KafkaBroker.freePort());
+    this.brokerConfig =
+        new KafkaBroker.Config(
+            dir.resolve("kafka"),
+            dir.resolve("kafka.log"),
+            dir.resolve("kafka.pid"),
+            KafkaBroker.freePort(),
+            KafkaBroker.freePort());
     this.storePort = KafkaBroker.freePort();
   }
 
@@ -93,8 +98,12 @@ final class FaultRig implements AutoCloseable {
   }
 
   Admin admin() {
-    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrap(),
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            30_000));
   }
 
   void startBroker() throws IOException {
@@ -107,7 +116,9 @@ final class FaultRig implements AutoCloseable {
   }
 
   void startStore() throws IOException, InterruptedException {
-    store = LocalServices.startStore(Llmlat.class.getName(), dir.resolve("clickhouse"), storePort, dir.resolve("store.log"));
+    store =
+        LocalServices.startStore(
+            Llmlat.class.getName(), dir.resolve("clickhouse"), storePort, dir.resolve("store.log"));
   }
 
   /** SIGKILL: the store vanishes mid-request, as a crashed or OOM-killed server does. */
@@ -119,8 +130,22 @@ final class FaultRig implements AutoCloseable {
 
   void startIngester() throws IOException, InterruptedException {
     ingesterStarts++;
-    ingester = LocalServices.startCli(Llmlat.class.getName(), List.of("ingest", "--kafka", bootstrap(), "--clickhouse-url", storeUrl(),
-        "--group", GROUP, "--instance-id", "faults-ingest", "--linger-ms", "200"), ingesterLog());
+    ingester =
+        LocalServices.startCli(
+            Llmlat.class.getName(),
+            List.of(
+                "ingest",
+                "--kafka",
+                bootstrap(),
+                "--clickhouse-url",
+                storeUrl(),
+                "--group",
+                GROUP,
+                "--instance-id",
+                "faults-ingest",
+                "--linger-ms",
+                "200"),
+            ingesterLog());
     ChildJvm.awaitLine(ingester, ingesterLog(), "ingesting ", Duration.ofSeconds(90));
   }
 
@@ -152,7 +177,10 @@ final class FaultRig implements AutoCloseable {
     return dir.resolve("ingest.log");
   }
 
-  /** The last "holding N spans, heap M MB" line the ingester logged while the store was away: {N, M}, or null. */
+  /**
+   * The last "holding N spans, heap M MB" line the ingester logged while the store was away: {N,
+   * M}, or null.
+   */
   long[] lastHolding() throws IOException {
     long[] last = null;
     for (String line : Files.readAllLines(ingesterLog())) {
@@ -184,8 +212,9 @@ final class FaultRig implements AutoCloseable {
   }
 
   /** Rows, distinct (TraceId, SpanId) and keys stored more than once in otel_traces. */
-  static final String STORED_SPANS_SQL = "SELECT sum(c), count(), countIf(c > 1) FROM "
-      + "(SELECT TraceId, SpanId, count() AS c FROM otel_traces GROUP BY TraceId, SpanId)";
+  static final String STORED_SPANS_SQL =
+      "SELECT sum(c), count(), countIf(c > 1) FROM "
+          + "(SELECT TraceId, SpanId, count() AS c FROM otel_traces GROUP BY TraceId, SpanId)";
 
   StoredSpans storedSpans() {
     List<String> row = store().query(STORED_SPANS_SQL).rows().get(0);
@@ -202,14 +231,16 @@ final class FaultRig implements AutoCloseable {
 
   /** What otel_traces holds. */
   record StoredSpans(long rows, long distinct, long duplicatedKeys) {
-    FaultResult result(String scenario, long sent, long dlq, Map<String, String> figures, List<String> problems) {
+    FaultResult result(
+        String scenario, long sent, long dlq, Map<String, String> figures, List<String> problems) {
       long lost = Math.max(0, sent - distinct);
       long foundOnce = distinct - duplicatedKeys;
       if (distinct > sent) {
         problems = new ArrayList<>(problems);
         problems.add((distinct - sent) + " spans stored that were never sent");
       }
-      return new FaultResult(scenario, sent, foundOnce, lost, rows - distinct, dlq, figures, problems);
+      return new FaultResult(
+          scenario, sent, foundOnce, lost, rows - distinct, dlq, figures, problems);
     }
   }
 
@@ -217,9 +248,17 @@ final class FaultRig implements AutoCloseable {
   long uncommitted(String topic) {
     try (Admin admin = admin()) {
       Map<TopicPartition, OffsetAndMetadata> committed =
-          admin.listConsumerGroupOffsets(GROUP).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+          admin
+              .listConsumerGroupOffsets(GROUP)
+              .partitionsToOffsetAndMetadata()
+              .get(30, TimeUnit.SECONDS);
       Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-      admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
+      admin
+          .describeTopics(List.of(topic))
+          .allTopicNames()
+          .get(30, TimeUnit.SECONDS)
+          .get(topic)
+          .partitions()
           .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
       long behind = 0;
       for (var e : admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).entrySet()) {
@@ -228,11 +267,15 @@ final class FaultRig implements AutoCloseable {
       }
       return behind;
     } catch (Exception e) {
-      throw new IllegalStateException("cannot read the ingester's committed offsets at " + bootstrap() + ": " + e, e);
+      throw new IllegalStateException(
+          "cannot read the ingester's committed offsets at " + bootstrap() + ": " + e, e);
     }
   }
 
-  /** Waits until the ingester committed everything on the span topic; fails if it dies or stalls past {@code timeout}. */
+  /**
+   * Waits until the ingester committed everything on the span topic; fails if it dies or stalls
+   * past {@code timeout}.
+   */
   void awaitDrained(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     long behind = -1;
@@ -242,13 +285,23 @@ final class FaultRig implements AutoCloseable {
         return;
       }
       if (!ingester.isAlive()) {
-        throw new IllegalStateException("the ingester died with " + behind + " records uncommitted; see " + ingesterLog()
-            + ChildJvm.tail(ingesterLog(), 10));
+        throw new IllegalStateException(
+            "the ingester died with "
+                + behind
+                + " records uncommitted; see "
+                + ingesterLog()
+                + ChildJvm.tail(ingesterLog(), 10));
       }
       Thread.sleep(250);
     }
-    throw new IllegalStateException("the ingester still had " + behind + " records uncommitted after " + timeout.toSeconds()
-        + " s; see " + ingesterLog() + ChildJvm.tail(ingesterLog(), 10));
+    throw new IllegalStateException(
+        "the ingester still had "
+            + behind
+            + " records uncommitted after "
+            + timeout.toSeconds()
+            + " s; see "
+            + ingesterLog()
+            + ChildJvm.tail(ingesterLog(), 10));
   }
 
   /** Every record of {@code topic} from the beginning (read committed). */
@@ -258,16 +311,20 @@ final class FaultRig implements AutoCloseable {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-          .map(i -> new TopicPartition(topic, i.partition())).toList();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(i -> new TopicPartition(topic, i.partition()))
+              .toList();
       consumer.assign(partitions);
       consumer.seekToBeginning(partitions);
       Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
       long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
       while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("could not read " + topic + " to its end within 2 minutes");
+          throw new IllegalStateException(
+              "could not read " + topic + " to its end within 2 minutes");
         }
         consumer.poll(Duration.ofMillis(200)).forEach(out::add);
       }

@@ -12,12 +12,17 @@ import java.util.Map;
 
 /**
  * Runs the fault scenarios ({@code llmlat bench faults}), each on its own real broker, store and
- * ingester processes under the scratch directory; prints one line per scenario and the total
- * {@code spans=N lost=N duplicated=N dlq=N}.
+ * ingester processes under the scratch directory; prints one line per scenario and the total {@code
+ * spans=N lost=N duplicated=N dlq=N}.
  */
 public final class FaultsBenchmark {
   public static final List<String> SCENARIOS =
-      List.of(IngesterKills.NAME, StoreOutage.NAME, BrokerRestart.NAME, DiskFaults.NAME, FuzzedRecords.NAME);
+      List.of(
+          IngesterKills.NAME,
+          StoreOutage.NAME,
+          BrokerRestart.NAME,
+          DiskFaults.NAME,
+          FuzzedRecords.NAME);
 
   private final FaultsConfig config;
 
@@ -41,8 +46,11 @@ public final class FaultsBenchmark {
         try {
           r = run(name, config.scratch().resolve(name), out);
         } catch (RuntimeException e) {
-          // one scenario's rig failing (a broker that would not start) must not hide the others' results
-          r = new FaultResult(name, 0, 0, 0, 0, 0, Map.of(), List.of("did not complete: " + e.getMessage()));
+          // one scenario's rig failing (a broker that would not start) must not hide the others'
+          // results
+          r =
+              new FaultResult(
+                  name, 0, 0, 0, 0, 0, Map.of(), List.of("did not complete: " + e.getMessage()));
         }
         results.add(r);
         out.println(r.line());
@@ -61,7 +69,8 @@ public final class FaultsBenchmark {
     return results;
   }
 
-  private FaultResult run(String name, Path dir, PrintWriter out) throws IOException, InterruptedException {
+  private FaultResult run(String name, Path dir, PrintWriter out)
+      throws IOException, InterruptedException {
     long seed = config.seed();
     return switch (name) {
       case IngesterKills.NAME -> {
@@ -71,19 +80,24 @@ public final class FaultsBenchmark {
       }
       case StoreOutage.NAME -> {
         try (FaultRig rig = FaultRig.full(dir, 1)) {
-          yield new StoreOutage(Math.max(1000, config.spans() / 10), config.outage(), seed).run(rig, out);
+          yield new StoreOutage(Math.max(1000, config.spans() / 10), config.outage(), seed)
+              .run(rig, out);
         }
       }
       case BrokerRestart.NAME -> {
         try (FaultRig rig = FaultRig.withBroker(dir, 1)) {
-          Duration phase = Duration.ofSeconds(Math.max(3, Math.min(10, config.outage().toSeconds())));
+          Duration phase =
+              Duration.ofSeconds(Math.max(3, Math.min(10, config.outage().toSeconds())));
           yield new BrokerRestart(config.outage(), phase, seed).run(rig, out);
         }
       }
-      case DiskFaults.NAME -> new DiskFaults(dir, seed, Math.max(100, Math.min(20_000, config.spans() / 50))).run(out);
+      case DiskFaults.NAME ->
+          new DiskFaults(dir, seed, Math.max(100, Math.min(20_000, config.spans() / 50))).run(out);
       case FuzzedRecords.NAME -> {
         try (FaultRig rig = FaultRig.full(dir, 1)) {
-          yield new FuzzedRecords(config.fuzzRecords(), seed, config.scratch().resolve("fuzz-failures")).run(rig, out);
+          yield new FuzzedRecords(
+                  config.fuzzRecords(), seed, config.scratch().resolve("fuzz-failures"))
+              .run(rig, out);
         }
       }
       default -> throw new IllegalArgumentException("no scenario " + name);
@@ -92,8 +106,11 @@ public final class FaultsBenchmark {
 
   /** The final line. */
   public static String total(List<FaultResult> results) {
-    return String.format("spans=%d lost=%d duplicated=%d dlq=%d", results.stream().mapToLong(FaultResult::spans).sum(),
-        results.stream().mapToLong(FaultResult::lost).sum(), results.stream().mapToLong(FaultResult::duplicated).sum(),
+    return String.format(
+        "spans=%d lost=%d duplicated=%d dlq=%d",
+        results.stream().mapToLong(FaultResult::spans).sum(),
+        results.stream().mapToLong(FaultResult::lost).sum(),
+        results.stream().mapToLong(FaultResult::duplicated).sum(),
         results.stream().mapToLong(FaultResult::dlq).sum());
   }
 }

@@ -1,12 +1,10 @@
 package dev.llmlat.bench.faults;
 
-import dev.llmlat.semconv.LlmlatTopics;
-import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.demo.DemoTraces;
-import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.ingest.spans.OtlpRecordDecoder;
 import dev.llmlat.ingest.spans.SpanRouter;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import dev.llmlat.otlpkafka.SpanBatch;
+import dev.llmlat.semconv.LlmlatTopics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -30,8 +28,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Random and mutated bytes on the span topic: each record must either reach the dead-letter topic
  * with a reason or be stored as the decoder reads it, and the ingester must stay alive. Record
- * {@code i} is a pure function of (seed, i), so a failing one is rebuilt from the seed, and is
- * also kept as a file under the scratch directory.
+ * {@code i} is a pure function of (seed, i), so a failing one is rebuilt from the seed, and is also
+ * kept as a file under the scratch directory.
  */
 final class FuzzedRecords {
   static final String NAME = "fuzz";
@@ -54,7 +52,10 @@ final class FuzzedRecords {
     }
   }
 
-  /** Record {@code i}: 40% random bytes, 50% a valid record mutated 1-8 times, 10% a valid record as it is. */
+  /**
+   * Record {@code i}: 40% random bytes, 50% a valid record mutated 1-8 times, 10% a valid record as
+   * it is.
+   */
   byte[] record(int i) {
     Random r = new Random(seed * 1_000_003L + i);
     int kind = r.nextInt(10);
@@ -104,9 +105,11 @@ final class FuzzedRecords {
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
-    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (int i = 0; i < records; i++) {
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(LlmlatTopics.SPANS, null, record(i));
+        ProducerRecord<byte[], byte[]> record =
+            new ProducerRecord<>(LlmlatTopics.SPANS, null, record(i));
         record.headers().add(HEADER, Integer.toString(i).getBytes(StandardCharsets.UTF_8));
         producer.send(record);
       }
@@ -163,7 +166,11 @@ final class FuzzedRecords {
       }
     }
     if (unexplained > 0) {
-      problems.add(unexplained + " undecodable records neither dead-lettered nor stored (kept under " + keep + ")");
+      problems.add(
+          unexplained
+              + " undecodable records neither dead-lettered nor stored (kept under "
+              + keep
+              + ")");
     }
     long spans = rig.count("otel_traces");
     long kernels = rig.count("gpu_kernels");
@@ -174,13 +181,21 @@ final class FuzzedRecords {
     figures.put("records", Integer.toString(records));
     figures.put("ingested_records", Long.toString(ingestedRecords));
     figures.put("dlq_plus_ingested", Long.toString(reasons.size() + ingestedRecords));
-    figures.put("ingester_alive", Boolean.toString(problems.stream().noneMatch(s -> s.contains("died"))));
+    figures.put(
+        "ingester_alive", Boolean.toString(problems.stream().noneMatch(s -> s.contains("died"))));
     figures.put("seed", Long.toString(seed));
     if (reasons.size() + ingestedRecords != records) {
       problems.add("dlq + ingested = " + (reasons.size() + ingestedRecords) + ", sent " + records);
     }
-    return new FaultResult(NAME, expected, Math.min(stored, expected), Math.max(0, expected - stored),
-        Math.max(0, stored - expected), reasons.size(), figures, problems);
+    return new FaultResult(
+        NAME,
+        expected,
+        Math.min(stored, expected),
+        Math.max(0, expected - stored),
+        Math.max(0, stored - expected),
+        reasons.size(),
+        figures,
+        problems);
   }
 
   private void keep(int i) throws IOException {

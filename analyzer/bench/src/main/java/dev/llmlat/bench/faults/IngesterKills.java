@@ -45,14 +45,18 @@ final class IngesterKills {
         long stored;
         while ((stored = rig.count("otel_traces")) < target) {
           if (System.nanoTime() > deadline) {
-            throw new IllegalStateException("the store reached only " + stored + " of " + target + " spans in 5 minutes");
+            throw new IllegalStateException(
+                "the store reached only " + stored + " of " + target + " spans in 5 minutes");
           }
           Thread.sleep(50);
         }
-        Thread.sleep(random.nextInt(400)); // land anywhere in the batch cycle: poll, intent, insert, commit
+        Thread.sleep(
+            random.nextInt(400)); // land anywhere in the batch cycle: poll, intent, insert, commit
         rig.killIngester();
         killedAt.add(rig.count("otel_traces"));
-        log.printf("  %s: SIGKILL %d/%d with %,d spans stored%n", NAME, killedAt.size(), kills, killedAt.getLast());
+        log.printf(
+            "  %s: SIGKILL %d/%d with %,d spans stored%n",
+            NAME, killedAt.size(), kills, killedAt.getLast());
         log.flush();
         rig.startIngester();
       }
@@ -65,7 +69,8 @@ final class IngesterKills {
       figures.put("replayed_batches", Long.toString(rig.countLogLines("replaying offsets")));
       figures.put("seconds", String.format("%.1f", seconds));
       figures.put("seed", Long.toString(seed));
-      return rig.storedSpans().result(NAME, sent, rig.readAll(LlmlatTopics.DEAD_LETTERS).size(), figures, List.of());
+      return rig.storedSpans()
+          .result(NAME, sent, rig.readAll(LlmlatTopics.DEAD_LETTERS).size(), figures, List.of());
     }
   }
 }

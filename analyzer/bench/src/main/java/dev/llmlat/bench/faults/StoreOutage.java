@@ -12,10 +12,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The store process SIGKILLed while spans flow and kept away for the outage, then restarted on
- * the same port. The ingester must hold its one batch, retry it with backoff and consume nothing
- * more meanwhile (its resident memory and pending spans stay flat while the backlog grows in
- * Kafka), then resume with nothing lost.
+ * The store process SIGKILLed while spans flow and kept away for the outage, then restarted on the
+ * same port. The ingester must hold its one batch, retry it with backoff and consume nothing more
+ * meanwhile (its resident memory and pending spans stay flat while the backlog grows in Kafka),
+ * then resume with nothing lost.
  */
 final class StoreOutage {
   static final String NAME = "store-outage";
@@ -38,7 +38,8 @@ final class StoreOutage {
       long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
       while (rig.count("otel_traces") == 0) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("nothing reached the store within 2 minutes; see " + rig.ingesterLog());
+          throw new IllegalStateException(
+              "nothing reached the store within 2 minutes; see " + rig.ingesterLog());
         }
         Thread.sleep(100);
       }
@@ -56,7 +57,9 @@ final class StoreOutage {
           problems.add("the ingester died while the store was down");
           break;
         }
-        Thread.sleep(Math.min(1000, Math.max(1, (outage.toNanos() - (System.nanoTime() - downAt)) / 1_000_000)));
+        Thread.sleep(
+            Math.min(
+                1000, Math.max(1, (outage.toNanos() - (System.nanoTime() - downAt)) / 1_000_000)));
       }
       long[] holding = rig.lastHolding();
       long retries = rig.countLogLines("retrying in");
@@ -80,7 +83,8 @@ final class StoreOutage {
       figures.put("ingester_heap_mb", holding == null ? "?" : Long.toString(holding[1]));
       figures.put("ingester_rss_mb", String.format("%d->%d", rssBefore >> 10, rssMax >> 10));
       figures.put("recovered_in_s", String.format("%.1f", recovery));
-      return rig.storedSpans().result(NAME, sent, rig.readAll(LlmlatTopics.DEAD_LETTERS).size(), figures, problems);
+      return rig.storedSpans()
+          .result(NAME, sent, rig.readAll(LlmlatTopics.DEAD_LETTERS).size(), figures, problems);
     }
   }
 

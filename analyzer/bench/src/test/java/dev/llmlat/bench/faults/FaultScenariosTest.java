@@ -47,7 +47,9 @@ class FaultScenariosTest {
     assertThat(r.foundOnce()).isEqualTo(r.spans());
     assertThat(r.lost()).isZero();
     assertThat(r.duplicated()).isZero();
-    assertThat(Long.parseLong(r.figures().get("insert_retries"))).as("the ingester noticed the outage").isPositive();
+    assertThat(Long.parseLong(r.figures().get("insert_retries")))
+        .as("the ingester noticed the outage")
+        .isPositive();
     // it kept one batch and stopped polling: the backlog stayed in Kafka
     assertThat(Long.parseLong(r.figures().get("ingester_pending_spans"))).isBetween(1L, 50_000L);
     assertThat(Long.parseLong(r.figures().get("backlog_max_records"))).isPositive();
@@ -60,7 +62,9 @@ class FaultScenariosTest {
       r = new FuzzedRecords(5000, 11, dir.resolve("kept")).run(rig, log);
     }
     assertThat(r.problems()).as(r.line()).isEmpty();
-    assertThat(r.figures()).containsEntry("dlq_plus_ingested", "5000").containsEntry("ingester_alive", "true");
+    assertThat(r.figures())
+        .containsEntry("dlq_plus_ingested", "5000")
+        .containsEntry("ingester_alive", "true");
     assertThat(r.dlq()).isBetween(1000L, 4900L); // most are garbage, the unmutated tenth decodes
     assertThat(Long.parseLong(r.figures().get("ingested_records"))).isGreaterThanOrEqualTo(400);
     assertThat(r.lost()).isZero();
@@ -89,7 +93,9 @@ class FaultScenariosTest {
     assertThat(r.figures().get("read_only_error")).contains(data);
     if (DiskFaults.isRoot()) {
       assertThat(r.figures()).containsEntry("mode", "tmpfs-remount-ro+fill");
-      assertThat(r.figures().get("disk_full_error")).contains(data).contains("No space left on device");
+      assertThat(r.figures().get("disk_full_error"))
+          .contains(data)
+          .contains("No space left on device");
     }
   }
 
@@ -97,14 +103,16 @@ class FaultScenariosTest {
   void theFinalLineSumsTheScenarios() {
     FaultResult a = new FaultResult("a", 10, 9, 1, 0, 2, Map.of(), List.of());
     FaultResult b = new FaultResult("b", 5, 5, 0, 3, 4, Map.of(), List.of());
-    assertThat(FaultsBenchmark.total(List.of(a, b))).isEqualTo("spans=15 lost=1 duplicated=3 dlq=6");
+    assertThat(FaultsBenchmark.total(List.of(a, b)))
+        .isEqualTo("spans=15 lost=1 duplicated=3 dlq=6");
     assertThat(a.passed()).isFalse();
     assertThat(new FaultResult("c", 5, 5, 0, 0, 4, Map.of(), List.of()).passed()).isTrue();
   }
 
   @Test
   void badOptionsAreNamedBeforeAnythingStarts() {
-    assertThat(cli("--only", "ingester-kill,nope")).contains("--only: no scenario 'nope'")
+    assertThat(cli("--only", "ingester-kill,nope"))
+        .contains("--only: no scenario 'nope'")
         .contains("ingester-kill, store-outage, broker-restart, disk, fuzz");
     assertThat(cli("--outage", "soon")).contains("--outage: not a duration: 'soon'");
     assertThat(cli("--fuzz-records", "10")).contains("--fuzz-records must be at least 100, got 10");

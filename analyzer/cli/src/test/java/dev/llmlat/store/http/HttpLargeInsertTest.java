@@ -39,7 +39,10 @@ class HttpLargeInsertTest {
     try {
       String url = awaitUrl(server);
       Http http = new Http(url);
-      assertThat(http.post("CREATE TABLE big (n UInt64, s String) ENGINE = MergeTree ORDER BY tuple()").status()).isEqualTo(200);
+      assertThat(
+              http.post("CREATE TABLE big (n UInt64, s String) ENGINE = MergeTree ORDER BY tuple()")
+                  .status())
+          .isEqualTo(200);
 
       long started = System.nanoTime();
       long[] sent = insert(url, "INSERT INTO big FORMAT TabSeparated");
@@ -51,10 +54,18 @@ class HttpLargeInsertTest {
       assertThat(http.post("SELECT count(), sum(n), sum(length(s)) FROM big").body().strip())
           .isEqualTo(rows + "\t" + (rows * (rows - 1) / 2) + "\t" + rows * PAYLOAD);
       assertThat(Files.readString(dir.resolve("server.err"))).doesNotContain("OutOfMemoryError");
-      assertThat(dir.resolve("data").resolve("tmp-inserts")).isEmptyDirectory(); // the staged body is gone
-      System.out.printf("store serve -Xmx128m: inserted %,d bytes (%,d rows) in %.1f s: %,.0f rows/s, %,.0f MB/s;"
+      assertThat(dir.resolve("data").resolve("tmp-inserts"))
+          .isEmptyDirectory(); // the staged body is gone
+      System.out.printf(
+          "store serve -Xmx128m: inserted %,d bytes (%,d rows) in %.1f s: %,.0f rows/s, %,.0f MB/s;"
               + " server peak RSS %s, heap after GC at most %s%n",
-          sent[1], rows, seconds, rows / seconds, sent[1] / seconds / 1e6, peakRss(server), peakHeapAfterGc());
+          sent[1],
+          rows,
+          seconds,
+          rows / seconds,
+          sent[1] / seconds / 1e6,
+          peakRss(server),
+          peakHeapAfterGc());
     } finally {
       server.destroy();
       server.waitFor(30, TimeUnit.SECONDS);
@@ -62,14 +73,24 @@ class HttpLargeInsertTest {
     }
   }
 
-  /** Sends rows {@code n\tpayload} of {@value #PAYLOAD} characters until {@link #BYTES} are out, made as they go; returns rows and bytes. */
+  /**
+   * Sends rows {@code n\tpayload} of {@value #PAYLOAD} characters until {@link #BYTES} are out,
+   * made as they go; returns rows and bytes.
+   */
   private static long[] insert(String url, String sql) throws IOException {
-    HttpURLConnection c = (HttpURLConnection) URI.create(url + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)).toURL().openConnection();
+    HttpURLConnection c =
+        (HttpURLConnection)
+            URI.create(url + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8))
+                .toURL()
+                .openConnection();
     c.setRequestMethod("POST");
     c.setDoOutput(true);
     c.setChunkedStreamingMode(64 * 1024);
     c.setReadTimeout(600_000);
-    byte[] alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_".repeat(4).getBytes(StandardCharsets.US_ASCII);
+    byte[] alphabet =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
+            .repeat(4)
+            .getBytes(StandardCharsets.US_ASCII);
     byte[] buffer = new byte[64 * 1024];
     long rows = 0;
     long bytes = 0;
@@ -94,42 +115,68 @@ class HttpLargeInsertTest {
       bytes += at;
     }
     int status = c.getResponseCode();
-    String body = new String((status == 200 ? c.getInputStream() : c.getErrorStream()).readAllBytes(), StandardCharsets.UTF_8);
+    String body =
+        new String(
+            (status == 200 ? c.getInputStream() : c.getErrorStream()).readAllBytes(),
+            StandardCharsets.UTF_8);
     assertThat(status).as(body).isEqualTo(200);
     return new long[] {rows, bytes};
   }
 
   private Process startServer() throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:+UseSerialGC", "-Xlog:gc:file=" + dir.resolve("gc.log"),
-        "-cp", System.getProperty("java.class.path"), "dev.llmlat.cli.Llmlat",
-        "store", "serve", "--port", "0", "--no-auth", "--data-dir", dir.resolve("data").toString()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectError(dir.resolve("server.err").toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx128m",
+                "-XX:+UseSerialGC",
+                "-Xlog:gc:file=" + dir.resolve("gc.log"),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.llmlat.cli.Llmlat",
+                "store",
+                "serve",
+                "--port",
+                "0",
+                "--no-auth",
+                "--data-dir",
+                dir.resolve("data").toString()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectError(dir.resolve("server.err").toFile())
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     pb.environment().put("LLMLAT_HOME", dir.resolve("home").toString());
     return pb.start();
   }
 
   /** The URL the server prints once it serves. */
   private String awaitUrl(Process server) throws Exception {
-    CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
-      try {
-        BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-        String first = r.readLine();
-        Thread drain = new Thread(() -> {
-          try {
-            r.transferTo(java.io.Writer.nullWriter());
-          } catch (IOException ignored) {
-            // the server went
-          }
-        });
-        drain.setDaemon(true);
-        drain.start();
-        return first;
-      } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-    });
+    CompletableFuture<String> line =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                BufferedReader r =
+                    new BufferedReader(
+                        new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+                String first = r.readLine();
+                Thread drain =
+                    new Thread(
+                        () -> {
+                          try {
+                            r.transferTo(java.io.Writer.nullWriter());
+                          } catch (IOException ignored) {
+                            // the server went
+                          }
+                        });
+                drain.setDaemon(true);
+                drain.start();
+                return first;
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+            });
     String first = line.get(60, TimeUnit.SECONDS);
     Matcher m = Pattern.compile(" at (http://\\S+)").matcher(String.valueOf(first));
     assertThat(m.find()).as("%s / %s", first, Files.readString(dir.resolve("server.err"))).isTrue();
@@ -139,13 +186,18 @@ class HttpLargeInsertTest {
   private static String peakRss(Process p) {
     try {
       return Files.readAllLines(Path.of("/proc", Long.toString(p.pid()), "status")).stream()
-          .filter(l -> l.startsWith("VmHWM:")).map(l -> l.substring(6).strip()).findFirst().orElse("?");
+          .filter(l -> l.startsWith("VmHWM:"))
+          .map(l -> l.substring(6).strip())
+          .findFirst()
+          .orElse("?");
     } catch (IOException e) {
       return "?";
     }
   }
 
-  /** The largest heap occupancy right after a collection in the server's GC log ("...->NM(...)"). */
+  /**
+   * The largest heap occupancy right after a collection in the server's GC log ("...->NM(...)").
+   */
   private String peakHeapAfterGc() throws IOException {
     Matcher m = Pattern.compile("->(\\d+)M\\(").matcher(Files.readString(dir.resolve("gc.log")));
     long max = -1;

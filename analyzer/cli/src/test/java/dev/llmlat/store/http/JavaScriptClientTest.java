@@ -18,10 +18,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The official JavaScript client ({@code @clickhouse/client}, written by no one here) against the
  * store: password, parameters, sessions, settings, compressed inserts and answers, streamed rows,
- * ClickHouse's error codes. npm installs it once into the user's cache; without Node.js, npm or
- * the registry the test skips or fails, saying why, as {@link RequiredTools} says. It lives in this
- * module for that rule (module testing, which has it, builds on the store) and reaches the
- * store's {@code StoreFixture} through the store's test jar.
+ * ClickHouse's error codes. npm installs it once into the user's cache; without Node.js, npm or the
+ * registry the test skips or fails, saying why, as {@link RequiredTools} says. It lives in this
+ * module for that rule (module testing, which has it, builds on the store) and reaches the store's
+ * {@code StoreFixture} through the store's test jar.
  */
 class JavaScriptClientTest {
   static final String VERSION = "1.23.1";
@@ -35,8 +35,12 @@ class JavaScriptClientTest {
       Files.copy(in, script);
     }
     String password = "js-Pw-0123456789";
-    try (StoreFixture f = new StoreFixture(dir.resolve("data"), ServerConfig.loopbackWithoutPassword(0).withPassword(password))) {
-      ProcessBuilder pb = new ProcessBuilder("node", script.toString(), f.server.url(), password).redirectErrorStream(true);
+    try (StoreFixture f =
+        new StoreFixture(
+            dir.resolve("data"), ServerConfig.loopbackWithoutPassword(0).withPassword(password))) {
+      ProcessBuilder pb =
+          new ProcessBuilder("node", script.toString(), f.server.url(), password)
+              .redirectErrorStream(true);
       pb.environment().put("CLIENT_DIR", client.toString());
       Process node = pb.start();
       String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -47,7 +51,8 @@ class JavaScriptClientTest {
       assertThat(seen.get("ping").asBoolean()).isTrue();
       assertThat(seen.get("count").asInt()).isEqualTo(1000);
       assertThat(seen.get("top").asInt()).isEqualTo(999);
-      assertThat(seen.get("params").toString()).isEqualTo("[\"alpha\",\"beta\",\"gamma\",\"delta\"]");
+      assertThat(seen.get("params").toString())
+          .isEqualTo("[\"alpha\",\"beta\",\"gamma\",\"delta\"]");
       assertThat(seen.get("sessionThreads").asText()).isEqualTo("1");
       assertThat(seen.get("sessionTmp").asText()).isEqualTo("7");
       assertThat(seen.get("outsideThreads").asText()).isNotEqualTo("1");
@@ -65,23 +70,43 @@ class JavaScriptClientTest {
     }
   }
 
-  /** The client installed by npm into the user's cache; without it the test skips or fails as {@link RequiredTools} says. */
+  /**
+   * The client installed by npm into the user's cache; without it the test skips or fails as {@link
+   * RequiredTools} says.
+   */
   private static Path installedClient() throws IOException, InterruptedException {
-    RequiredTools.require(works(List.of("node", "--version")), "node is not installed: the JavaScript client's test needs Node.js 18+");
+    RequiredTools.require(
+        works(List.of("node", "--version")),
+        "node is not installed: the JavaScript client's test needs Node.js 18+");
     String cache = System.getenv("LLMLAT_CACHE");
-    Path root = cache != null && !cache.isBlank() ? Path.of(cache)
-        : Path.of(System.getProperty("user.home"), ".cache", "llmlat");
+    Path root =
+        cache != null && !cache.isBlank()
+            ? Path.of(cache)
+            : Path.of(System.getProperty("user.home"), ".cache", "llmlat");
     Path prefix = root.resolve("npm").resolve("clickhouse-client-" + VERSION);
     if (Files.exists(prefix.resolve("node_modules/@clickhouse/client/package.json"))) {
       return prefix;
     }
-    RequiredTools.require(works(List.of("npm", "--version")), "npm is not installed: it installs @clickhouse/client for this test");
+    RequiredTools.require(
+        works(List.of("npm", "--version")),
+        "npm is not installed: it installs @clickhouse/client for this test");
     Files.createDirectories(prefix);
-    Process npm = new ProcessBuilder("npm", "install", "--no-audit", "--no-fund", "--prefix", prefix.toString(),
-        "@clickhouse/client@" + VERSION).redirectErrorStream(true).start();
+    Process npm =
+        new ProcessBuilder(
+                "npm",
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                prefix.toString(),
+                "@clickhouse/client@" + VERSION)
+            .redirectErrorStream(true)
+            .start();
     String log = new String(npm.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     boolean done = npm.waitFor(300, TimeUnit.SECONDS);
-    RequiredTools.require(done && npm.exitValue() == 0, "npm could not install @clickhouse/client@" + VERSION + ": " + log.strip());
+    RequiredTools.require(
+        done && npm.exitValue() == 0,
+        "npm could not install @clickhouse/client@" + VERSION + ": " + log.strip());
     return prefix;
   }
 

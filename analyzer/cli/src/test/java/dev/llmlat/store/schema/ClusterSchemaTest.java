@@ -21,17 +21,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The cluster variant of the schema (schemas/clickhouse/cluster): every statement parses in the real
- * engine (there is no cluster here to run it on), and every single-node table, view and setting has
- * its counterpart: a replicated {@code *_local} table with the same columns, indexes, keys and
- * settings, and a Distributed table with the user-facing name over it.
+ * The cluster variant of the schema (schemas/clickhouse/cluster): every statement parses in the
+ * real engine (there is no cluster here to run it on), and every single-node table, view and
+ * setting has its counterpart: a replicated {@code *_local} table with the same columns, indexes,
+ * keys and settings, and a Distributed table with the user-facing name over it.
  */
 class ClusterSchemaTest {
   static final String CLUSTER = "llmlat_test";
   static final Pattern CREATE_TABLE = Pattern.compile("CREATE TABLE IF NOT EXISTS (\\w+)");
-  static final Pattern CREATE_VIEW = Pattern.compile("CREATE MATERIALIZED VIEW IF NOT EXISTS (\\w+)(?: ON CLUSTER '[^']*')?\\s+TO (\\w+)");
+  static final Pattern CREATE_VIEW =
+      Pattern.compile(
+          "CREATE MATERIALIZED VIEW IF NOT EXISTS (\\w+)(?: ON CLUSTER '[^']*')?\\s+TO (\\w+)");
   static final Pattern FROM = Pattern.compile("\\bFROM (\\w+)");
-  static final Pattern ALTER_SETTING = Pattern.compile("ALTER TABLE (\\w+)(?: ON CLUSTER '[^']*')? MODIFY SETTING (\\w+) = (\\d+)");
+  static final Pattern ALTER_SETTING =
+      Pattern.compile("ALTER TABLE (\\w+)(?: ON CLUSTER '[^']*')? MODIFY SETTING (\\w+) = (\\d+)");
 
   @TempDir static Path dir;
   static EmbeddedClickHouse engine;
@@ -64,7 +67,9 @@ class ClusterSchemaTest {
       int depth = line.length() - line.stripLeading().length();
       if (line.stripLeading().startsWith(node)) {
         List<String> sub = new ArrayList<>();
-        for (int j = i + 1; j < ast.size() && ast.get(j).length() - ast.get(j).stripLeading().length() > depth; j++) {
+        for (int j = i + 1;
+            j < ast.size() && ast.get(j).length() - ast.get(j).stripLeading().length() > depth;
+            j++) {
           sub.add(ast.get(j));
         }
         return sub;
@@ -90,7 +95,10 @@ class ClusterSchemaTest {
     assertThat(cluster).hasSizeGreaterThanOrEqualTo(statements(SchemaMigrator.bundled()).size());
     for (String statement : cluster) {
       assertThat(ast(statement)).as(statement).isNotEmpty();
-      assertThat(statement).as("distributed DDL").contains("ON CLUSTER '" + CLUSTER + "'").doesNotContain("{cluster}");
+      assertThat(statement)
+          .as("distributed DDL")
+          .contains("ON CLUSTER '" + CLUSTER + "'")
+          .doesNotContain("{cluster}");
     }
   }
 
@@ -105,23 +113,38 @@ class ClusterSchemaTest {
       assertThat(cluster).as("cluster tables").containsKeys(name + "_local", name);
 
       List<String> localAst = ast(cluster.get(name + "_local"));
-      assertThat(subtree(localAst, "Columns definition")).as(name + "_local columns, codecs, indexes")
+      assertThat(subtree(localAst, "Columns definition"))
+          .as(name + "_local columns, codecs, indexes")
           .isEqualTo(subtree(singleAst, "Columns definition"));
       List<String> singleStorage = subtree(singleAst, "Storage definition");
       List<String> localStorage = subtree(localAst, "Storage definition");
       String engineName = singleStorage.get(0).strip().split(" ")[1];
-      assertThat(localStorage.get(0).strip()).as(name + "_local engine").startsWith("Function Replicated" + engineName + " ");
-      assertThat(stripped(subtree(localStorage, "Function Replicated" + engineName))).as(name + "_local engine arguments")
-          .contains("Literal '/clickhouse/tables/{shard}/{database}/{table}'", "Literal '{replica}'");
-      assertThat(withoutEngine(localStorage)).as(name + "_local partitioning, keys and settings")
+      assertThat(localStorage.get(0).strip())
+          .as(name + "_local engine")
+          .startsWith("Function Replicated" + engineName + " ");
+      assertThat(stripped(subtree(localStorage, "Function Replicated" + engineName)))
+          .as(name + "_local engine arguments")
+          .contains(
+              "Literal '/clickhouse/tables/{shard}/{database}/{table}'", "Literal '{replica}'");
+      assertThat(withoutEngine(localStorage))
+          .as(name + "_local partitioning, keys and settings")
           .isEqualTo(withoutEngine(singleStorage));
 
       String distributed = cluster.get(name);
       assertThat(distributed).as(name).contains(" AS " + name + "_local\n");
-      List<String> engineArgs = stripped(subtree(subtree(ast(distributed), "Storage definition"), "Function Distributed"));
-      assertThat(engineArgs).as(name + " engine").startsWith("ExpressionList (children 4)", "Literal '" + CLUSTER + "'",
-          "Function currentDatabase (children 1)", "ExpressionList", "Identifier " + name + "_local");
-      assertThat(engineArgs.get(5)).as(name + " sharding key is a function of the row, never rand()")
+      List<String> engineArgs =
+          stripped(
+              subtree(subtree(ast(distributed), "Storage definition"), "Function Distributed"));
+      assertThat(engineArgs)
+          .as(name + " engine")
+          .startsWith(
+              "ExpressionList (children 4)",
+              "Literal '" + CLUSTER + "'",
+              "Function currentDatabase (children 1)",
+              "ExpressionList",
+              "Identifier " + name + "_local");
+      assertThat(engineArgs.get(5))
+          .as(name + " sharding key is a function of the row, never rand()")
           .startsWith("Function cityHash64");
     }
   }
@@ -147,42 +170,77 @@ class ClusterSchemaTest {
       }
       Matcher source = FROM.matcher(view);
       assertThat(source.find()).isTrue();
-      String counterpart = cluster.stream().filter(s -> s.contains("MATERIALIZED VIEW IF NOT EXISTS " + v.group(1) + " "))
-          .findFirst().orElseThrow(() -> new AssertionError("no cluster variant of " + v.group(1)));
+      String counterpart =
+          cluster.stream()
+              .filter(s -> s.contains("MATERIALIZED VIEW IF NOT EXISTS " + v.group(1) + " "))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no cluster variant of " + v.group(1)));
       // each shard's view reads the spans stored on that shard and writes that shard's rows
-      assertThat(counterpart).contains("TO " + v.group(2) + "_local\n").contains("FROM " + source.group(1) + "_local\n");
-      assertThat(subtree(ast(counterpart), "SelectWithUnionQuery")).isEqualTo(
-          subtree(ast(view.replace("FROM " + source.group(1) + "\n", "FROM " + source.group(1) + "_local\n")), "SelectWithUnionQuery"));
+      assertThat(counterpart)
+          .contains("TO " + v.group(2) + "_local\n")
+          .contains("FROM " + source.group(1) + "_local\n");
+      assertThat(subtree(ast(counterpart), "SelectWithUnionQuery"))
+          .isEqualTo(
+              subtree(
+                  ast(
+                      view.replace(
+                          "FROM " + source.group(1) + "\n",
+                          "FROM " + source.group(1) + "_local\n")),
+                  "SelectWithUnionQuery"));
     }
     for (String alter : single) {
       Matcher a = ALTER_SETTING.matcher(alter);
       if (a.find()) {
         assertThat(a.group(2)).isEqualTo("non_replicated_deduplication_window");
-        assertThat(cluster).as("cluster variant of " + alter).anyMatch(s -> s.contains("ALTER TABLE " + a.group(1) + "_local ON CLUSTER '"
-            + CLUSTER + "' MODIFY SETTING replicated_deduplication_window = " + a.group(3)));
+        assertThat(cluster)
+            .as("cluster variant of " + alter)
+            .anyMatch(
+                s ->
+                    s.contains(
+                        "ALTER TABLE "
+                            + a.group(1)
+                            + "_local ON CLUSTER '"
+                            + CLUSTER
+                            + "' MODIFY SETTING replicated_deduplication_window = "
+                            + a.group(3)));
       }
     }
   }
 
   @Test
   void bothVariantsListTheSameMigrationsAndChecksumsDoNotDependOnTheClusterName() {
-    List<String> single = SchemaMigrator.bundled().migrations().stream().map(m -> m.version() + "_" + m.name()).toList();
+    List<String> single =
+        SchemaMigrator.bundled().migrations().stream()
+            .map(m -> m.version() + "_" + m.name())
+            .toList();
     SchemaMigrator a = SchemaMigrator.bundledForCluster("a");
-    assertThat(a.migrations().stream().map(m -> m.version() + "_" + m.name()).toList()).isEqualTo(single);
+    assertThat(a.migrations().stream().map(m -> m.version() + "_" + m.name()).toList())
+        .isEqualTo(single);
     assertThat(a.migrations().stream().map(Migration::checksum).toList())
-        .isEqualTo(SchemaMigrator.bundledForCluster("prod.eu-1").migrations().stream().map(Migration::checksum).toList())
-        .doesNotContainAnyElementsOf(SchemaMigrator.bundled().migrations().stream().map(Migration::checksum).toList());
+        .isEqualTo(
+            SchemaMigrator.bundledForCluster("prod.eu-1").migrations().stream()
+                .map(Migration::checksum)
+                .toList())
+        .doesNotContainAnyElementsOf(
+            SchemaMigrator.bundled().migrations().stream().map(Migration::checksum).toList());
   }
 
   @Test
   void aBadClusterNameOrAnEmbeddedStoreIsRefused() {
     assertThatThrownBy(() -> SchemaMigrator.bundledForCluster("x' ON CLUSTER 'y"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--cluster: not a ClickHouse cluster name");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("--cluster: not a ClickHouse cluster name");
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int exit = Llmlat.run(new String[] {"migrate", "--cluster", "c1", "--data-dir", dir.resolve("other").toString()},
-        new PrintWriter(out, true), new PrintWriter(err, true));
+    int exit =
+        Llmlat.run(
+            new String[] {
+              "migrate", "--cluster", "c1", "--data-dir", dir.resolve("other").toString()
+            },
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
     assertThat(exit).isEqualTo(2);
-    assertThat(err.toString()).contains("--cluster needs a ClickHouse server of that cluster (--clickhouse-url)");
+    assertThat(err.toString())
+        .contains("--cluster needs a ClickHouse server of that cluster (--clickhouse-url)");
   }
 }

@@ -7,14 +7,17 @@ import java.util.Locale;
  * One row of the claims table ({@link ImportClaims}): from {@code epoch} on, until a higher epoch,
  * only {@code claimant} writes the rows of import {@code importId}.
  *
- * @param claimant {@code store:<run>} (one run of an import into the store) or {@code kafka:<run>} (one
- *     run of an import to Kafka: every ingester storing its records holds the claim together)
- * @param owner for a store import, the process that holds it (as {@link StagingTables.Owner} writes it), empty once
- *     its run failed part-way; empty for the Kafka path
+ * @param claimant {@code store:<run>} (one run of an import into the store) or {@code kafka:<run>}
+ *     (one run of an import to Kafka: every ingester storing its records holds the claim together)
+ * @param owner for a store import, the process that holds it (as {@link StagingTables.Owner} writes
+ *     it), empty once its run failed part-way; empty for the Kafka path
  */
-public record ImportClaim(String importId, long epoch, String claimant, Path path, String owner, Instant at) {
+public record ImportClaim(
+    String importId, long epoch, String claimant, Path path, String owner, Instant at) {
   public enum Path {
-    STORE, KAFKA, RELEASED;
+    STORE,
+    KAFKA,
+    RELEASED;
 
     String text() {
       return name().toLowerCase(Locale.ROOT);
@@ -38,6 +41,8 @@ public record ImportClaim(String importId, long epoch, String claimant, Path pat
    * more), or its process is gone (killed, crashed). It will write nothing more.
    */
   boolean abandoned(Instant now) {
-    return path == Path.STORE && (owner.isEmpty() || StagingTables.Owner.parse(owner).map(o -> !o.mayBeRunning(now)).orElse(false));
+    return path == Path.STORE
+        && (owner.isEmpty()
+            || StagingTables.Owner.parse(owner).map(o -> !o.mayBeRunning(now)).orElse(false));
   }
 }

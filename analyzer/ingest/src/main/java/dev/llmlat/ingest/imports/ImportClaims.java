@@ -12,16 +12,16 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Who writes an imported file's rows, whichever way the file comes (straight into the store, or
- * to Kafka and then by the ingester) and however the parties interleave: table {@code
- * llmlat_claims} (migration 0009).
+ * Who writes an imported file's rows, whichever way the file comes (straight into the store, or to
+ * Kafka and then by the ingester) and however the parties interleave: table {@code llmlat_claims}
+ * (migration 0009).
  *
  * <p>ClickHouse has no transactions; what it has is insert deduplication, decided atomically with
- * the insert: of inserts carrying one token (within the table's window) the first is stored and
- * the others are dropped. A claim is one row per (file, epoch) inserted with the token {@code
+ * the insert: of inserts carrying one token (within the table's window) the first is stored and the
+ * others are dropped. A claim is one row per (file, epoch) inserted with the token {@code
  * llmlat.claim.<id>.<epoch>}, so however claimants race for an epoch the table holds one row of it,
- * and every claimant reading it back (waiting until it is visible: a replica may lag) agrees on
- * the winner. A higher epoch takes the file over; the latest epoch's row is the claim in force.
+ * and every claimant reading it back (waiting until it is visible: a replica may lag) agrees on the
+ * winner. A higher epoch takes the file over; the latest epoch's row is the claim in force.
  *
  * <ul>
  *   <li>A store import ({@link StoreImportTarget}, claimant {@code store:<run>}) claims as it opens
@@ -45,17 +45,19 @@ import java.util.UUID;
  * anything releases its claim (a {@code released} row of the next epoch); one that fails later
  * keeps it without an owner, and one killed leaves it (and perhaps a pending ledger record): its
  * re-run takes it over once the run is known to be over (no owner, or the owner's process gone),
- * removing the partial copy first as before; meanwhile the ingester does not store the file. An ingester's crash
- * changes nothing (the claim is the Kafka run's). A Kafka import that dies committed nothing, so
- * nothing claims for it. Not guarded: a --force import into the store while an ingester is still
- * storing the same file (a batch in flight may land after the forced import removed the old copy).
+ * removing the partial copy first as before; meanwhile the ingester does not store the file. An
+ * ingester's crash changes nothing (the claim is the Kafka run's). A Kafka import that dies
+ * committed nothing, so nothing claims for it. Not guarded: a --force import into the store while
+ * an ingester is still storing the same file (a batch in flight may land after the forced import
+ * removed the old copy).
  *
  * <p>The ledger ({@link StoreImportLedger}) still records what happened (pending, done, ingested),
  * for messages and for files imported before claims existed; the claim decides who writes.
  */
 public final class ImportClaims {
   static final String TABLE = "llmlat_claims";
-  private static final List<String> COLUMNS = List.of("ImportId", "Epoch", "Claimant", "Path", "Owner", "ClaimedAt");
+  private static final List<String> COLUMNS =
+      List.of("ImportId", "Epoch", "Claimant", "Path", "Owner", "ClaimedAt");
   private static final Duration VISIBLE_WITHIN = Duration.ofSeconds(30);
 
   private final ClickHouseStore store;
@@ -82,18 +84,28 @@ public final class ImportClaims {
       return Optional.empty();
     }
     long epoch = rows.get(rows.size() - 1).epoch();
-    return rows.stream().filter(c -> c.epoch() == epoch).findFirst(); // the epoch's first row, as winner() reads it
+    return rows.stream()
+        .filter(c -> c.epoch() == epoch)
+        .findFirst(); // the epoch's first row, as winner() reads it
   }
 
   /**
    * Claims epoch {@code epoch} of import {@code id} for {@code claimant} and returns the epoch's
    * winner: the claimant's own claim, or that of whoever got there first.
    */
-  public ImportClaim claim(String id, long epoch, String claimant, ImportClaim.Path path, String owner) {
+  public ImportClaim claim(
+      String id, long epoch, String claimant, ImportClaim.Path path, String owner) {
     hooks.claiming(id, epoch, claimant);
     Instant at = Instant.now().truncatedTo(ChronoUnit.MICROS);
-    byte[] row = new RowBinaryWriter(256).string(id).uint32(epoch).string(claimant).string(path.text()).string(owner)
-        .int64(ChronoUnit.MICROS.between(Instant.EPOCH, at)).toByteArray();
+    byte[] row =
+        new RowBinaryWriter(256)
+            .string(id)
+            .uint32(epoch)
+            .string(claimant)
+            .string(path.text())
+            .string(owner)
+            .int64(ChronoUnit.MICROS.between(Instant.EPOCH, at))
+            .toByteArray();
     store.insertRowBinary(TABLE, COLUMNS, row, "llmlat.claim." + id + "." + epoch);
     ImportClaim winner = winner(id, epoch);
     hooks.claimed(id, claimant, winner);
@@ -114,7 +126,10 @@ public final class ImportClaims {
     claim(held.importId(), held.epoch() + 1, held.claimant(), ImportClaim.Path.STORE, "");
   }
 
-  /** The row of {@code epoch}, once this store shows it; there is one unless the window was overrun, then the earliest. */
+  /**
+   * The row of {@code epoch}, once this store shows it; there is one unless the window was overrun,
+   * then the earliest.
+   */
   private ImportClaim winner(String id, long epoch) {
     long deadline = System.nanoTime() + VISIBLE_WITHIN.toNanos();
     while (true) {
@@ -123,18 +138,41 @@ public final class ImportClaims {
         return rows.get(0);
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the claim of import " + id + " (epoch " + epoch + ") was inserted into "
-            + store.description() + " but is not visible after " + VISIBLE_WITHIN.toSeconds() + " s: nothing was written");
+        throw new IllegalStateException(
+            "the claim of import "
+                + id
+                + " (epoch "
+                + epoch
+                + ") was inserted into "
+                + store.description()
+                + " but is not visible after "
+                + VISIBLE_WITHIN.toSeconds()
+                + " s: nothing was written");
       }
       sleep();
     }
   }
 
   private List<ImportClaim> rows(String id, String andWhere) {
-    return store.query("SELECT ImportId, Epoch, Claimant, Path, Owner, toUnixTimestamp64Micro(ClaimedAt) FROM " + TABLE
-        + " WHERE ImportId = {id:String}" + andWhere + " ORDER BY Epoch, ClaimedAt, Claimant", Map.of("id", id)).rows().stream()
-        .map(r -> new ImportClaim(r.get(0), Long.parseLong(r.get(1)), r.get(2), ImportClaim.Path.ofText(r.get(3)), r.get(4),
-            Instant.EPOCH.plus(Long.parseLong(r.get(5)), ChronoUnit.MICROS)))
+    return store
+        .query(
+            "SELECT ImportId, Epoch, Claimant, Path, Owner, toUnixTimestamp64Micro(ClaimedAt) FROM "
+                + TABLE
+                + " WHERE ImportId = {id:String}"
+                + andWhere
+                + " ORDER BY Epoch, ClaimedAt, Claimant",
+            Map.of("id", id))
+        .rows()
+        .stream()
+        .map(
+            r ->
+                new ImportClaim(
+                    r.get(0),
+                    Long.parseLong(r.get(1)),
+                    r.get(2),
+                    ImportClaim.Path.ofText(r.get(3)),
+                    r.get(4),
+                    Instant.EPOCH.plus(Long.parseLong(r.get(5)), ChronoUnit.MICROS)))
         .toList();
   }
 

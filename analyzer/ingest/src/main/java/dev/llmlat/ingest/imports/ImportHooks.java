@@ -8,17 +8,17 @@ import dev.llmlat.imports.ImportedFile;
  * SpanIngester.beforeInsert}.
  */
 interface ImportHooks {
-  ImportHooks NONE = new ImportHooks() { };
+  ImportHooks NONE = new ImportHooks() {};
 
   /** A claimant has read the claims and is about to insert its claim of {@code epoch}. */
-  default void claiming(String importId, long epoch, String claimant) { }
+  default void claiming(String importId, long epoch, String claimant) {}
 
   /** The claim of {@code claimant} was read back: {@code winner} holds the epoch. */
-  default void claimed(String importId, String claimant, ImportClaim winner) { }
+  default void claimed(String importId, String claimant, ImportClaim winner) {}
 
   /** An import to Kafka is about to commit its transaction. */
-  default void kafkaCommitting(ImportedFile file) { }
+  default void kafkaCommitting(ImportedFile file) {}
 
   /** A store import is about to commit (check its claim, then move its rows). */
-  default void storeCommitting(ImportedFile file) { }
+  default void storeCommitting(ImportedFile file) {}
 }

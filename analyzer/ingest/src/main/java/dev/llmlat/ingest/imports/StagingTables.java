@@ -18,8 +18,11 @@ import java.util.regex.Pattern;
  * by a killed import is recognised and dropped later, and one of a running import is not.
  */
 public final class StagingTables {
-  private static final Pattern NAME = Pattern.compile("(?:otel_traces|gpu_kernels)_import_(\\d+)_\\d+");
-  private static final Pattern OWNER = Pattern.compile("llmlat import staging host=(\\S+) pid=(\\d+) started=(-?\\d+) created=(\\d+)");
+  private static final Pattern NAME =
+      Pattern.compile("(?:otel_traces|gpu_kernels)_import_(\\d+)_\\d+");
+  private static final Pattern OWNER =
+      Pattern.compile(
+          "llmlat import staging host=(\\S+) pid=(\\d+) started=(-?\\d+) created=(\\d+)");
   // A table of another host's import: its process cannot be checked from here, so only age tells.
   private static final Duration OTHER_HOST_GRACE = Duration.ofHours(24);
 
@@ -33,13 +36,25 @@ public final class StagingTables {
     }
 
     String comment() {
-      return "llmlat import staging host=" + host + " pid=" + pid + " started=" + started + " created=" + created;
+      return "llmlat import staging host="
+          + host
+          + " pid="
+          + pid
+          + " started="
+          + started
+          + " created="
+          + created;
     }
 
     static Optional<Owner> parse(String comment) {
       Matcher m = OWNER.matcher(comment);
       return m.matches()
-          ? Optional.of(new Owner(m.group(1), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))))
+          ? Optional.of(
+              new Owner(
+                  m.group(1),
+                  Long.parseLong(m.group(2)),
+                  Long.parseLong(m.group(3)),
+                  Long.parseLong(m.group(4))))
           : Optional.empty();
     }
 
@@ -49,7 +64,9 @@ public final class StagingTables {
         return now.toEpochMilli() - created < OTHER_HOST_GRACE.toMillis();
       }
       // pids are reused: the same pid with another start time is another process
-      return ProcessHandle.of(pid).filter(p -> started < 0 || startOf(p) < 0 || startOf(p) == started).isPresent();
+      return ProcessHandle.of(pid)
+          .filter(p -> started < 0 || startOf(p) < 0 || startOf(p) == started)
+          .isPresent();
     }
   }
 
@@ -58,8 +75,15 @@ public final class StagingTables {
     String name = table + "_import_" + owner.pid() + "_" + System.nanoTime();
     // Unsorted and unpartitioned: rows only pass through, and an export spanning many days must not
     // hit the per-insert partition limit here.
-    store.execute("CREATE TABLE " + name + " AS " + table + " ENGINE = MergeTree PARTITION BY tuple() PRIMARY KEY tuple()"
-        + " ORDER BY tuple() COMMENT '" + owner.comment() + "'");
+    store.execute(
+        "CREATE TABLE "
+            + name
+            + " AS "
+            + table
+            + " ENGINE = MergeTree PARTITION BY tuple() PRIMARY KEY tuple()"
+            + " ORDER BY tuple() COMMENT '"
+            + owner.comment()
+            + "'");
     return name;
   }
 
@@ -74,28 +98,42 @@ public final class StagingTables {
   public static List<String> dropOrphans(ClickHouseStore store, Consumer<String> say) {
     List<String> dropped = new ArrayList<>();
     Instant now = Instant.now();
-    for (List<String> row : store.query("SELECT name, comment FROM system.tables WHERE database = currentDatabase()"
-        + " AND match(name, '^(otel_traces|gpu_kernels)_import_[0-9]+_[0-9]+$') ORDER BY name").rows()) {
+    for (List<String> row :
+        store
+            .query(
+                "SELECT name, comment FROM system.tables WHERE database = currentDatabase()"
+                    + " AND match(name, '^(otel_traces|gpu_kernels)_import_[0-9]+_[0-9]+$') ORDER BY name")
+            .rows()) {
       Matcher name = NAME.matcher(row.get(0));
       if (!name.matches()) {
         continue;
       }
       // tables made before owners were recorded name only the pid; they were made on this host
-      Owner owner = Owner.parse(row.get(1)).orElse(new Owner(thisHost(), Long.parseLong(name.group(1)), -1, 0));
+      Owner owner =
+          Owner.parse(row.get(1))
+              .orElse(new Owner(thisHost(), Long.parseLong(name.group(1)), -1, 0));
       if (!owner.mayBeRunning(now)) {
         try {
           drop(store, row.get(0));
           dropped.add(row.get(0));
         } catch (StoreException e) {
           // housekeeping: the next store-opening run tries again; this one goes on
-          say.accept("could not drop staging table " + row.get(0) + " left by an interrupted import: "
-              + e.getMessage().lines().findFirst().orElse(""));
+          say.accept(
+              "could not drop staging table "
+                  + row.get(0)
+                  + " left by an interrupted import: "
+                  + e.getMessage().lines().findFirst().orElse(""));
         }
       }
     }
     if (!dropped.isEmpty()) {
-      say.accept("dropped " + dropped.size() + " staging table" + (dropped.size() == 1 ? "" : "s")
-          + " left by interrupted imports: " + String.join(", ", dropped));
+      say.accept(
+          "dropped "
+              + dropped.size()
+              + " staging table"
+              + (dropped.size() == 1 ? "" : "s")
+              + " left by interrupted imports: "
+              + String.join(", ", dropped));
     }
     return dropped;
   }

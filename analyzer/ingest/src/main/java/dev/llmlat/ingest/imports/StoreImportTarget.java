@@ -1,12 +1,12 @@
 package dev.llmlat.ingest.imports;
 
-import dev.llmlat.imports.ImportTarget;
 import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportTarget;
 import dev.llmlat.imports.ImportedFile;
-import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.ingest.spans.GpuKernelRowEncoder;
 import dev.llmlat.ingest.spans.OtelTracesRowEncoder;
 import dev.llmlat.ingest.spans.SpanRouter;
+import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.store.ClickHouseStore;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import java.time.Instant;
@@ -15,9 +15,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Writes an import straight into the store: rows go to staging tables of the same structure
- * first, and move into {@code otel_traces} / {@code gpu_kernels} with one INSERT ... SELECT each
- * on {@link #commit()}, so a failed import leaves the real tables untouched.
+ * Writes an import straight into the store: rows go to staging tables of the same structure first,
+ * and move into {@code otel_traces} / {@code gpu_kernels} with one INSERT ... SELECT each on {@link
+ * #commit()}, so a failed import leaves the real tables untouched.
  *
  * <p>An import of a known file ({@link ImportedFile}) is also idempotent, through the store's
  * ledger ({@link StoreImportLedger}): its rows carry its id (spans in the resource attribute
@@ -28,9 +28,9 @@ import java.util.Optional;
  *
  * <p>Whether this run writes at all is decided by its claim ({@link ImportClaims}): claimed as it
  * opens when there is nothing to replace, else at its first write; a claim lost to the ingester at
- * open makes {@link #earlier()} say the file is imported through Kafka, and one lost later fails the
- * import before anything reaches the real tables. A run that fails releases the claim, or, once its
- * commit began writing, leaves it to a re-run (which removes the partial copy).
+ * open makes {@link #earlier()} say the file is imported through Kafka, and one lost later fails
+ * the import before anything reaches the real tables. A run that fails releases the claim, or, once
+ * its commit began writing, leaves it to a re-run (which removes the partial copy).
  */
 public final class StoreImportTarget implements ImportTarget {
   public static final String IMPORT_ID_ATTRIBUTE = SpanRouter.IMPORT_ID_ATTRIBUTE;
@@ -45,18 +45,24 @@ public final class StoreImportTarget implements ImportTarget {
   private final ImportHooks hooks;
   private final ImportClaims claims;
   private final String claimant = ImportClaims.storeClaimant();
-  private ImportClaim seen; // the claim in force when this run decided (null: none); the next epoch is this run's to take
+  private ImportClaim
+      seen; // the claim in force when this run decided (null: none); the next epoch is this run's
+  // to take
   private ImportClaim held; // this run's claim, once it won one
-  private boolean writing; // the commit began changing the real tables: failing now, the claim stays for a re-run
+  private boolean
+      writing; // the commit began changing the real tables: failing now, the claim stays for a
+  // re-run
   private String tracesStaging;
   private String kernelsStaging;
   private SpanRouter rows = new SpanRouter();
   private long spans;
   private long kernels;
   private boolean open = true;
-  private Runnable betweenTables = () -> { }; // test hook: an interruption between the two moves
+  private Runnable betweenTables = () -> {}; // test hook: an interruption between the two moves
 
-  /** An import the store keeps no record of (a live probe session: there is no file to recognise). */
+  /**
+   * An import the store keeps no record of (a live probe session: there is no file to recognise).
+   */
   public StoreImportTarget(ClickHouseStore store) {
     this(store, null, null);
   }
@@ -92,7 +98,10 @@ public final class StoreImportTarget implements ImportTarget {
       earlier = Optional.of(throughKafka(recorded, seen));
       return;
     }
-    if (seen != null && seen.path() == ImportClaim.Path.STORE && !finished(seen, recorded) && !seen.abandoned(Instant.now())) {
+    if (seen != null
+        && seen.path() == ImportClaim.Path.STORE
+        && !finished(seen, recorded)
+        && !seen.abandoned(Instant.now())) {
       throw new IllegalStateException(running(seen));
     }
     earlier = recorded;
@@ -101,23 +110,43 @@ public final class StoreImportTarget implements ImportTarget {
     }
   }
 
-  /** What the ledger says of a file the ingester claimed, or, before its first batch recorded it, that it began. */
+  /**
+   * What the ledger says of a file the ingester claimed, or, before its first batch recorded it,
+   * that it began.
+   */
   private ImportRecord throughKafka(Optional<ImportRecord> recorded, ImportClaim claim) {
-    return recorded.filter(ImportRecord::ingested).orElse(new ImportRecord(file, ImportRecord.Status.INGESTED, 0, 0, claim.at()));
+    return recorded
+        .filter(ImportRecord::ingested)
+        .orElse(new ImportRecord(file, ImportRecord.Status.INGESTED, 0, 0, claim.at()));
   }
 
-  /** A store import's claim whose run went on to record the file done (the same process wrote both times). */
+  /**
+   * A store import's claim whose run went on to record the file done (the same process wrote both
+   * times).
+   */
   private static boolean finished(ImportClaim claim, Optional<ImportRecord> recorded) {
-    return recorded.isPresent() && recorded.get().done() && !recorded.get().ingested() && !recorded.get().at().isBefore(claim.at());
+    return recorded.isPresent()
+        && recorded.get().done()
+        && !recorded.get().ingested()
+        && !recorded.get().at().isBefore(claim.at());
   }
 
   private String running(ImportClaim claim) {
-    return "another import of " + file.file() + " into " + store.description() + " is running (" + owned(claim) + ", since "
-        + claim.at() + "): it stores the file; nothing was imported";
+    return "another import of "
+        + file.file()
+        + " into "
+        + store.description()
+        + " is running ("
+        + owned(claim)
+        + ", since "
+        + claim.at()
+        + "): it stores the file; nothing was imported";
   }
 
   private static String owned(ImportClaim claim) {
-    return StagingTables.Owner.parse(claim.owner()).map(o -> "host " + o.host() + ", pid " + o.pid()).orElse(claim.claimant());
+    return StagingTables.Owner.parse(claim.owner())
+        .map(o -> "host " + o.host() + ", pid " + o.pid())
+        .orElse(claim.claimant());
   }
 
   /**
@@ -126,7 +155,13 @@ public final class StoreImportTarget implements ImportTarget {
    */
   private void takeClaim(boolean opening) {
     while (true) {
-      ImportClaim winner = claims.claim(file.id(), seen == null ? 1 : seen.epoch() + 1, claimant, ImportClaim.Path.STORE, owner.comment());
+      ImportClaim winner =
+          claims.claim(
+              file.id(),
+              seen == null ? 1 : seen.epoch() + 1,
+              claimant,
+              ImportClaim.Path.STORE,
+              owner.comment());
       if (winner.heldBy(claimant)) {
         held = winner;
         return;
@@ -145,7 +180,12 @@ public final class StoreImportTarget implements ImportTarget {
 
   private String lostTo(ImportClaim winner) {
     return winner.path() == ImportClaim.Path.KAFKA
-        ? "already imported into " + store.description() + " through Kafka: the ingester claimed " + file.file() + " on " + winner.at()
+        ? "already imported into "
+            + store.description()
+            + " through Kafka: the ingester claimed "
+            + file.file()
+            + " on "
+            + winner.at()
             + " while this import ran; nothing was imported"
         : running(winner);
   }
@@ -203,7 +243,8 @@ public final class StoreImportTarget implements ImportTarget {
         throw new IllegalStateException(lostTo(inForce));
       }
       writing = true;
-      // the copy this run replaces, if any: the one --force replaces, or an interrupted run's partial one
+      // the copy this run replaces, if any: the one --force replaces, or an interrupted run's
+      // partial one
       Optional<ImportRecord> latest = ledger.find(file.id());
       pendingAt = after(latest.map(ImportRecord::at).orElse(Instant.EPOCH));
       ledger.write(new ImportRecord(file, ImportRecord.Status.PENDING, 0, 0, pendingAt));
@@ -212,12 +253,24 @@ public final class StoreImportTarget implements ImportTarget {
       }
     }
     String tag = file == null ? null : file.id();
-    move(OtelTracesRowEncoder.TABLE, tracesStaging,
-        tag == null ? "" : " REPLACE (mapUpdate(ResourceAttributes, map('" + IMPORT_ID_ATTRIBUTE + "', '" + tag + "')) AS ResourceAttributes)");
+    move(
+        OtelTracesRowEncoder.TABLE,
+        tracesStaging,
+        tag == null
+            ? ""
+            : " REPLACE (mapUpdate(ResourceAttributes, map('"
+                + IMPORT_ID_ATTRIBUTE
+                + "', '"
+                + tag
+                + "')) AS ResourceAttributes)");
     betweenTables.run();
-    move(GpuKernelRowEncoder.TABLE, kernelsStaging, tag == null ? "" : " REPLACE ('" + tag + "' AS ImportId)");
+    move(
+        GpuKernelRowEncoder.TABLE,
+        kernelsStaging,
+        tag == null ? "" : " REPLACE ('" + tag + "' AS ImportId)");
     if (file != null) {
-      ledger.write(new ImportRecord(file, ImportRecord.Status.DONE, spans, kernels, after(pendingAt)));
+      ledger.write(
+          new ImportRecord(file, ImportRecord.Status.DONE, spans, kernels, after(pendingAt)));
     }
     open = false;
     dropStaging();
@@ -228,28 +281,46 @@ public final class StoreImportTarget implements ImportTarget {
    * identical blocks in the deduplication log, and the claim already guarantees one copy.
    */
   private void move(String table, String staging, String replace) {
-    store.execute("INSERT INTO " + table + " SELECT *" + replace + " FROM " + staging
-        + " SETTINGS insert_deduplicate = 0, insert_distributed_sync = 1");
+    store.execute(
+        "INSERT INTO "
+            + table
+            + " SELECT *"
+            + replace
+            + " FROM "
+            + staging
+            + " SETTINGS insert_deduplicate = 0, insert_distributed_sync = 1");
   }
 
   /** Removes every row an earlier run of import {@code id} stored. */
   private void removeCopy(String id) {
-    removeRows(OtelTracesRowEncoder.TABLE, "ResourceAttributes['" + IMPORT_ID_ATTRIBUTE + "'] = {id:String}", id);
+    removeRows(
+        OtelTracesRowEncoder.TABLE,
+        "ResourceAttributes['" + IMPORT_ID_ATTRIBUTE + "'] = {id:String}",
+        id);
     removeRows(GpuKernelRowEncoder.TABLE, "ImportId = {id:String}", id);
   }
 
   private void removeRows(String table, String condition, String id) {
-    // the lookup is cheap (bloom filter on the attribute values; a LowCardinality column); a delete is not
-    if (store.query("SELECT count() FROM " + table + " WHERE " + condition, Map.of("id", id)).single().equals("0")) {
+    // the lookup is cheap (bloom filter on the attribute values; a LowCardinality column); a delete
+    // is not
+    if (store
+        .query("SELECT count() FROM " + table + " WHERE " + condition, Map.of("id", id))
+        .single()
+        .equals("0")) {
       return;
     }
-    String where = condition.replace("{id:String}", "'" + id + "'"); // an id is 32 hex digits: a safe literal
-    store.execute(cluster == null
-        ? "DELETE FROM " + table + " WHERE " + where
-        : "DELETE FROM " + table + "_local ON CLUSTER '" + cluster + "' WHERE " + where);
+    String where =
+        condition.replace("{id:String}", "'" + id + "'"); // an id is 32 hex digits: a safe literal
+    store.execute(
+        cluster == null
+            ? "DELETE FROM " + table + " WHERE " + where
+            : "DELETE FROM " + table + "_local ON CLUSTER '" + cluster + "' WHERE " + where);
   }
 
-  /** A time after {@code previous}: ledger rows replace each other by time, so each must be later than the last. */
+  /**
+   * A time after {@code previous}: ledger rows replace each other by time, so each must be later
+   * than the last.
+   */
   private static Instant after(Instant previous) {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MICROS);
     return now.isAfter(previous) ? now : previous.plus(1, ChronoUnit.MICROS);

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Renders OTLP attribute values as the strings the Collector's ClickHouse exporter stores in
- * {@code Map(..., String)} columns (pdata's {@code Value.AsString}): scalars in plain text,
- * doubles in shortest form without exponent, bytes in base64, arrays and maps as JSON.
+ * Renders OTLP attribute values as the strings the Collector's ClickHouse exporter stores in {@code
+ * Map(..., String)} columns (pdata's {@code Value.AsString}): scalars in plain text, doubles in
+ * shortest form without exponent, bytes in base64, arrays and maps as JSON.
  */
 public final class AttributeValues {
   private AttributeValues() {}

@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * Encodes GPU kernel, memcpy and memset spans (resource {@code llmlat.layer=gpu}, span attribute
- * {@code llmlat.gpu.kind}) as {@code RowBinary} rows of the compact {@code gpu_kernels} table.
- * The attribute contract is in schemas/kafka/README.md. The requests a kernel served are its step
+ * {@code llmlat.gpu.kind}) as {@code RowBinary} rows of the compact {@code gpu_kernels} table. The
+ * attribute contract is in schemas/kafka/README.md. The requests a kernel served are its step
  * span's links, not a column here (view {@code gpu_kernel_requests}).
  */
 public final class GpuKernelRowEncoder extends RowBinaryBatch {
@@ -18,8 +18,24 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
   public static final String KIND = LlmlatAttributes.GPU_KIND;
 
   public static final List<String> COLUMNS =
-      List.of("Start", "DurationNs", "Kind", "Name", "Device", "Stream", "CorrelationId", "Bytes", "HostName",
-          "Pid", "Tid", "StepSpanId", "StepName", "Source", "ClockRule", "ServiceName", "ImportId");
+      List.of(
+          "Start",
+          "DurationNs",
+          "Kind",
+          "Name",
+          "Device",
+          "Stream",
+          "CorrelationId",
+          "Bytes",
+          "HostName",
+          "Pid",
+          "Tid",
+          "StepSpanId",
+          "StepName",
+          "Source",
+          "ClockRule",
+          "ServiceName",
+          "ImportId");
 
   public GpuKernelRowEncoder() {
     super(16 * 1024);
@@ -48,7 +64,8 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
     return false;
   }
 
-  public GpuKernelRowEncoder add(Span span, String serviceName, Map<String, String> resourceAttributes) {
+  public GpuKernelRowEncoder add(
+      Span span, String serviceName, Map<String, String> resourceAttributes) {
     String kind = "";
     String stepSpanId = "";
     String stepName = "";
@@ -74,7 +91,7 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         case LlmlatAttributes.STEP_NAME -> stepName = v.getStringValue();
         case LlmlatAttributes.GPU_SOURCE -> source = v.getStringValue();
         case LlmlatAttributes.CLOCK_RULE -> clockRule = v.getStringValue();
-        default -> { }
+        default -> {}
       }
     }
     long start = span.getStartTimeUnixNano();
@@ -92,8 +109,12 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         .uint32(tid)
         .string(stepSpanId)
         .string(stepName)
-        .string(source).string(clockRule).string(serviceName)
-        .string(resourceAttributes.getOrDefault(SpanRouter.IMPORT_ID_ATTRIBUTE, "")); // the import it came in, if any
+        .string(source)
+        .string(clockRule)
+        .string(serviceName)
+        .string(
+            resourceAttributes.getOrDefault(
+                SpanRouter.IMPORT_ID_ATTRIBUTE, "")); // the import it came in, if any
     rows++;
     return this;
   }

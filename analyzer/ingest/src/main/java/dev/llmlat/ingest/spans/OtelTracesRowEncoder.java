@@ -14,9 +14,9 @@ import java.util.Map;
 
 /**
  * Encodes OTLP spans as {@code RowBinary} rows of {@code otel_traces}, the way the Collector's
- * ClickHouse exporter maps them: hex ids, kind and status as words ({@code Server},
- * {@code Error}), {@code service.name} lifted into {@code ServiceName}, attributes rendered by
- * {@link AttributeValues}.
+ * ClickHouse exporter maps them: hex ids, kind and status as words ({@code Server}, {@code Error}),
+ * {@code service.name} lifted into {@code ServiceName}, attributes rendered by {@link
+ * AttributeValues}.
  */
 public final class OtelTracesRowEncoder extends RowBinaryBatch {
   public static final String TABLE = "otel_traces";
@@ -24,10 +24,28 @@ public final class OtelTracesRowEncoder extends RowBinaryBatch {
   /** The columns written, in order. */
   public static final List<String> COLUMNS =
       List.of(
-          "Timestamp", "TraceId", "SpanId", "ParentSpanId", "TraceState", "SpanName", "SpanKind",
-          "ServiceName", "ResourceAttributes", "ScopeName", "ScopeVersion", "SpanAttributes",
-          "Duration", "StatusCode", "StatusMessage", "Events.Timestamp", "Events.Name",
-          "Events.Attributes", "Links.TraceId", "Links.SpanId", "Links.TraceState", "Links.Attributes");
+          "Timestamp",
+          "TraceId",
+          "SpanId",
+          "ParentSpanId",
+          "TraceState",
+          "SpanName",
+          "SpanKind",
+          "ServiceName",
+          "ResourceAttributes",
+          "ScopeName",
+          "ScopeVersion",
+          "SpanAttributes",
+          "Duration",
+          "StatusCode",
+          "StatusMessage",
+          "Events.Timestamp",
+          "Events.Name",
+          "Events.Attributes",
+          "Links.TraceId",
+          "Links.SpanId",
+          "Links.TraceState",
+          "Links.Attributes");
 
   private static final HexFormat HEX = HexFormat.of();
 
@@ -68,7 +86,10 @@ public final class OtelTracesRowEncoder extends RowBinaryBatch {
 
   /** Appends one span. */
   public OtelTracesRowEncoder add(
-      Span span, InstrumentationScope scope, String serviceName, Map<String, String> resourceAttributes) {
+      Span span,
+      InstrumentationScope scope,
+      String serviceName,
+      Map<String, String> resourceAttributes) {
     long start = span.getStartTimeUnixNano();
     long end = span.getEndTimeUnixNano();
     out.int64(start)

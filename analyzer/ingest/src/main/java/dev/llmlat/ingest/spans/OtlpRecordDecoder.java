@@ -1,16 +1,16 @@
 package dev.llmlat.ingest.spans;
 
-import dev.llmlat.otlpjson.SpanCheck;
 import com.google.protobuf.InvalidProtocolBufferException;
+import dev.llmlat.otlpjson.SpanCheck;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 
 /**
- * Decodes one Kafka record value as an OTLP {@code ExportTraceServiceRequest} (protobuf) and
- * checks it is one: protobuf happily parses many byte strings as messages of unknown fields, so a
- * record must carry spans, each passing {@link SpanCheck} (the rule files are read by too).
+ * Decodes one Kafka record value as an OTLP {@code ExportTraceServiceRequest} (protobuf) and checks
+ * it is one: protobuf happily parses many byte strings as messages of unknown fields, so a record
+ * must carry spans, each passing {@link SpanCheck} (the rule files are read by too).
  */
 public final class OtlpRecordDecoder {
   private OtlpRecordDecoder() {}
@@ -26,13 +26,15 @@ public final class OtlpRecordDecoder {
 
   public static ExportTraceServiceRequest decode(byte[] value) throws InvalidRecordException {
     if (value == null || value.length == 0) {
-      throw new InvalidRecordException("empty record value (expected an OTLP ExportTraceServiceRequest)", null);
+      throw new InvalidRecordException(
+          "empty record value (expected an OTLP ExportTraceServiceRequest)", null);
     }
     ExportTraceServiceRequest request;
     try {
       request = ExportTraceServiceRequest.parseFrom(value);
     } catch (InvalidProtocolBufferException e) {
-      throw new InvalidRecordException("not an OTLP ExportTraceServiceRequest protobuf: " + e.getMessage(), e);
+      throw new InvalidRecordException(
+          "not an OTLP ExportTraceServiceRequest protobuf: " + e.getMessage(), e);
     }
     int spans = 0;
     for (ResourceSpans rs : request.getResourceSpansList()) {
@@ -44,8 +46,15 @@ public final class OtlpRecordDecoder {
       }
     }
     if (spans == 0) {
-      throw new InvalidRecordException("no spans in the record (" + value.length + " bytes"
-          + (request.getUnknownFields().asMap().isEmpty() ? "" : ", fields unknown to OTLP trace export") + ")", null);
+      throw new InvalidRecordException(
+          "no spans in the record ("
+              + value.length
+              + " bytes"
+              + (request.getUnknownFields().asMap().isEmpty()
+                  ? ""
+                  : ", fields unknown to OTLP trace export")
+              + ")",
+          null);
     }
     return request;
   }

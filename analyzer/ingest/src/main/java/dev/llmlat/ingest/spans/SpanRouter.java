@@ -16,7 +16,10 @@ public final class SpanRouter {
   private final OtelTracesRowEncoder traces = new OtelTracesRowEncoder();
   private final GpuKernelRowEncoder kernels = new GpuKernelRowEncoder();
 
-  /** The resource attribute naming the import whose rows these are (spans; kernels have the column ImportId). */
+  /**
+   * The resource attribute naming the import whose rows these are (spans; kernels have the column
+   * ImportId).
+   */
   public static final String IMPORT_ID_ATTRIBUTE = "llmlat.import.id";
 
   public SpanRouter add(ExportTraceServiceRequest request) {
@@ -25,12 +28,13 @@ public final class SpanRouter {
 
   /**
    * Adds the request's spans as rows of import {@code importId} (null: of none): the spans carry it
-   * in the resource attribute {@value #IMPORT_ID_ATTRIBUTE}, the kernels in their ImportId, as
-   * rows an import writes into the store directly do.
+   * in the resource attribute {@value #IMPORT_ID_ATTRIBUTE}, the kernels in their ImportId, as rows
+   * an import writes into the store directly do.
    */
   public SpanRouter add(ExportTraceServiceRequest request, String importId) {
     for (ResourceSpans resourceSpans : request.getResourceSpansList()) {
-      Map<String, String> resource = AttributeValues.toMap(resourceSpans.getResource().getAttributesList());
+      Map<String, String> resource =
+          AttributeValues.toMap(resourceSpans.getResource().getAttributesList());
       if (importId != null) {
         resource = new java.util.LinkedHashMap<>(resource);
         resource.put(IMPORT_ID_ATTRIBUTE, importId);
@@ -71,8 +75,11 @@ public final class SpanRouter {
   }
 
   /** The same, into tables of the same structure under other names (an import's staging tables). */
-  public void insertInto(ClickHouseStore store, String deduplicationToken, String tracesTable, String kernelsTable) {
-    traces.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".spans", tracesTable);
-    kernels.insertInto(store, deduplicationToken == null ? null : deduplicationToken + ".kernels", kernelsTable);
+  public void insertInto(
+      ClickHouseStore store, String deduplicationToken, String tracesTable, String kernelsTable) {
+    traces.insertInto(
+        store, deduplicationToken == null ? null : deduplicationToken + ".spans", tracesTable);
+    kernels.insertInto(
+        store, deduplicationToken == null ? null : deduplicationToken + ".kernels", kernelsTable);
   }
 }

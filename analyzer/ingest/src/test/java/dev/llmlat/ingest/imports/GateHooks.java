@@ -1,6 +1,7 @@
 package dev.llmlat.ingest.imports;
 
 import dev.llmlat.imports.ImportedFile;
+
 /** Hooks that stop at {@link Gates} named by point, side (store or kafka) and import id. */
 final class GateHooks implements ImportHooks {
   private final Gates gates;

@@ -7,7 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
-/** Named points where a party of an import stops until the test lets it go on; points not armed pass. */
+/**
+ * Named points where a party of an import stops until the test lets it go on; points not armed
+ * pass.
+ */
 final class Gates {
   private final Map<String, Gate> armed = new ConcurrentHashMap<>();
 

@@ -1,8 +1,5 @@
 package dev.llmlat.ingest.imports;
 
-import dev.llmlat.imports.KafkaImportTarget;
-import dev.llmlat.imports.ImportRecord;
-import dev.llmlat.imports.ImportedFile;
 import static dev.llmlat.ingest.imports.GateHooks.claimed;
 import static dev.llmlat.ingest.imports.GateHooks.claiming;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,15 +7,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
-import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.imports.ImportRecord;
+import dev.llmlat.imports.ImportedFile;
+import dev.llmlat.imports.KafkaImportTarget;
 import dev.llmlat.ingest.IngestMetrics;
 import dev.llmlat.ingest.IngesterAccess;
 import dev.llmlat.ingest.IngesterConfig;
 import dev.llmlat.ingest.SpanIngester;
 import dev.llmlat.otlpkafka.KafkaClientProperties;
 import dev.llmlat.otlpkafka.SpanTopics;
-import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.Await;
 import dev.llmlat.testing.ExportFixtures;
 import dev.llmlat.testing.KafkaBrokerExtension;
@@ -59,7 +59,8 @@ class ImportClaimInterleavingsTest {
   static final Gates gates = new Gates();
   static final ImportHooks hooks = new GateHooks(gates);
   static final AtomicInteger exports = new AtomicInteger();
-  static final AtomicLong published = new AtomicLong(); // records every import to Kafka here published
+  static final AtomicLong published =
+      new AtomicLong(); // records every import to Kafka here published
   static EmbeddedClickHouse store;
   static String topic;
   static SpanIngester ingester;
@@ -67,7 +68,8 @@ class ImportClaimInterleavingsTest {
   static final String IMPORTED = "imported";
   static final String THROUGH_KAFKA = "already imported through Kafka";
   static final long SPANS = 1; // what one export below stores: its step span in otel_traces
-  static final long KERNELS = 50; // and its kernels in gpu_kernels (Kafka carries them as 50 more spans)
+  static final long KERNELS =
+      50; // and its kernels in gpu_kernels (Kafka carries them as 50 more spans)
 
   Totals before;
 
@@ -76,13 +78,23 @@ class ImportClaimInterleavingsTest {
     store = EmbeddedClickHouse.open(dir.resolve("store"), EngineLibrary.locate());
     SchemaMigrator.bundled().migrate(store);
     topic = "spans_" + UUID.randomUUID().toString().substring(0, 8);
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
       SpanTopics.ensure(admin, topic, 2);
     }
-    ingester = new SpanIngester(IngesterConfig.builder(broker.bootstrapServers()).topic(topic).groupId("g-" + topic)
-        .linger(Duration.ofMillis(100)).reportInterval(Duration.ZERO).build(), store);
+    ingester =
+        new SpanIngester(
+            IngesterConfig.builder(broker.bootstrapServers())
+                .topic(topic)
+                .groupId("g-" + topic)
+                .linger(Duration.ofMillis(100))
+                .reportInterval(Duration.ZERO)
+                .build(),
+            store);
     IngesterAccess.claims(ingester, new ImportClaims(store, hooks));
-    IngesterAccess.beforeInsert(ingester, ids -> ids.forEach(id -> gates.pass(GateHooks.ingesterInsert(id))));
+    IngesterAccess.beforeInsert(
+        ingester, ids -> ids.forEach(id -> gates.pass(GateHooks.ingesterInsert(id))));
     ingester.start();
   }
 
@@ -110,7 +122,8 @@ class ImportClaimInterleavingsTest {
   void kafkaImportStoredByTheIngesterThenAStoreImport() throws Exception {
     Export e = export();
     assertThat(kafkaImport(e)).isEqualTo(IMPORTED);
-    Await.until(() -> Long.parseLong(count("otel_traces", e)) == SPANS, "the ingester stored the file");
+    Await.until(
+        () -> Long.parseLong(count("otel_traces", e)) == SPANS, "the ingester stored the file");
     assertThat(storeImport(e, false)).isEqualTo(THROUGH_KAFKA);
     assertStoredOnceBy(e, ImportClaim.Path.KAFKA);
   }
@@ -154,7 +167,9 @@ class ImportClaimInterleavingsTest {
     storeClaiming.open();
     assertThat(store.get(60, TimeUnit.SECONDS)).isEqualTo(THROUGH_KAFKA);
     assertStoredOnceBy(e, ImportClaim.Path.KAFKA);
-    assertThat(claimPaths(e)).as("the later claim of the epoch was dropped as a repeat").containsExactly("1 kafka");
+    assertThat(claimPaths(e))
+        .as("the later claim of the epoch was dropped as a repeat")
+        .containsExactly("1 kafka");
   }
 
   @Test
@@ -173,7 +188,9 @@ class ImportClaimInterleavingsTest {
     assertThat(store.get(60, TimeUnit.SECONDS)).isEqualTo(IMPORTED);
     awaitSkipped();
     assertStoredOnceBy(e, ImportClaim.Path.STORE);
-    assertThat(claimPaths(e)).as("the later claim of the epoch was dropped as a repeat").containsExactly("1 store");
+    assertThat(claimPaths(e))
+        .as("the later claim of the epoch was dropped as a repeat")
+        .containsExactly("1 store");
   }
 
   @Test
@@ -184,7 +201,8 @@ class ImportClaimInterleavingsTest {
     kafkaCommit.awaitArrival();
     assertThat(storeImport(e, false)).isEqualTo(IMPORTED);
     kafkaCommit.open();
-    assertThat(kafka.get(60, TimeUnit.SECONDS)).isEqualTo(IMPORTED); // published; the ingester drops it
+    assertThat(kafka.get(60, TimeUnit.SECONDS))
+        .isEqualTo(IMPORTED); // published; the ingester drops it
     awaitSkipped();
     assertStoredOnceBy(e, ImportClaim.Path.STORE);
   }
@@ -205,21 +223,28 @@ class ImportClaimInterleavingsTest {
   void forcedStoreImportReplacesTheIngestersCopy() throws Exception {
     Export e = export();
     assertThat(kafkaImport(e)).isEqualTo(IMPORTED);
-    Await.until(() -> Long.parseLong(count("gpu_kernels", e)) == KERNELS, "the ingester stored the file");
+    Await.until(
+        () -> Long.parseLong(count("gpu_kernels", e)) == KERNELS, "the ingester stored the file");
     awaitIngested();
     assertThat(storeImport(e, true)).isEqualTo(IMPORTED);
     assertStoredOnceBy(e, ImportClaim.Path.STORE, before, 0);
     assertThat(claimPaths(e)).containsExactly("1 kafka", "2 store");
   }
 
-  /** A store import killed after it claimed: the ingester leaves the file to it, and its re-run takes the claim over. */
+  /**
+   * A store import killed after it claimed: the ingester leaves the file to it, and its re-run
+   * takes the claim over.
+   */
   @Test
   void storeImportKilledAfterClaimingIsCompletedByItsRerun() throws Exception {
     Export e = export();
     Process gone = new ProcessBuilder("true").start();
     gone.waitFor();
-    StagingTables.Owner dead = new StagingTables.Owner(StagingTables.Owner.self().host(), gone.pid(), -1, System.currentTimeMillis());
-    new ImportClaims(store).claim(e.id(), 1, "store:killed", ImportClaim.Path.STORE, dead.comment());
+    StagingTables.Owner dead =
+        new StagingTables.Owner(
+            StagingTables.Owner.self().host(), gone.pid(), -1, System.currentTimeMillis());
+    new ImportClaims(store)
+        .claim(e.id(), 1, "store:killed", ImportClaim.Path.STORE, dead.comment());
     assertThat(kafkaImport(e)).isEqualTo(IMPORTED);
     awaitSkipped();
     assertThat(storeImport(e, false)).isEqualTo(IMPORTED);
@@ -241,8 +266,10 @@ class ImportClaimInterleavingsTest {
       assertThat(kafka.get(60, TimeUnit.SECONDS)).isEqualTo(IMPORTED);
       String said = store.get(60, TimeUnit.SECONDS);
       awaitIngested();
-      ImportClaim.Path by = new ImportClaims(ImportClaimInterleavingsTest.store).latest(e.id()).orElseThrow().path();
-      assertThat(said).as("store import started %d ms after the Kafka one", offsetMs)
+      ImportClaim.Path by =
+          new ImportClaims(ImportClaimInterleavingsTest.store).latest(e.id()).orElseThrow().path();
+      assertThat(said)
+          .as("store import started %d ms after the Kafka one", offsetMs)
           .isEqualTo(by == ImportClaim.Path.STORE ? IMPORTED : THROUGH_KAFKA);
       assertStoredOnceBy(e, by, round, by == ImportClaim.Path.STORE ? SPANS + KERNELS : 0);
       winners.add(offsetMs + " ms: " + by.text());
@@ -259,7 +286,9 @@ class ImportClaimInterleavingsTest {
   /** A small export of its own (its own bytes, so its own import id). */
   static Export export() throws Exception {
     int n = exports.incrementAndGet();
-    Path path = ExportFixtures.nsysDecodeStep(dir.resolve("export-" + n + ".sqlite"), 4, (int) KERNELS, 0x10000 * n);
+    Path path =
+        ExportFixtures.nsysDecodeStep(
+            dir.resolve("export-" + n + ".sqlite"), 4, (int) KERNELS, 0x10000 * n);
     return new Export(path, ImportedFile.of(path, "nsys", ""));
   }
 
@@ -267,9 +296,13 @@ class ImportClaimInterleavingsTest {
   static String kafkaImport(Export e) throws Exception {
     Optional<ImportRecord> inStore = new StoreImportLedger(store).find(e.id());
     if (inStore.isPresent()) {
-      return inStore.get().done() ? "already imported into the store" : "refused: pending in the store";
+      return inStore.get().done()
+          ? "already imported into the store"
+          : "refused: pending in the store";
     }
-    try (KafkaImportTarget target = new KafkaImportTarget(broker.bootstrapServers(), topic, KafkaClientProperties.none(), e.file())) {
+    try (KafkaImportTarget target =
+        new KafkaImportTarget(
+            broker.bootstrapServers(), topic, KafkaClientProperties.none(), e.file())) {
       target.beforeCommit(hooks::kafkaCommitting);
       if (target.earlier().filter(ImportRecord::done).isPresent()) {
         return "already imported into Kafka";
@@ -281,7 +314,10 @@ class ImportClaimInterleavingsTest {
     }
   }
 
-  /** {@code llmlat import nsys FILE --to store [--force]}: what it prints first (an error's message for a failure). */
+  /**
+   * {@code llmlat import nsys FILE --to store [--force]}: what it prints first (an error's message
+   * for a failure).
+   */
   static String storeImport(Export e, boolean force) throws Exception {
     try (StoreImportTarget target = new StoreImportTarget(store, e.file(), null, hooks)) {
       Optional<ImportRecord> earlier = target.earlier();
@@ -298,69 +334,115 @@ class ImportClaimInterleavingsTest {
 
   static CompletableFuture<String> async(Callable<String> party) {
     CompletableFuture<String> said = new CompletableFuture<>();
-    Thread.ofPlatform().daemon().start(() -> {
-      try {
-        said.complete(party.call());
-      } catch (Throwable t) {
-        said.completeExceptionally(t);
-      }
-    });
+    Thread.ofPlatform()
+        .daemon()
+        .start(
+            () -> {
+              try {
+                said.complete(party.call());
+              } catch (Throwable t) {
+                said.completeExceptionally(t);
+              }
+            });
     return said;
   }
 
   /** Until the ingester has read every record published and written what it keeps of them. */
   static void awaitIngested() throws InterruptedException {
-    Await.until(() -> {
-      IngestMetrics.Snapshot s = ingester.metrics().snapshot();
-      return s.records() >= published.get() && s.pendingSpans() == 0;
-    }, "the ingester caught up", 60);
+    Await.until(
+        () -> {
+          IngestMetrics.Snapshot s = ingester.metrics().snapshot();
+          return s.records() >= published.get() && s.pendingSpans() == 0;
+        },
+        "the ingester caught up",
+        60);
     Thread.sleep(300); // a batch just taken from pending is being inserted
     assertThat(ingester.failure()).isNull();
   }
 
   void awaitSkipped() throws InterruptedException {
-    Await.until(() -> ingester.metrics().snapshot().importSpansSkipped() - before.skipped() == SPANS + KERNELS,
-        "the ingester dropped the file's records", 60);
+    Await.until(
+        () ->
+            ingester.metrics().snapshot().importSpansSkipped() - before.skipped()
+                == SPANS + KERNELS,
+        "the ingester dropped the file's records",
+        60);
   }
 
   void assertStoredOnceBy(Export e, ImportClaim.Path by) throws InterruptedException {
     assertStoredOnceBy(e, by, before, by == ImportClaim.Path.STORE ? SPANS + KERNELS : 0);
   }
 
-  /** The file's rows are in the store once, and the ledger and the ingester agree on who stored them. */
-  static void assertStoredOnceBy(Export e, ImportClaim.Path by, Totals since, long skipped) throws InterruptedException {
+  /**
+   * The file's rows are in the store once, and the ledger and the ingester agree on who stored
+   * them.
+   */
+  static void assertStoredOnceBy(Export e, ImportClaim.Path by, Totals since, long skipped)
+      throws InterruptedException {
     awaitIngested();
     Totals now = Totals.now();
-    assertThat(store.query("SELECT TraceId, SpanId, count() AS n FROM otel_traces GROUP BY TraceId, SpanId HAVING n > 1").rows())
-        .as("spans stored more than once").isEmpty();
-    // every export has the same kernels (only its requests differ): they are told apart by their import
-    assertThat(store.query("SELECT Device, Stream, Start, CorrelationId, count() AS n FROM gpu_kernels WHERE ImportId = {id:String}"
-        + " GROUP BY Device, Stream, Start, CorrelationId HAVING n > 1", Map.of("id", e.id())).rows())
-        .as("kernels stored more than once").isEmpty();
-    assertThat(List.of(count("otel_traces", e), count("gpu_kernels", e))).isEqualTo(List.of(SPANS + "", KERNELS + ""));
+    assertThat(
+            store
+                .query(
+                    "SELECT TraceId, SpanId, count() AS n FROM otel_traces GROUP BY TraceId, SpanId HAVING n > 1")
+                .rows())
+        .as("spans stored more than once")
+        .isEmpty();
+    // every export has the same kernels (only its requests differ): they are told apart by their
+    // import
+    assertThat(
+            store
+                .query(
+                    "SELECT Device, Stream, Start, CorrelationId, count() AS n FROM gpu_kernels WHERE ImportId = {id:String}"
+                        + " GROUP BY Device, Stream, Start, CorrelationId HAVING n > 1",
+                    Map.of("id", e.id()))
+                .rows())
+        .as("kernels stored more than once")
+        .isEmpty();
+    assertThat(List.of(count("otel_traces", e), count("gpu_kernels", e)))
+        .isEqualTo(List.of(SPANS + "", KERNELS + ""));
     assertThat(List.of(now.spans() - since.spans(), now.kernels() - since.kernels()))
-        .as("rows added to the store (tagged or not)").isEqualTo(List.of(SPANS, KERNELS));
+        .as("rows added to the store (tagged or not)")
+        .isEqualTo(List.of(SPANS, KERNELS));
     assertThat(new ImportClaims(store).latest(e.id()).orElseThrow().path()).isEqualTo(by);
     assertThat(new StoreImportLedger(store).find(e.id()).orElseThrow().status())
-        .isEqualTo(by == ImportClaim.Path.STORE ? ImportRecord.Status.DONE : ImportRecord.Status.INGESTED);
+        .isEqualTo(
+            by == ImportClaim.Path.STORE ? ImportRecord.Status.DONE : ImportRecord.Status.INGESTED);
     assertThat(now.skipped() - since.skipped()).as("spans the ingester dropped").isEqualTo(skipped);
   }
 
   static String count(String table, Export e) {
-    String tagged = table.equals("gpu_kernels") ? "ImportId" : "ResourceAttributes['" + StoreImportTarget.IMPORT_ID_ATTRIBUTE + "']";
-    return store.query("SELECT count() FROM " + table + " WHERE " + tagged + " = {id:String}", Map.of("id", e.id())).single();
+    String tagged =
+        table.equals("gpu_kernels")
+            ? "ImportId"
+            : "ResourceAttributes['" + StoreImportTarget.IMPORT_ID_ATTRIBUTE + "']";
+    return store
+        .query(
+            "SELECT count() FROM " + table + " WHERE " + tagged + " = {id:String}",
+            Map.of("id", e.id()))
+        .single();
   }
 
   static List<String> claimPaths(Export e) {
-    return store.query("SELECT Epoch, Path FROM " + ImportClaims.TABLE + " WHERE ImportId = {id:String} ORDER BY Epoch",
-        Map.of("id", e.id())).rows().stream().map(r -> r.get(0) + " " + r.get(1)).toList();
+    return store
+        .query(
+            "SELECT Epoch, Path FROM "
+                + ImportClaims.TABLE
+                + " WHERE ImportId = {id:String} ORDER BY Epoch",
+            Map.of("id", e.id()))
+        .rows()
+        .stream()
+        .map(r -> r.get(0) + " " + r.get(1))
+        .toList();
   }
 
   record Totals(long spans, long kernels, long skipped, Instant at) {
     static Totals now() {
-      return new Totals(Long.parseLong(store.query("SELECT count() FROM otel_traces").single()),
+      return new Totals(
+          Long.parseLong(store.query("SELECT count() FROM otel_traces").single()),
           Long.parseLong(store.query("SELECT count() FROM gpu_kernels").single()),
-          ingester.metrics().snapshot().importSpansSkipped(), Instant.now());
+          ingester.metrics().snapshot().importSpansSkipped(),
+          Instant.now());
     }
   }
 }

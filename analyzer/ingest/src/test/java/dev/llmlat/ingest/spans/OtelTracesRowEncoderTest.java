@@ -1,27 +1,13 @@
 package dev.llmlat.ingest.spans;
 
-import dev.llmlat.testing.SpanFixtures;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.ByteString;
 import dev.llmlat.runtime.home.EngineLibrary;
-import dev.llmlat.store.schema.SchemaMigrator;
-import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.EmbeddedClickHouse;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.testing.SpanFixtures;
 import io.opentelemetry.proto.common.v1.AnyValue;
-import io.opentelemetry.proto.common.v1.ArrayValue;
-import io.opentelemetry.proto.common.v1.InstrumentationScope;
-import io.opentelemetry.proto.common.v1.KeyValue;
-import io.opentelemetry.proto.common.v1.KeyValueList;
-import io.opentelemetry.proto.resource.v1.Resource;
-import io.opentelemetry.proto.trace.v1.ResourceSpans;
-import io.opentelemetry.proto.trace.v1.ScopeSpans;
-import io.opentelemetry.proto.trace.v1.Span;
-import io.opentelemetry.proto.trace.v1.Status;
 import java.nio.file.Path;
-import java.util.HexFormat;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +24,13 @@ class OtelTracesRowEncoderTest {
       assertThat(encoder.rows()).isZero();
       SpanFixtures.assertEveryFieldStored(store);
       // the exporter's lookup view saw the trace
-      assertThat(store.query("SELECT count() FROM otel_traces_trace_id_ts WHERE TraceId = '" + SpanFixtures.TRACE + "'").single())
+      assertThat(
+              store
+                  .query(
+                      "SELECT count() FROM otel_traces_trace_id_ts WHERE TraceId = '"
+                          + SpanFixtures.TRACE
+                          + "'")
+                  .single())
           .isEqualTo("1");
     }
   }

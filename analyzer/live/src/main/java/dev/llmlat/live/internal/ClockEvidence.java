@@ -17,16 +17,19 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Clock evidence across traces. The skew estimator needs client/server exchanges of many requests
  * between two clock domains, and one trace holds one or two; {@code analyze} reads thousands at a
- * time. Here every attributed trace leaves its exchanges in a state store, the most recent
- * {@link #perPair} per (client domain, server domain), and the exchanges between the domains of
- * the traces being attributed join them (as spans: the client span, its server child, and the
- * client's ancestors on its own clock, which bound a streamed exchange and root the alignment).
+ * time. Here every attributed trace leaves its exchanges in a state store, the most recent {@link
+ * #perPair} per (client domain, server domain), and the exchanges between the domains of the traces
+ * being attributed join them (as spans: the client span, its server child, and the client's
+ * ancestors on its own clock, which bound a streamed exchange and root the alignment).
  */
 final class ClockEvidence {
   private final KeyValueStore<Bytes, byte[]> store;
   private final int perPair;
 
-  /** One exchange: its domains, its time (the client's start) and its spans (without events and links). */
+  /**
+   * One exchange: its domains, its time (the client's start) and its spans (without events and
+   * links).
+   */
   record Exchange(String pair, String id, long timeNs, List<SpanRecord> spans) {}
 
   ClockEvidence(KeyValueStore<Bytes, byte[]> store, int perPair) {
@@ -47,11 +50,17 @@ final class ClockEvidence {
     }
     List<Exchange> out = new ArrayList<>();
     for (SpanRecord server : spans) {
-      SpanRecord client = server.parentSpanId().isEmpty() ? null : callers.get(server.traceId() + server.parentSpanId());
-      if (client == null || !"Client".equals(client.kind()) || client.clockDomain().equals(server.clockDomain())) {
+      SpanRecord client =
+          server.parentSpanId().isEmpty()
+              ? null
+              : callers.get(server.traceId() + server.parentSpanId());
+      if (client == null
+          || !"Client".equals(client.kind())
+          || client.clockDomain().equals(server.clockDomain())) {
         continue;
       }
-      List<SpanRecord> exchange = new ArrayList<>(List.of(SpanCodec.bare(client), SpanCodec.bare(server)));
+      List<SpanRecord> exchange =
+          new ArrayList<>(List.of(SpanCodec.bare(client), SpanCodec.bare(server)));
       SpanRecord up = client;
       for (int depth = 0; depth < 32 && !up.parentSpanId().isEmpty(); depth++) {
         up = callers.get(up.traceId() + up.parentSpanId());
@@ -60,13 +69,20 @@ final class ClockEvidence {
         }
         exchange.add(SpanCodec.bare(up));
       }
-      out.add(new Exchange(client.clockDomain() + '\u0000' + server.clockDomain(), server.traceId() + server.spanId(),
-          client.startNs(), exchange));
+      out.add(
+          new Exchange(
+              client.clockDomain() + '\u0000' + server.clockDomain(),
+              server.traceId() + server.spanId(),
+              client.startNs(),
+              exchange));
     }
     return out;
   }
 
-  /** The kept exchanges' spans for these domain pairs, less those of {@code exceptTraces} (present themselves). */
+  /**
+   * The kept exchanges' spans for these domain pairs, less those of {@code exceptTraces} (present
+   * themselves).
+   */
   List<SpanRecord> spansFor(Set<String> pairs, Set<String> exceptTraces) {
     Map<String, SpanRecord> out = new LinkedHashMap<>();
     for (String pair : pairs) {
@@ -81,7 +97,10 @@ final class ClockEvidence {
     return new ArrayList<>(out.values());
   }
 
-  /** Keeps {@code exchanges}, each pair's most recent {@link #perPair} (a trace attributed again replaces its own). */
+  /**
+   * Keeps {@code exchanges}, each pair's most recent {@link #perPair} (a trace attributed again
+   * replaces its own).
+   */
   void record(List<Exchange> exchanges) {
     Map<String, List<Exchange>> byPair = new LinkedHashMap<>();
     exchanges.forEach(e -> byPair.computeIfAbsent(e.pair(), k -> new ArrayList<>()).add(e));

@@ -15,14 +15,16 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
 /**
  * Routes each span record ({@link SpanRouting}) and splits its routed spans by where their request
  * traces are assembled: those of the partition the record was read from go on in this task (its
- * assembler shares the task), the others through the internal topic. A producer that partitions
- * by trace id as the Java client does (llmlat's exporters, the publisher) puts a trace's own spans
- * in their assembler's partition, so only shared spans serving other partitions' requests cross.
+ * assembler shares the task), the others through the internal topic. A producer that partitions by
+ * trace id as the Java client does (llmlat's exporters, the publisher) puts a trace's own spans in
+ * their assembler's partition, so only shared spans serving other partitions' requests cross.
  */
 final class PartitionRouting implements Processor<byte[], byte[], String, RoutedSpans> {
   /** The pass-through children this forwards to by name ({@link LiveTopology}). */
   static final String HERE = "spans-for-this-partition";
+
   static final String ELSEWHERE = "spans-for-other-partitions";
+
   /**
    * The header naming the span topic's partition a record on the internal topic was read from: how
    * far each has been read is what the assemblers wait for ({@link TraceAssembler}).
@@ -38,10 +40,15 @@ final class PartitionRouting implements Processor<byte[], byte[], String, Routed
     this.metrics = metrics;
   }
 
-  /** The span topic's partition a record from the internal topic was read from; -1 if it does not say. */
+  /**
+   * The span topic's partition a record from the internal topic was read from; -1 if it does not
+   * say.
+   */
   static int sourcePartition(Headers headers) {
     Header h = headers.lastHeader(SOURCE_PARTITION);
-    return h == null || h.value() == null || h.value().length != 4 ? -1 : ByteBuffer.wrap(h.value()).getInt();
+    return h == null || h.value() == null || h.value().length != 4
+        ? -1
+        : ByteBuffer.wrap(h.value()).getInt();
   }
 
   @Override
@@ -51,9 +58,13 @@ final class PartitionRouting implements Processor<byte[], byte[], String, Routed
 
   @Override
   public void process(Record<byte[], byte[]> record) {
-    int here = context.recordMetadata().map(RecordMetadata::partition)
-        .orElseThrow(() -> new IllegalStateException("a span record without its partition"));
-    Headers from = new RecordHeaders().add(SOURCE_PARTITION, ByteBuffer.allocate(4).putInt(here).array());
+    int here =
+        context
+            .recordMetadata()
+            .map(RecordMetadata::partition)
+            .orElseThrow(() -> new IllegalStateException("a span record without its partition"));
+    Headers from =
+        new RecordHeaders().add(SOURCE_PARTITION, ByteBuffer.allocate(4).putInt(here).array());
     for (KeyValue<String, RoutedSpans> kv : SpanRouting.route(record.value(), metrics)) {
       RoutedSpans routed = kv.value;
       List<String> local = new ArrayList<>(1);
@@ -62,11 +73,13 @@ final class PartitionRouting implements Processor<byte[], byte[], String, Routed
         (TracePartitioner.partitionOf(target, partitions) == here ? local : remote).add(target);
       }
       if (!local.isEmpty()) {
-        RoutedSpans out = remote.isEmpty() ? routed : new RoutedSpans(local, routed.spans(), routed.shared());
+        RoutedSpans out =
+            remote.isEmpty() ? routed : new RoutedSpans(local, routed.spans(), routed.shared());
         context.forward(record.withKey(kv.key).withValue(out), HERE);
       }
       if (!remote.isEmpty()) {
-        RoutedSpans out = local.isEmpty() ? routed : new RoutedSpans(remote, routed.spans(), routed.shared());
+        RoutedSpans out =
+            local.isEmpty() ? routed : new RoutedSpans(remote, routed.spans(), routed.shared());
         context.forward(record.withKey(kv.key).withValue(out).withHeaders(from), ELSEWHERE);
       }
     }

@@ -8,17 +8,27 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link SpanRecord}s as bytes for state stores and the internal topic: the store's own
- * {@code RowBinary} primitives (LEB128 lengths, UTF-8), names read back interned as the store
- * reader does, so a span survives a changelog round trip equal to itself.
+ * {@link SpanRecord}s as bytes for state stores and the internal topic: the store's own {@code
+ * RowBinary} primitives (LEB128 lengths, UTF-8), names read back interned as the store reader does,
+ * so a span survives a changelog round trip equal to itself.
  */
 public final class SpanCodec {
   private SpanCodec() {}
 
   public static void write(RowBinaryWriter out, SpanRecord s) {
-    out.string(s.traceId()).string(s.spanId()).string(s.parentSpanId()).string(s.name()).string(s.kind())
-        .string(s.service()).string(s.layer()).string(s.host()).string(s.scope()).string(s.instance())
-        .int64(s.startNs()).int64(s.endNs()).stringMap(s.attributes());
+    out.string(s.traceId())
+        .string(s.spanId())
+        .string(s.parentSpanId())
+        .string(s.name())
+        .string(s.kind())
+        .string(s.service())
+        .string(s.layer())
+        .string(s.host())
+        .string(s.scope())
+        .string(s.instance())
+        .int64(s.startNs())
+        .int64(s.endNs())
+        .stringMap(s.attributes());
     out.arrayLength(s.events().size());
     for (SpanRecord.Event e : s.events()) {
       out.int64(e.timeNs()).string(e.name()).stringMap(e.attributes());
@@ -53,8 +63,22 @@ public final class SpanCodec {
     for (int i = 0; i < n; i++) {
       links.add(new SpanRecord.Link(in.string(), in.string()));
     }
-    return new SpanRecord(traceId, spanId, parent, name, kind, service, layer, host, scope, instance, start, end, attributes,
-        events, links);
+    return new SpanRecord(
+        traceId,
+        spanId,
+        parent,
+        name,
+        kind,
+        service,
+        layer,
+        host,
+        scope,
+        instance,
+        start,
+        end,
+        attributes,
+        events,
+        links);
   }
 
   public static byte[] encode(SpanRecord span) {
@@ -69,8 +93,23 @@ public final class SpanCodec {
 
   /** The same span without events and links: what clock evidence needs of it. */
   static SpanRecord bare(SpanRecord s) {
-    return s.events().isEmpty() && s.links().isEmpty() ? s
-        : new SpanRecord(s.traceId(), s.spanId(), s.parentSpanId(), s.name(), s.kind(), s.service(), s.layer(), s.host(),
-            s.scope(), s.instance(), s.startNs(), s.endNs(), s.attributes(), List.of(), List.of());
+    return s.events().isEmpty() && s.links().isEmpty()
+        ? s
+        : new SpanRecord(
+            s.traceId(),
+            s.spanId(),
+            s.parentSpanId(),
+            s.name(),
+            s.kind(),
+            s.service(),
+            s.layer(),
+            s.host(),
+            s.scope(),
+            s.instance(),
+            s.startNs(),
+            s.endNs(),
+            s.attributes(),
+            List.of(),
+            List.of());
   }
 }

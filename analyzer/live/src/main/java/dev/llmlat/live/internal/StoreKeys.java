@@ -25,13 +25,21 @@ final class StoreKeys {
 
   /** A span of {@code traceId}'s assembly: the trace, then the span's own trace and id. */
   static Bytes span(String traceId, String spanTraceId, String spanId) {
-    return Bytes.wrap(ByteBuffer.allocate(2 * TRACE + SPAN).put(HEX.parseHex(traceId)).put(HEX.parseHex(spanTraceId))
-        .put(HEX.parseHex(spanId)).array());
+    return Bytes.wrap(
+        ByteBuffer.allocate(2 * TRACE + SPAN)
+            .put(HEX.parseHex(traceId))
+            .put(HEX.parseHex(spanTraceId))
+            .put(HEX.parseHex(spanId))
+            .array());
   }
 
   /** A shared span: its own trace and id (the tail of its {@link #span} keys). */
   static Bytes shared(String spanTraceId, String spanId) {
-    return Bytes.wrap(ByteBuffer.allocate(TRACE + SPAN).put(HEX.parseHex(spanTraceId)).put(HEX.parseHex(spanId)).array());
+    return Bytes.wrap(
+        ByteBuffer.allocate(TRACE + SPAN)
+            .put(HEX.parseHex(spanTraceId))
+            .put(HEX.parseHex(spanId))
+            .array());
   }
 
   static Bytes sharedOf(Bytes spanKey) {
@@ -40,7 +48,8 @@ final class StoreKeys {
   }
 
   static Bytes timer(long dueMs, String traceId) {
-    return Bytes.wrap(ByteBuffer.allocate(8 + TRACE).putLong(dueMs).put(HEX.parseHex(traceId)).array());
+    return Bytes.wrap(
+        ByteBuffer.allocate(8 + TRACE).putLong(dueMs).put(HEX.parseHex(traceId)).array());
   }
 
   /** Every timer due at or before {@code nowMs} lies in [{@code timer(0, 0...)}, this]. */

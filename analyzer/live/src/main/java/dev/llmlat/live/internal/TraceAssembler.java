@@ -1,11 +1,11 @@
 package dev.llmlat.live.internal;
 
+import dev.llmlat.analyze.store.AttributionWriter;
 import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.SpanRecord;
 import dev.llmlat.attribution.TraceAttribution;
 import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.attribution.engines.UnknownEngine;
-import dev.llmlat.analyze.store.AttributionWriter;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;
 import dev.llmlat.store.RowBinaryWriter;
@@ -30,33 +30,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Assembles request traces in one partition's state stores and attributes each once it is
- * complete: it holds a request and no span came for the grace (a wall-clock punctuator checks).
- * A trace with only a gateway's request so far waits three graces: its engine's exporter may still
- * be sending. The grace passes on two clocks: the wall clock's, since its last span reached this
- * task, and the input's, since its last span was sent (record timestamps). While a backlog is read,
- * the wall clock alone would end the grace of traces whose other spans still lie unread further
- * back (a step in another request's trace, in another partition); the input's clock advances only
- * as it is read: it is the earliest of the latest timestamps read from each partition of the span
- * topic, this task's own and those whose spans came through the internal topic (the header {@link
+ * Assembles request traces in one partition's state stores and attributes each once it is complete:
+ * it holds a request and no span came for the grace (a wall-clock punctuator checks). A trace with
+ * only a gateway's request so far waits three graces: its engine's exporter may still be sending.
+ * The grace passes on two clocks: the wall clock's, since its last span reached this task, and the
+ * input's, since its last span was sent (record timestamps). While a backlog is read, the wall
+ * clock alone would end the grace of traces whose other spans still lie unread further back (a step
+ * in another request's trace, in another partition); the input's clock advances only as it is read:
+ * it is the earliest of the latest timestamps read from each partition of the span topic, this
+ * task's own and those whose spans came through the internal topic (the header {@link
  * PartitionRouting#SOURCE_PARTITION} says which). Partitions are read at different paces, those of
  * other tasks reach this one a commit or more late, and in a backlog a second of wall clock spans
  * many of the input's. A partition that brought no record for a grace of punctuations holds nothing
- * back: it has been read, or sends this task nothing. Attributed traces keep their spans for the retention after their last span; a span
- * arriving in that time (late) attributes the trace again, and the newer row replaces the older.
+ * back: it has been read, or sends this task nothing. Attributed traces keep their spans for the
+ * retention after their last span; a span arriving in that time (late) attributes the trace again,
+ * and the newer row replaces the older.
  *
  * <p>Stores: {@code traces} (a {@link TraceState} per trace), {@code spans} (a trace's spans under
- * its id, each record's as one value; a shared span as an empty reference into {@code shared-spans},
- * which holds it once per partition with a count of the traces referring to it), {@code timers}
- * (one per trace, by due time) and {@code clock-evidence} ({@link ClockEvidence}). All have
- * changelogs: a task that moves or restarts resumes with them.
+ * its id, each record's as one value; a shared span as an empty reference into {@code
+ * shared-spans}, which holds it once per partition with a count of the traces referring to it),
+ * {@code timers} (one per trace, by due time) and {@code clock-evidence} ({@link ClockEvidence}).
+ * All have changelogs: a task that moves or restarts resumes with them.
  *
  * <p>Rows reach the store before the Streams transaction that records the trace as attributed
  * commits. ClickHouse cannot join that transaction, and need not: {@code llm_request_attribution}
  * is a ReplacingMergeTree ordered by TraceId with AnalyzedAt as the version, so a row written again
- * after a crash (the transaction aborted, the state rolled back, the trace attributed anew) replaces
- * the first in FINAL: never two, and a trace is never marked attributed without its row. A store
- * that refuses the insert leaves the traces waiting; they are tried again after a back-off.
+ * after a crash (the transaction aborted, the state rolled back, the trace attributed anew)
+ * replaces the first in FINAL: never two, and a trace is never marked attributed without its row. A
+ * store that refuses the insert leaves the traces waiting; they are tried again after a back-off.
  */
 public final class TraceAssembler implements Processor<String, RoutedSpans, Void, Void> {
   private static final Logger LOG = LoggerFactory.getLogger(TraceAssembler.class);
@@ -65,18 +66,25 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   public static final String SHARED = "shared-spans";
   public static final String TIMERS = "timers";
   public static final String CLOCK = "clock-evidence";
+
   /**
    * Traces attributed in one call of the core (one insert), and in one punctuation at most: a
-   * punctuation runs inside the open transaction, which the broker aborts after Streams' 10 s
-   * (kept short: a dead instance's open transaction holds its partitions' readers back that long).
+   * punctuation runs inside the open transaction, which the broker aborts after Streams' 10 s (kept
+   * short: a dead instance's open transaction holds its partitions' readers back that long).
    */
   private static final int BATCH = 2_000;
+
   private static final int PER_PUNCTUATION = 6_000;
   private static final byte[] REFERENCE = new byte[0];
   private static final long MAX_BACKOFF_MS = 30_000;
 
   /** How the assembler decides and writes. */
-  public record Settings(Duration grace, Duration retention, int partitions, Duration punctuateEvery, int evidencePerPair,
+  public record Settings(
+      Duration grace,
+      Duration retention,
+      int partitions,
+      Duration punctuateEvery,
+      int evidencePerPair,
       String version) {}
 
   private final Settings settings;
@@ -93,20 +101,29 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   private volatile long waiting;
   private volatile long held;
   private long backoffMs;
+
   /**
    * Per partition of the span topic: the latest timestamp read from it, and how long it has been
    * quiet, counted at this task's punctuations, each adding at most its period: a thread held up
    * elsewhere (another task's long punctuation) gave it no chance to read.
    */
   private final Map<Integer, long[]> read = new java.util.HashMap<>();
+
   private long lastPunctuationMs;
 
   public TraceAssembler(Settings settings, ClickHouseStore store, LiveMetrics metrics) {
     this(settings, store, metrics, a -> {});
   }
 
-  /** With {@code attributed} told of each request's first attribution once its row is written (late ones replace it). */
-  public TraceAssembler(Settings settings, ClickHouseStore store, LiveMetrics metrics, Consumer<? super Attribution> attributed) {
+  /**
+   * With {@code attributed} told of each request's first attribution once its row is written (late
+   * ones replace it).
+   */
+  public TraceAssembler(
+      Settings settings,
+      ClickHouseStore store,
+      LiveMetrics metrics,
+      Consumer<? super Attribution> attributed) {
     this.settings = settings;
     this.store = store;
     this.metrics = metrics;
@@ -152,8 +169,15 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   @Override
   public void process(Record<String, RoutedSpans> record) {
     long now = context.currentSystemTimeMs();
-    boolean internal = context.recordMetadata().map(m -> m.topic().endsWith(LiveTopology.INTERNAL_TOPIC_SUFFIX)).orElse(false);
-    long[] from = read.computeIfAbsent(internal ? PartitionRouting.sourcePartition(record.headers()) : partition, p -> new long[2]);
+    boolean internal =
+        context
+            .recordMetadata()
+            .map(m -> m.topic().endsWith(LiveTopology.INTERNAL_TOPIC_SUFFIX))
+            .orElse(false);
+    long[] from =
+        read.computeIfAbsent(
+            internal ? PartitionRouting.sourcePartition(record.headers()) : partition,
+            p -> new long[2]);
     from[0] = Math.max(from[0], record.timestamp());
     from[1] = 0;
     RoutedSpans routed = record.value();
@@ -175,9 +199,10 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   }
 
   /**
-   * Adds the spans to one trace's assembly; returns 1 when it took a new reference to a shared span.
-   * A record's own spans are kept as one value (under its first span's ids): one write per record,
-   * not per span; a record delivered twice overwrites itself, and {@link #load} drops spans seen twice.
+   * Adds the spans to one trace's assembly; returns 1 when it took a new reference to a shared
+   * span. A record's own spans are kept as one value (under its first span's ids): one write per
+   * record, not per span; a record delivered twice overwrites itself, and {@link #load} drops spans
+   * seen twice.
    */
   private int accept(String traceId, RoutedSpans routed, long now, long sentMs) {
     Bytes traceKey = StoreKeys.trace(traceId);
@@ -195,7 +220,8 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
         references = 1;
       }
     } else {
-      RowBinaryWriter out = new RowBinaryWriter(256 * routed.spans().size()).varUInt(routed.spans().size());
+      RowBinaryWriter out =
+          new RowBinaryWriter(256 * routed.spans().size()).varUInt(routed.spans().size());
       for (SpanRecord s : routed.spans()) {
         SpanCodec.write(out, s);
         state.engineRequest |= EngineAdapters.forRequest(s) != null;
@@ -215,12 +241,18 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     return references;
   }
 
-  /** How long a trace with a request waits for more spans: a grace, three while only its gateway's came. */
+  /**
+   * How long a trace with a request waits for more spans: a grace, three while only its gateway's
+   * came.
+   */
   private long wait(TraceState state) {
     return (state.engineRequest ? 1 : 3) * settings.grace().toMillis();
   }
 
-  /** The stream time at which the trace's wait ends: the latest of its records' timestamps, plus the wait. */
+  /**
+   * The stream time at which the trace's wait ends: the latest of its records' timestamps, plus the
+   * wait.
+   */
   private long sentDue(TraceState state) {
     return state.lastRecordMs + wait(state);
   }
@@ -258,10 +290,15 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   }
 
   private byte[] timerValue(TraceState state) {
-    return state.dueKind == TraceState.ATTRIBUTE ? java.nio.ByteBuffer.allocate(8).putLong(sentDue(state)).array() : REFERENCE;
+    return state.dueKind == TraceState.ATTRIBUTE
+        ? java.nio.ByteBuffer.allocate(8).putLong(sentDue(state)).array()
+        : REFERENCE;
   }
 
-  /** The stream time a timer waits for; none (0) for an expiry's, or a timer written before they held one. */
+  /**
+   * The stream time a timer waits for; none (0) for an expiry's, or a timer written before they
+   * held one.
+   */
   private static long timerSentDue(byte[] value) {
     return value.length == 8 ? java.nio.ByteBuffer.wrap(value).getLong() : 0;
   }
@@ -282,7 +319,8 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     }
     Map<String, TraceState> ready = new LinkedHashMap<>();
     List<Bytes> seen = new ArrayList<>();
-    try (KeyValueIterator<Bytes, byte[]> due = timers.range(StoreKeys.timer(0, "0".repeat(32)), StoreKeys.lastTimerAt(now))) {
+    try (KeyValueIterator<Bytes, byte[]> due =
+        timers.range(StoreKeys.timer(0, "0".repeat(32)), StoreKeys.lastTimerAt(now))) {
       while (due.hasNext() && seen.size() < PER_PUNCTUATION) {
         KeyValue<Bytes, byte[]> timer = due.next();
         if (timerSentDue(timer.value) <= streamTime) {
@@ -302,7 +340,10 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
       } else if (state.dueKind == TraceState.EXPIRE) {
         expire(traceId, state);
       } else if (sentDue(state) > streamTime) {
-        timers.put(key, timerValue(state)); // spans sent later came since it was set: wait for those in the input
+        timers.put(
+            key,
+            timerValue(
+                state)); // spans sent later came since it was set: wait for those in the input
       } else {
         ready.put(traceId, state);
       }
@@ -317,7 +358,10 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     }
   }
 
-  /** Attributes and writes one batch; false when the store refused (the traces are due again after a back-off). */
+  /**
+   * Attributes and writes one batch; false when the store refused (the traces are due again after a
+   * back-off).
+   */
   private boolean attribute(Map<String, TraceState> batch, long now) {
     Map<String, SpanRecord> all = new LinkedHashMap<>();
     for (String traceId : batch.keySet()) {
@@ -336,8 +380,13 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
     } catch (RuntimeException e) {
       metrics.storeFailures.incrementAndGet();
       backoffMs = backoffMs == 0 ? 500 : Math.min(MAX_BACKOFF_MS, 2 * backoffMs);
-      LOG.warn("insert of {} attributions into {} failed; {} traces wait, trying again in {} ms: {}", result.size(),
-          store.description(), batch.size(), backoffMs, String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+      LOG.warn(
+          "insert of {} attributions into {} failed; {} traces wait, trying again in {} ms: {}",
+          result.size(),
+          store.description(),
+          batch.size(),
+          backoffMs,
+          String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
       for (Map.Entry<String, TraceState> t : batch.entrySet()) {
         schedule(t.getKey(), t.getValue(), TraceState.ATTRIBUTE, now + backoffMs);
         traces.put(StoreKeys.trace(t.getKey()), t.getValue().encode());
@@ -355,10 +404,16 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
         metrics.lateReattributions.incrementAndGet();
       }
       metrics.delay(now - state.lastArrivalMs);
-      schedule(t.getKey(), state, TraceState.EXPIRE, state.lastArrivalMs + settings.retention().toMillis());
+      schedule(
+          t.getKey(),
+          state,
+          TraceState.EXPIRE,
+          state.lastArrivalMs + settings.retention().toMillis());
       traces.put(StoreKeys.trace(t.getKey()), state.encode());
     }
-    result.stream().filter(a -> batch.containsKey(a.traceId()) && batch.get(a.traceId()).attributions == 1).forEach(attributed);
+    result.stream()
+        .filter(a -> batch.containsKey(a.traceId()) && batch.get(a.traceId()).attributions == 1)
+        .forEach(attributed);
     clock.record(exchanges);
     return true;
   }
@@ -387,7 +442,8 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
   /** The trace's spans, shared ones resolved, each once. */
   private List<SpanRecord> load(String traceId) {
     Map<String, SpanRecord> out = new LinkedHashMap<>();
-    try (KeyValueIterator<Bytes, byte[]> it = spans.prefixScan(StoreKeys.trace(traceId), new BytesSerializer())) {
+    try (KeyValueIterator<Bytes, byte[]> it =
+        spans.prefixScan(StoreKeys.trace(traceId), new BytesSerializer())) {
       while (it.hasNext()) {
         KeyValue<Bytes, byte[]> kv = it.next();
         if (kv.value.length > 0) {
@@ -416,7 +472,8 @@ public final class TraceAssembler implements Processor<String, RoutedSpans, Void
       metrics.expiredWithoutRequest.incrementAndGet();
     }
     List<KeyValue<Bytes, byte[]>> keys = new ArrayList<>();
-    try (KeyValueIterator<Bytes, byte[]> it = spans.prefixScan(StoreKeys.trace(traceId), new BytesSerializer())) {
+    try (KeyValueIterator<Bytes, byte[]> it =
+        spans.prefixScan(StoreKeys.trace(traceId), new BytesSerializer())) {
       it.forEachRemaining(keys::add);
     }
     for (KeyValue<Bytes, byte[]> kv : keys) {

@@ -22,13 +22,16 @@ public final class TracePartitioner implements StreamPartitioner<String, RoutedS
   }
 
   @Override
-  @SuppressWarnings("removal") // still the interface's one abstract method; Streams calls the one with headers
-  public Optional<Set<Integer>> partitions(String topic, String key, RoutedSpans value, int numPartitions) {
+  @SuppressWarnings(
+      "removal") // still the interface's one abstract method; Streams calls the one with headers
+  public Optional<Set<Integer>> partitions(
+      String topic, String key, RoutedSpans value, int numPartitions) {
     return partitions(topic, key, value, null, numPartitions);
   }
 
   @Override
-  public Optional<Set<Integer>> partitions(String topic, String key, RoutedSpans value, Headers headers, int numPartitions) {
+  public Optional<Set<Integer>> partitions(
+      String topic, String key, RoutedSpans value, Headers headers, int numPartitions) {
     Set<Integer> out = new HashSet<>();
     for (String t : value.targets()) {
       out.add(partitionOf(t, numPartitions));

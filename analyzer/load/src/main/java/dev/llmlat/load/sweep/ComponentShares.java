@@ -16,10 +16,12 @@ import java.util.Objects;
  *
  * @param requests requests attributed
  * @param ttftNs their TTFT, summed
- * @param componentNs each component's time summed over them, in waterfall order (components sum to {@code ttftNs})
+ * @param componentNs each component's time summed over them, in waterfall order (components sum to
+ *     {@code ttftNs})
  * @param limits the binding scheduler limits named for their queue time, most queue time first
  */
-public record ComponentShares(int requests, long ttftNs, Map<String, Long> componentNs, List<Limit> limits) {
+public record ComponentShares(
+    int requests, long ttftNs, Map<String, Long> componentNs, List<Limit> limits) {
   /**
    * A limit that kept requests waiting ("KV cache 97% full").
    *
@@ -37,7 +39,8 @@ public record ComponentShares(int requests, long ttftNs, Map<String, Long> compo
 
   public ComponentShares {
     if (requests < 0 || ttftNs < 0) {
-      throw new IllegalArgumentException("requests and TTFT must not be negative: " + requests + ", " + ttftNs);
+      throw new IllegalArgumentException(
+          "requests and TTFT must not be negative: " + requests + ", " + ttftNs);
     }
     componentNs = Collections.unmodifiableMap(new LinkedHashMap<>(componentNs));
     limits = limits.stream().sorted(Comparator.comparingLong(Limit::queueNs).reversed()).toList();
@@ -56,11 +59,12 @@ public record ComponentShares(int requests, long ttftNs, Map<String, Long> compo
   /** Components with time, the largest first. */
   public List<String> ranked() {
     List<String> ranked = new ArrayList<>();
-    componentNs.forEach((c, ns) -> {
-      if (ns > 0) {
-        ranked.add(c);
-      }
-    });
+    componentNs.forEach(
+        (c, ns) -> {
+          if (ns > 0) {
+            ranked.add(c);
+          }
+        });
     ranked.sort(Comparator.comparingLong((String c) -> componentNs.get(c)).reversed());
     return ranked;
   }
@@ -80,16 +84,35 @@ public record ComponentShares(int requests, long ttftNs, Map<String, Long> compo
       return "at " + at + " no request was attributed";
     }
     String first = ranked.getFirst();
-    StringBuilder s = new StringBuilder(String.format(Locale.ROOT, "at %s %s is %d%% of TTFT", at, first, Math.round(100 * share(first))));
+    StringBuilder s =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "at %s %s is %d%% of TTFT",
+                at,
+                first,
+                Math.round(100 * share(first))));
     if (ranked.size() > 1) {
       String second = ranked.get(1);
       long points = Math.round(100 * share(first)) - Math.round(100 * share(second));
-      s.append(String.format(Locale.ROOT, ", %d point%s ahead of %s (%d%%)", points, points == 1 ? "" : "s", second,
-          Math.round(100 * share(second))));
+      s.append(
+          String.format(
+              Locale.ROOT,
+              ", %d point%s ahead of %s (%d%%)",
+              points,
+              points == 1 ? "" : "s",
+              second,
+              Math.round(100 * share(second))));
     }
     Limit binding = binding();
     if (binding != null) {
-      s.append(String.format(Locale.ROOT, "; binding limit: %s (%d of %d requests)", binding.example(), binding.requests(), requests));
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "; binding limit: %s (%d of %d requests)",
+              binding.example(),
+              binding.requests(),
+              requests));
     }
     return s.toString();
   }

@@ -7,21 +7,27 @@ import java.util.Locale;
 
 /**
  * The knee of a sweep: the highest level up to which every point met the SLO (at least the target
- * share of requests met every objective), the first point past it, and what grew most between
- * the two. The knee is the last point before the first miss, not the highest point that met it:
- * a point that meets the SLO again above a miss is noise (named in {@link #metAgainAt}), and the
- * load a service can take is the load below its first miss.
+ * share of requests met every objective), the first point past it, and what grew most between the
+ * two. The knee is the last point before the first miss, not the highest point that met it: a point
+ * that meets the SLO again above a miss is noise (named in {@link #metAgainAt}), and the load a
+ * service can take is the load below its first miss.
  *
  * @param verdict whether a knee was found within the levels swept
  * @param point the knee ({@link Verdict#FOUND}), or the highest point when every point met the SLO
  *     ({@link Verdict#ABOVE_RANGE}); else null
  * @param firstMiss the first point that missed the SLO; null when none did
  * @param growth what grew most from the knee to the first miss; null unless found
- * @param uncertain the knee's goodput interval reaches below the target, or the first miss's above it: more
- *     requests per point (a longer --duration) would tell
+ * @param uncertain the knee's goodput interval reaches below the target, or the first miss's above
+ *     it: more requests per point (a longer --duration) would tell
  * @param metAgainAt levels above the first miss that met the SLO again
  */
-public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Growth growth, boolean uncertain, List<Double> metAgainAt) {
+public record Knee(
+    Verdict verdict,
+    SweepPoint point,
+    SweepPoint firstMiss,
+    Growth growth,
+    boolean uncertain,
+    List<Double> metAgainAt) {
   /** Where the knee lies. */
   public enum Verdict {
     /** Between the knee point and the first miss. */
@@ -40,7 +46,8 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
    * What grew most past the knee: a TTFT component (mean per request, where both points were
    * attributed) or, without components, the client's figure that grew by the largest factor.
    *
-   * @param what the component ({@code queue}) or figure ({@code TTFT}, {@code TPOT}, {@code client queue})
+   * @param what the component ({@code queue}) or figure ({@code TTFT}, {@code TPOT}, {@code client
+   *     queue})
    * @param fromMs its mean at the knee, ms
    * @param toMs its mean at the first miss, ms
    */
@@ -50,7 +57,10 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
     metAgainAt = List.copyOf(metAgainAt);
   }
 
-  /** The knee of {@code points} (in rising order) for an SLO met by {@code target} of requests; {@code slo}: whether one was given. */
+  /**
+   * The knee of {@code points} (in rising order) for an SLO met by {@code target} of requests;
+   * {@code slo}: whether one was given.
+   */
   public static Knee find(List<SweepPoint> points, boolean slo, double target) {
     if (!slo) {
       return new Knee(Verdict.NO_SLO, null, null, null, false, List.of());
@@ -77,25 +87,56 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
       }
     }
     if (miss == 0) {
-      return new Knee(Verdict.BELOW_RANGE, null, firstMiss, null, highAbove(firstMiss, target), again);
+      return new Knee(
+          Verdict.BELOW_RANGE, null, firstMiss, null, highAbove(firstMiss, target), again);
     }
     SweepPoint knee = points.get(miss - 1);
-    return new Knee(Verdict.FOUND, knee, firstMiss, growth(knee, firstMiss), lowBelow(knee, target) || highAbove(firstMiss, target), again);
+    return new Knee(
+        Verdict.FOUND,
+        knee,
+        firstMiss,
+        growth(knee, firstMiss),
+        lowBelow(knee, target) || highAbove(firstMiss, target),
+        again);
   }
 
   /** The knee in words, for the summary. */
   public String describe(SweepConfig config) {
     String target = String.format(Locale.ROOT, "%.0f%%", 100 * config.sloTarget());
     return switch (verdict) {
-      case NO_SLO -> "no knee: give --slo-ttft and/or --slo-tpot to find the highest load meeting them";
+      case NO_SLO ->
+          "no knee: give --slo-ttft and/or --slo-tpot to find the highest load meeting them";
       case NO_POINTS -> "no knee: no point finished";
-      case ABOVE_RANGE -> "every point met the SLO (" + target + " of requests): the knee lies above "
-          + config.label(point.level()) + uncertainty();
-      case BELOW_RANGE -> "even " + config.label(firstMiss.level()) + " missed the SLO (goodput " + goodput(firstMiss)
-          + ", target " + target + "): the knee lies below the lowest level" + uncertainty() + again(config);
-      case FOUND -> "knee: " + config.label(point.level()) + " (goodput " + goodput(point) + ", target " + target + "); at "
-          + config.label(firstMiss.level()) + " goodput fell to " + goodput(firstMiss) + (growth == null ? "" : "; past it "
-          + growthText()) + uncertainty() + again(config);
+      case ABOVE_RANGE ->
+          "every point met the SLO ("
+              + target
+              + " of requests): the knee lies above "
+              + config.label(point.level())
+              + uncertainty();
+      case BELOW_RANGE ->
+          "even "
+              + config.label(firstMiss.level())
+              + " missed the SLO (goodput "
+              + goodput(firstMiss)
+              + ", target "
+              + target
+              + "): the knee lies below the lowest level"
+              + uncertainty()
+              + again(config);
+      case FOUND ->
+          "knee: "
+              + config.label(point.level())
+              + " (goodput "
+              + goodput(point)
+              + ", target "
+              + target
+              + "); at "
+              + config.label(firstMiss.level())
+              + " goodput fell to "
+              + goodput(firstMiss)
+              + (growth == null ? "" : "; past it " + growthText())
+              + uncertainty()
+              + again(config);
     };
   }
 
@@ -104,18 +145,27 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
     if (growth == null) {
       return "";
     }
-    return String.format(Locale.ROOT, "%s grew most: mean %.1f -> %.1f ms per request", growth.what(), growth.fromMs(), growth.toMs());
+    return String.format(
+        Locale.ROOT,
+        "%s grew most: mean %.1f -> %.1f ms per request",
+        growth.what(),
+        growth.fromMs(),
+        growth.toMs());
   }
 
   private String uncertainty() {
-    return uncertain ? " (uncertain: the goodput intervals reach across the target; a longer --duration narrows them)" : "";
+    return uncertain
+        ? " (uncertain: the goodput intervals reach across the target; a longer --duration narrows them)"
+        : "";
   }
 
   private String again(SweepConfig config) {
     if (metAgainAt.isEmpty()) {
       return "";
     }
-    return "; " + String.join(", ", metAgainAt.stream().map(config::label).toList()) + " met it again (noise: a longer --duration tells)";
+    return "; "
+        + String.join(", ", metAgainAt.stream().map(config::label).toList())
+        + " met it again (noise: a longer --duration tells)";
   }
 
   private static String goodput(SweepPoint p) {
@@ -123,7 +173,12 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
     if (g == null) {
       return "none finished";
     }
-    return String.format(Locale.ROOT, "%.1f%%, 95%% CI %.1f-%.1f%%", 100 * g.proportion(), 100 * g.low(), 100 * g.high());
+    return String.format(
+        Locale.ROOT,
+        "%.1f%%, 95%% CI %.1f-%.1f%%",
+        100 * g.proportion(),
+        100 * g.low(),
+        100 * g.high());
   }
 
   private static boolean lowBelow(SweepPoint p, double target) {
@@ -136,10 +191,14 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
 
   /**
    * The component whose mean per request grew most (both points attributed), else the client's
-   * figure that grew by the largest factor (TTFT, TPOT, and the client's own queue when it had one).
+   * figure that grew by the largest factor (TTFT, TPOT, and the client's own queue when it had
+   * one).
    */
   static Growth growth(SweepPoint knee, SweepPoint next) {
-    if (knee.shares() != null && next.shares() != null && knee.shares().requests() > 0 && next.shares().requests() > 0) {
+    if (knee.shares() != null
+        && next.shares() != null
+        && knee.shares().requests() > 0
+        && next.shares().requests() > 0) {
       Growth best = null;
       for (String c : next.shares().componentNs().keySet()) {
         Growth g = new Growth(c, knee.shares().meanMs(c), next.shares().meanMs(c));
@@ -151,11 +210,14 @@ public record Knee(Verdict verdict, SweepPoint point, SweepPoint firstMiss, Grow
         return best;
       }
     }
-    List<Growth> figures = new ArrayList<>(List.of(
-        new Growth("TTFT", knee.metrics().ttft().mean(), next.metrics().ttft().mean()),
-        new Growth("TPOT", knee.metrics().tpot().mean(), next.metrics().tpot().mean())));
+    List<Growth> figures =
+        new ArrayList<>(
+            List.of(
+                new Growth("TTFT", knee.metrics().ttft().mean(), next.metrics().ttft().mean()),
+                new Growth("TPOT", knee.metrics().tpot().mean(), next.metrics().tpot().mean())));
     if (next.metrics().queue().mean() > 0) {
-      figures.add(new Growth("client queue", knee.metrics().queue().mean(), next.metrics().queue().mean()));
+      figures.add(
+          new Growth("client queue", knee.metrics().queue().mean(), next.metrics().queue().mean()));
     }
     Growth best = null;
     for (Growth g : figures) {

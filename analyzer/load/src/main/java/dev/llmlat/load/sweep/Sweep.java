@@ -18,15 +18,20 @@ import java.util.concurrent.TimeUnit;
  * point's spans durable and may name its TTFT components ({@link Listener#ended}), then hears the
  * summary of the points so far ({@link Listener#finished}, where it rewrites its files).
  *
- * <p>{@link #stop} (Ctrl-C) stops the point under way as {@link LoadRun#stop} does and runs no more;
- * that point is left out (it did not run its duration), the finished ones are kept.
+ * <p>{@link #stop} (Ctrl-C) stops the point under way as {@link LoadRun#stop} does and runs no
+ * more; that point is left out (it did not run its duration), the finished ones are kept.
  */
 public final class Sweep {
-  /** What the sweep asks of its caller at each point, and tells it; called on the sweep's thread. */
+  /**
+   * What the sweep asks of its caller at each point, and tells it; called on the sweep's thread.
+   */
   public interface Listener {
     Listener NONE = new Listener() {};
 
-    /** Point {@code index} is about to run {@code config}: where its client spans go (null: nowhere). */
+    /**
+     * Point {@code index} is about to run {@code config}: where its client spans go (null:
+     * nowhere).
+     */
     default SpanShipper spans(int index, LoadConfig config) {
       return null;
     }
@@ -67,8 +72,11 @@ public final class Sweep {
   }
 
   public static Sweep start(SweepConfig config, PromptSource prompts, Listener listener) {
-    Sweep sweep = new Sweep(Objects.requireNonNull(config, "config"), Objects.requireNonNull(prompts, "prompts"),
-        Objects.requireNonNull(listener, "listener"));
+    Sweep sweep =
+        new Sweep(
+            Objects.requireNonNull(config, "config"),
+            Objects.requireNonNull(prompts, "prompts"),
+            Objects.requireNonNull(listener, "listener"));
     sweep.thread.start();
     return sweep;
   }
@@ -82,15 +90,21 @@ public final class Sweep {
           if (stopping) {
             break;
           }
-          run = LoadRun.start(point, prompts, listener.spans(i, point), listener.progress(i, point));
+          run =
+              LoadRun.start(point, prompts, listener.spans(i, point), listener.progress(i, point));
           current = run;
         }
         LoadResult result = run.await();
         ComponentShares shares = listener.ended(i, result);
         if (result.stopped() || result.warmupFailed()) {
           if (result.warmupFailed()) {
-            failure = new IllegalStateException("all " + result.warmups() + " warm-up requests failed (first: " + result.warmupFailure()
-                + "); nothing was measured");
+            failure =
+                new IllegalStateException(
+                    "all "
+                        + result.warmups()
+                        + " warm-up requests failed (first: "
+                        + result.warmupFailure()
+                        + "); nothing was measured");
           }
           break;
         }
@@ -134,12 +148,15 @@ public final class Sweep {
   /**
    * Waits for the sweep to end; returns the summary of the points that finished.
    *
-   * @throws IllegalStateException when it could not go on: every warm-up request failed, or a listener failed
+   * @throws IllegalStateException when it could not go on: every warm-up request failed, or a
+   *     listener failed
    */
   public SweepSummary await() throws InterruptedException {
     done.await();
     if (failure != null) {
-      throw failure instanceof IllegalStateException ise ? ise : new IllegalStateException(failure.getMessage(), failure);
+      throw failure instanceof IllegalStateException ise
+          ? ise
+          : new IllegalStateException(failure.getMessage(), failure);
     }
     synchronized (points) {
       return SweepSummary.of(config, points, stopping || points.size() < config.levels().size());

@@ -12,14 +12,18 @@ import java.util.Objects;
  * base configuration's duration, and the share of requests that must meet the SLO for a point to
  * count as meeting it.
  *
- * @param base everything but the arrival shape (its duration is each point's); its warm-up goes before the first point only
+ * @param base everything but the arrival shape (its duration is each point's); its warm-up goes
+ *     before the first point only
  * @param axis what rises: the request rate (open loop) or the clients of a closed loop
  * @param levels the points' rates (req/s) or client counts, rising
- * @param poisson rate points arrive as a Poisson process (seeded by {@code seed}) instead of at constant gaps
+ * @param poisson rate points arrive as a Poisson process (seeded by {@code seed}) instead of at
+ *     constant gaps
  * @param seed the Poisson arrivals' seed
- * @param sloTarget the fraction of requests that must meet every SLO (goodput) for a point to meet the SLO, in (0, 1]
+ * @param sloTarget the fraction of requests that must meet every SLO (goodput) for a point to meet
+ *     the SLO, in (0, 1]
  */
-public record SweepConfig(LoadConfig base, Axis axis, List<Double> levels, boolean poisson, long seed, double sloTarget) {
+public record SweepConfig(
+    LoadConfig base, Axis axis, List<Double> levels, boolean poisson, long seed, double sloTarget) {
   /** The most points one sweep runs. */
   public static final int MAX_POINTS = 64;
 
@@ -51,24 +55,39 @@ public record SweepConfig(LoadConfig base, Axis axis, List<Double> levels, boole
     Objects.requireNonNull(axis, "axis");
     levels = List.copyOf(levels);
     require(!levels.isEmpty(), axis.option + " needs at least one level");
-    require(levels.size() <= MAX_POINTS, axis.option + " takes at most " + MAX_POINTS + " levels, not " + levels.size());
+    require(
+        levels.size() <= MAX_POINTS,
+        axis.option + " takes at most " + MAX_POINTS + " levels, not " + levels.size());
     for (int i = 1; i < levels.size(); i++) {
-      require(levels.get(i) > levels.get(i - 1), axis.option + " levels must rise: " + format(levels.get(i)) + " comes after "
-          + format(levels.get(i - 1)));
+      require(
+          levels.get(i) > levels.get(i - 1),
+          axis.option
+              + " levels must rise: "
+              + format(levels.get(i))
+              + " comes after "
+              + format(levels.get(i - 1)));
     }
-    require(base.duration() != null, "a sweep runs each point for --duration: give one, e.g. --duration 60s");
-    require(!(poisson && axis == Axis.CONCURRENCY), "--poisson shapes rates; " + axis.option + " runs closed loops");
-    require(sloTarget > 0 && sloTarget <= 1, "--slo-target must be above 0% and at most 100%, not " + format(100 * sloTarget) + "%");
+    require(
+        base.duration() != null,
+        "a sweep runs each point for --duration: give one, e.g. --duration 60s");
+    require(
+        !(poisson && axis == Axis.CONCURRENCY),
+        "--poisson shapes rates; " + axis.option + " runs closed loops");
+    require(
+        sloTarget > 0 && sloTarget <= 1,
+        "--slo-target must be above 0% and at most 100%, not " + format(100 * sloTarget) + "%");
     for (int i = 0; i < levels.size(); i++) {
       if (axis == Axis.CONCURRENCY) {
         double level = levels.get(i);
-        require(level == Math.rint(level) && level >= 1 && level <= 100_000,
+        require(
+            level == Math.rint(level) && level >= 1 && level <= 100_000,
             axis.option + " levels are client counts from 1 to 100000, not " + format(level));
       }
       try {
         shapeOf(axis, poisson, seed, levels.get(i));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(axis.option + " " + format(levels.get(i)) + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            axis.option + " " + format(levels.get(i)) + ": " + e.getMessage(), e);
       }
     }
   }
@@ -83,7 +102,8 @@ public record SweepConfig(LoadConfig base, Axis axis, List<Double> levels, boole
     for (String part : text.split(",", -1)) {
       String p = part.strip();
       if (p.isEmpty()) {
-        throw new IllegalArgumentException(option + " takes levels separated by commas, e.g. 1,2,4,8; not '" + text + "'");
+        throw new IllegalArgumentException(
+            option + " takes levels separated by commas, e.g. 1,2,4,8; not '" + text + "'");
       }
       try {
         double v = Double.parseDouble(p);
@@ -92,7 +112,8 @@ public record SweepConfig(LoadConfig base, Axis axis, List<Double> levels, boole
         }
         levels.add(v);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(option + " takes numbers separated by commas, e.g. 1,2,4,8; '" + p + "' is none");
+        throw new IllegalArgumentException(
+            option + " takes numbers separated by commas, e.g. 1,2,4,8; '" + p + "' is none");
       }
     }
     return levels;
@@ -123,7 +144,9 @@ public record SweepConfig(LoadConfig base, Axis axis, List<Double> levels, boole
 
   /** A level as people write it: {@code 4}, {@code 2.5}. */
   public static String format(double level) {
-    return level == Math.rint(level) && Math.abs(level) < 1e15 ? Long.toString((long) level) : String.format(Locale.ROOT, "%s", level);
+    return level == Math.rint(level) && Math.abs(level) < 1e15
+        ? Long.toString((long) level)
+        : String.format(Locale.ROOT, "%s", level);
   }
 
   private static void require(boolean ok, String message) {

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param metrics vLLM's benchmark figures of {@code result}
  * @param shares its TTFT components; null when the requests' spans did not reach a store
  */
-public record SweepPoint(int index, double level, LoadResult result, ServingMetrics metrics, ComponentShares shares) {
+public record SweepPoint(
+    int index, double level, LoadResult result, ServingMetrics metrics, ComponentShares shares) {
   public SweepPoint {
     Objects.requireNonNull(result, "result");
     Objects.requireNonNull(metrics, "metrics");
@@ -37,7 +38,10 @@ public record SweepPoint(int index, double level, LoadResult result, ServingMetr
     return metrics.goodFraction() == null ? Double.NaN : metrics.goodFraction().proportion();
   }
 
-  /** Whether at least {@code target} of its requests met every SLO (a point that finished nothing does not). */
+  /**
+   * Whether at least {@code target} of its requests met every SLO (a point that finished nothing
+   * does not).
+   */
   public boolean meets(double target) {
     return metrics.goodFraction() != null && metrics.goodFraction().proportion() >= target;
   }

@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param knee the knee of {@code points}
  * @param stopped whether it was stopped before every level ran
  */
-public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee knee, boolean stopped) {
+public record SweepSummary(
+    SweepConfig config, List<SweepPoint> points, Knee knee, boolean stopped) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public SweepSummary {
@@ -32,25 +33,55 @@ public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee kne
 
   /** The summary of {@code points}, finding their knee. */
   public static SweepSummary of(SweepConfig config, List<SweepPoint> points, boolean stopped) {
-    return new SweepSummary(config, points, Knee.find(points, config.base().slo().any(), config.sloTarget()), stopped);
+    return new SweepSummary(
+        config, points, Knee.find(points, config.base().slo().any(), config.sloTarget()), stopped);
   }
 
   /** The table of points, the knee, and each attributed point's TTFT components in words. */
   public void print(PrintWriter out) {
-    String title = String.format(Locale.ROOT, " Load Sweep: %d of %d points, %s each ", points.size(), config.levels().size(),
-        seconds(config.base().duration().toNanos() / 1e9));
+    String title =
+        String.format(
+            Locale.ROOT,
+            " Load Sweep: %d of %d points, %s each ",
+            points.size(),
+            config.levels().size(),
+            seconds(config.base().duration().toNanos() / 1e9));
     out.println(centred(title, '=', 118));
-    out.println(String.format(Locale.ROOT, "%-14s %8s %8s %10s %10s %10s %10s %10s  %-26s", "Point", "Sent/s", "Req/s", "Out tok/s",
-        "TTFT p50", "TTFT p99", "TPOT p50", "E2EL p99", "Goodput (95% CI)"));
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "%-14s %8s %8s %10s %10s %10s %10s %10s  %-26s",
+            "Point",
+            "Sent/s",
+            "Req/s",
+            "Out tok/s",
+            "TTFT p50",
+            "TTFT p99",
+            "TPOT p50",
+            "E2EL p99",
+            "Goodput (95% CI)"));
     for (SweepPoint p : points) {
       ServingMetrics m = p.metrics();
-      out.println(String.format(Locale.ROOT, "%-14s %8.2f %8.2f %10.1f %10.1f %10.1f %10.1f %10.1f  %-26s", config.label(p.level()),
-          p.offeredPerSecond(), m.requestThroughput(), m.outputThroughput(), m.ttft().median(), m.ttft().p99(), m.tpot().median(),
-          m.e2el().p99(), goodput(m.goodFraction())));
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "%-14s %8.2f %8.2f %10.1f %10.1f %10.1f %10.1f %10.1f  %-26s",
+              config.label(p.level()),
+              p.offeredPerSecond(),
+              m.requestThroughput(),
+              m.outputThroughput(),
+              m.ttft().median(),
+              m.ttft().p99(),
+              m.tpot().median(),
+              m.e2el().p99(),
+              goodput(m.goodFraction())));
     }
     out.println("(latencies in ms)");
     if (stopped) {
-      out.println("stopped: the levels after " + (points.isEmpty() ? "the start" : config.label(points.getLast().level())) + " did not run");
+      out.println(
+          "stopped: the levels after "
+              + (points.isEmpty() ? "the start" : config.label(points.getLast().level()))
+              + " did not run");
     }
     out.println(capitalised(knee.describe(config)));
     boolean attributed = false;
@@ -61,7 +92,8 @@ public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee kne
       }
     }
     if (!attributed && !points.isEmpty()) {
-      out.println("TTFT components: none (the requests' spans reached no store this sweep could read)");
+      out.println(
+          "TTFT components: none (the requests' spans reached no store this sweep could read)");
     }
     out.println("=".repeat(118));
   }
@@ -101,7 +133,10 @@ public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee kne
       k.put("first_miss_level", knee.firstMiss().level());
     }
     if (knee.growth() != null) {
-      k.putObject("grew_most").put("what", knee.growth().what()).put("from_ms", knee.growth().fromMs()).put("to_ms", knee.growth().toMs());
+      k.putObject("grew_most")
+          .put("what", knee.growth().what())
+          .put("from_ms", knee.growth().fromMs())
+          .put("to_ms", knee.growth().toMs());
     }
     k.put("uncertain", knee.uncertain());
     ArrayNode again = k.putArray("met_again_at");
@@ -126,8 +161,12 @@ public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee kne
     o.put("median_tpot_ms", m.tpot().median());
     o.put("p99_e2el_ms", m.e2el().p99());
     if (m.goodFraction() != null) {
-      o.putObject("goodput").put("good", m.good()).put("requests", m.completed() + m.failed())
-          .put("fraction", m.goodFraction().proportion()).put("ci95_low", m.goodFraction().low()).put("ci95_high", m.goodFraction().high())
+      o.putObject("goodput")
+          .put("good", m.good())
+          .put("requests", m.completed() + m.failed())
+          .put("fraction", m.goodFraction().proportion())
+          .put("ci95_low", m.goodFraction().low())
+          .put("ci95_high", m.goodFraction().high())
           .put("meets_slo", p.meets(config.sloTarget()));
     }
     if (p.shares() != null) {
@@ -143,7 +182,12 @@ public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee kne
       }
       ArrayNode limits = c.putArray("limits");
       for (ComponentShares.Limit l : s.limits()) {
-        limits.addObject().put("kind", l.kind()).put("example", l.example()).put("requests", l.requests()).put("queue_ns", l.queueNs());
+        limits
+            .addObject()
+            .put("kind", l.kind())
+            .put("example", l.example())
+            .put("requests", l.requests())
+            .put("queue_ns", l.queueNs());
       }
       c.put("text", s.sentence(config.label(p.level())));
     }
@@ -151,7 +195,14 @@ public record SweepSummary(SweepConfig config, List<SweepPoint> points, Knee kne
   }
 
   static String goodput(Wilson.Interval g) {
-    return g == null ? "-" : String.format(Locale.ROOT, "%.1f%% (%.1f-%.1f%%)", 100 * g.proportion(), 100 * g.low(), 100 * g.high());
+    return g == null
+        ? "-"
+        : String.format(
+            Locale.ROOT,
+            "%.1f%% (%.1f-%.1f%%)",
+            100 * g.proportion(),
+            100 * g.low(),
+            100 * g.high());
   }
 
   private static String seconds(double s) {

@@ -33,25 +33,30 @@ class KneeTest {
     assertThat(knee.verdict()).isEqualTo(Knee.Verdict.FOUND);
     assertThat(knee.point().level()).isEqualTo(config.levels().get(firstUnder - 1));
     assertThat(knee.firstMiss().level()).isEqualTo(config.levels().get(firstUnder));
-    assertThat(knee.firstMiss().index() - knee.point().index()).isEqualTo(1); // within one point of the fall
+    assertThat(knee.firstMiss().index() - knee.point().index())
+        .isEqualTo(1); // within one point of the fall
     assertThat(knee.metAgainAt()).isEmpty();
     // 39 of 40: the knee's interval, by Wilson's formula here
     double[] wilson = wilson(39, 40);
     assertThat(knee.point().metrics().goodFraction().low()).isCloseTo(wilson[0], within(1e-12));
     assertThat(knee.point().metrics().goodFraction().high()).isCloseTo(wilson[1], within(1e-12));
     assertThat(knee.uncertain()).isEqualTo(wilson[0] < 0.9); // 39/40's interval reaches below 90%
-    // no components: what grew is the client's TTFT, mean (39*100 + 500)/40 -> (48*100 + 32*500)/80 ms
+    // no components: what grew is the client's TTFT, mean (39*100 + 500)/40 -> (48*100 + 32*500)/80
+    // ms
     assertThat(knee.growth().what()).isEqualTo("TTFT");
     assertThat(knee.growth().fromMs()).isCloseTo((39 * 100 + 500) / 40.0, within(1e-9));
     assertThat(knee.growth().toMs()).isCloseTo((48 * 100 + 32 * 500) / 80.0, within(1e-9));
-    assertThat(knee.describe(config)).startsWith("knee: 4 req/s (goodput 97.5%, 95% CI ")
-        .contains("at 8 req/s goodput fell to 60.0%").contains("TTFT grew most: mean 110.0 -> 260.0 ms per request");
+    assertThat(knee.describe(config))
+        .startsWith("knee: 4 req/s (goodput 97.5%, 95% CI ")
+        .contains("at 8 req/s goodput fell to 60.0%")
+        .contains("TTFT grew most: mean 110.0 -> 260.0 ms per request");
   }
 
   @Test
   void aLevelThatMeetsTheSloAgainAboveAMissIsNoiseNotTheKnee() {
     SweepConfig config = config(true, 0.9, 2, 4, 8, 16);
-    Knee knee = Knee.find(points(config, new int[] {20, 30, 78, 40}), true, 0.9); // 100%, 75%, 97.5%, 25%
+    Knee knee =
+        Knee.find(points(config, new int[] {20, 30, 78, 40}), true, 0.9); // 100%, 75%, 97.5%, 25%
     assertThat(knee.verdict()).isEqualTo(Knee.Verdict.FOUND);
     assertThat(knee.point().level()).isEqualTo(2);
     assertThat(knee.firstMiss().level()).isEqualTo(4);
@@ -67,7 +72,8 @@ class KneeTest {
     assertThat(above.point().level()).isEqualTo(16);
     assertThat(above.firstMiss()).isNull();
     assertThat(above.uncertain()).isFalse(); // 160 of 160: the interval's low end is above 97%
-    assertThat(above.describe(config)).startsWith("every point met the SLO (90% of requests): the knee lies above 16 req/s");
+    assertThat(above.describe(config))
+        .startsWith("every point met the SLO (90% of requests): the knee lies above 16 req/s");
 
     Knee below = Knee.find(points(config, new int[] {20, 80, 160}), true, 0.9);
     assertThat(below.verdict()).isEqualTo(Knee.Verdict.BELOW_RANGE);
@@ -75,16 +81,20 @@ class KneeTest {
     assertThat(below.metAgainAt()).containsExactly(8.0, 16.0);
     assertThat(below.describe(config)).startsWith("even 4 req/s missed the SLO (goodput 50.0%");
 
-    assertThat(Knee.find(points(config, new int[] {40, 80, 160}), false, 0.9).verdict()).isEqualTo(Knee.Verdict.NO_SLO);
+    assertThat(Knee.find(points(config, new int[] {40, 80, 160}), false, 0.9).verdict())
+        .isEqualTo(Knee.Verdict.NO_SLO);
     assertThat(Knee.find(List.of(), true, 0.9).verdict()).isEqualTo(Knee.Verdict.NO_POINTS);
   }
 
   @Test
   void withComponentsTheComponentThatGrewMostPerRequestIsNamed() {
     SweepConfig config = config(true, 0.9, 2, 4);
-    // at the knee 20 requests: queue 5 ms, prefill 40 ms each; past it 40 requests: queue 300 ms, prefill 45 ms each
-    ComponentShares atKnee = shares(20, Map.of("queue", 5.0, "prefill_gpu", 40.0, "first_sample", 1.0));
-    ComponentShares past = shares(40, Map.of("queue", 300.0, "prefill_gpu", 45.0, "first_sample", 1.0));
+    // at the knee 20 requests: queue 5 ms, prefill 40 ms each; past it 40 requests: queue 300 ms,
+    // prefill 45 ms each
+    ComponentShares atKnee =
+        shares(20, Map.of("queue", 5.0, "prefill_gpu", 40.0, "first_sample", 1.0));
+    ComponentShares past =
+        shares(40, Map.of("queue", 300.0, "prefill_gpu", 45.0, "first_sample", 1.0));
     List<SweepPoint> points = List.of(point(config, 0, 20, atKnee), point(config, 1, 10, past));
     Knee knee = Knee.find(points, true, 0.9);
     assertThat(knee.growth().what()).isEqualTo("queue");
@@ -94,16 +104,34 @@ class KneeTest {
 
   @Test
   void aSweepIsValidatedWithMessagesNamingTheOption() {
-    assertThatThrownBy(() -> config(true, 0.9, 4, 2)).hasMessage("--sweep-rate levels must rise: 2 comes after 4");
-    assertThatThrownBy(() -> config(true, 0.9, 0, 2)).hasMessageContaining("--sweep-rate 0: --rate must be above 0");
-    assertThatThrownBy(() -> config(true, 0, 1, 2)).hasMessageContaining("--slo-target must be above 0%");
-    assertThatThrownBy(() -> new SweepConfig(SweepPoints.base(true), SweepConfig.Axis.CONCURRENCY, List.of(1.0, 2.5), false, 0, 0.9))
-        .hasMessageContaining("--sweep-concurrency levels are client counts from 1 to 100000, not 2.5");
-    assertThatThrownBy(() -> SweepConfig.parseLevels("--sweep-rate", "1,,4")).hasMessageContaining("separated by commas");
-    assertThatThrownBy(() -> SweepConfig.parseLevels("--sweep-rate", "1,fast")).hasMessageContaining("'fast' is none");
+    assertThatThrownBy(() -> config(true, 0.9, 4, 2))
+        .hasMessage("--sweep-rate levels must rise: 2 comes after 4");
+    assertThatThrownBy(() -> config(true, 0.9, 0, 2))
+        .hasMessageContaining("--sweep-rate 0: --rate must be above 0");
+    assertThatThrownBy(() -> config(true, 0, 1, 2))
+        .hasMessageContaining("--slo-target must be above 0%");
+    assertThatThrownBy(
+            () ->
+                new SweepConfig(
+                    SweepPoints.base(true),
+                    SweepConfig.Axis.CONCURRENCY,
+                    List.of(1.0, 2.5),
+                    false,
+                    0,
+                    0.9))
+        .hasMessageContaining(
+            "--sweep-concurrency levels are client counts from 1 to 100000, not 2.5");
+    assertThatThrownBy(() -> SweepConfig.parseLevels("--sweep-rate", "1,,4"))
+        .hasMessageContaining("separated by commas");
+    assertThatThrownBy(() -> SweepConfig.parseLevels("--sweep-rate", "1,fast"))
+        .hasMessageContaining("'fast' is none");
     assertThat(SweepConfig.parseLevels("--sweep-rate", "1, 2.5,4")).containsExactly(1.0, 2.5, 4.0);
-    var noDuration = dev.llmlat.load.LoadConfig.builder(dev.llmlat.load.Target.parse("http://127.0.0.1:8000", null), "m").build();
-    assertThatThrownBy(() -> new SweepConfig(noDuration, SweepConfig.Axis.RATE, List.of(1.0), false, 0, 0.9))
+    var noDuration =
+        dev.llmlat.load.LoadConfig.builder(
+                dev.llmlat.load.Target.parse("http://127.0.0.1:8000", null), "m")
+            .build();
+    assertThatThrownBy(
+            () -> new SweepConfig(noDuration, SweepConfig.Axis.RATE, List.of(1.0), false, 0, 0.9))
         .hasMessageContaining("a sweep runs each point for --duration");
   }
 

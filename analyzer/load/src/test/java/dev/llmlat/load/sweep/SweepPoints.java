@@ -2,7 +2,6 @@ package dev.llmlat.load.sweep;
 
 import dev.llmlat.load.LoadConfig;
 import dev.llmlat.load.LoadResult;
-import dev.llmlat.load.LoadShape;
 import dev.llmlat.load.RequestOutcome;
 import dev.llmlat.load.Slo;
 import dev.llmlat.load.Target;
@@ -14,7 +13,8 @@ import java.util.List;
 /**
  * Sweep points made by hand: at each level, {@code level x 10 s} requests, of which the first
  * {@code good} have a TTFT of {@value #GOOD_MS} ms and the rest {@value #BAD_MS} ms, against a TTFT
- * SLO of {@value #SLO_MS} ms; every request streams {@value #TOKENS} tokens {@value #GAP_MS} ms apart.
+ * SLO of {@value #SLO_MS} ms; every request streams {@value #TOKENS} tokens {@value #GAP_MS} ms
+ * apart.
  */
 final class SweepPoints {
   static final double GOOD_MS = 100;
@@ -27,8 +27,11 @@ final class SweepPoints {
   private SweepPoints() {}
 
   static LoadConfig base(boolean slo) {
-    return LoadConfig.builder(Target.parse("http://127.0.0.1:8000", null), "tinylm").requests(0).duration(POINT)
-        .slo(slo ? new Slo(Duration.ofMillis((long) SLO_MS), null) : Slo.none()).build();
+    return LoadConfig.builder(Target.parse("http://127.0.0.1:8000", null), "tinylm")
+        .requests(0)
+        .duration(POINT)
+        .slo(slo ? new Slo(Duration.ofMillis((long) SLO_MS), null) : Slo.none())
+        .build();
   }
 
   static SweepConfig config(boolean slo, double target, double... levels) {
@@ -39,7 +42,10 @@ final class SweepPoints {
     return new SweepConfig(base(slo), SweepConfig.Axis.RATE, l, false, 0, target);
   }
 
-  /** Point {@code index} of {@code config}: its level's requests, {@code good} of them within the SLO. */
+  /**
+   * Point {@code index} of {@code config}: its level's requests, {@code good} of them within the
+   * SLO.
+   */
   static SweepPoint point(SweepConfig config, int index, int good, ComponentShares shares) {
     double level = config.levels().get(index);
     int requests = (int) Math.round(level * POINT.toSeconds());
@@ -55,12 +61,27 @@ final class SweepPoints {
       for (int k = 0; k < TOKENS; k++) {
         chunks[k] = start + ttft + (long) (k * GAP_MS * 1e6);
       }
-      outcomes.add(new RequestOutcome(i, "%032x".formatted(i + 1), "%016x".formatted(i + 1), 10, TOKENS, start, start, start + 1,
-          chunks, chunks[TOKENS - 1] + 1, 200, 10, TOKENS, null));
+      outcomes.add(
+          new RequestOutcome(
+              i,
+              "%032x".formatted(i + 1),
+              "%016x".formatted(i + 1),
+              10,
+              TOKENS,
+              start,
+              start,
+              start + 1,
+              chunks,
+              chunks[TOKENS - 1] + 1,
+              200,
+              10,
+              TOKENS,
+              null));
     }
     LoadConfig run = config.point(index);
     long end = outcomes.getLast().endNanos();
-    LoadResult result = new LoadResult(run, "hand-made", outcomes, 0, end, false, 0, 0, null, new WallClock());
+    LoadResult result =
+        new LoadResult(run, "hand-made", outcomes, 0, end, false, 0, 0, null, new WallClock());
     return SweepPoint.of(index, level, result, shares);
   }
 }

@@ -12,8 +12,17 @@ import java.util.List;
  * @param explanations the mean first, then one per percentile (the requests around it)
  * @param notes what a reader should know about how the sides were chosen (requests left out)
  */
-public record Comparison(Side a, Side b, DiffOptions options, double level, int resamples, List<Quantity> quantities,
-    List<Explanation> explanations, Stalls stalls, QueueCauses queue, List<String> notes) {
+public record Comparison(
+    Side a,
+    Side b,
+    DiffOptions options,
+    double level,
+    int resamples,
+    List<Quantity> quantities,
+    List<Explanation> explanations,
+    Stalls stalls,
+    QueueCauses queue,
+    List<String> notes) {
 
   public Comparison {
     quantities = List.copyOf(quantities);
@@ -22,14 +31,16 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
   }
 
   public Comparison withNotes(List<String> notes) {
-    return new Comparison(a, b, options, level, resamples, quantities, explanations, stalls, queue, notes);
+    return new Comparison(
+        a, b, options, level, resamples, quantities, explanations, stalls, queue, notes);
   }
 
   /** Which requests a side holds, and how many. */
   public record Side(String label, int requests) {}
 
   /** One statistic ("p90", "mean") of one quantity on both sides and its change. */
-  public record Statistic(String name, double a, double b, Bootstrap.Interval delta, Verdict verdict) {}
+  public record Statistic(
+      String name, double a, double b, Bootstrap.Interval delta, Verdict verdict) {}
 
   /**
    * TTFT, the server's TTFT or a component, with its statistics; {@code zero} when it is 0 in every
@@ -41,19 +52,27 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
     }
 
     public Statistic statistic(String name) {
-      return statistics.stream().filter(s -> s.name().equals(name)).findFirst()
-          .orElseThrow(() -> new IllegalArgumentException("no statistic " + name + " of " + this.name));
+      return statistics.stream()
+          .filter(s -> s.name().equals(name))
+          .findFirst()
+          .orElseThrow(
+              () -> new IllegalArgumentException("no statistic " + name + " of " + this.name));
     }
   }
 
   /**
    * What explains the change of TTFT over some requests: all of them ({@code over} "mean") or those
-   * around a percentile ({@code over} "p90", the requests ranked between {@code bandLow} and
-   * {@code bandHigh} percent on each side). Components sum to TTFT in every request, so their mean
-   * changes add up exactly to {@code ttft}'s. {@code components} are those that moved beyond noise,
-   * largest change first; when none did but TTFT did ({@code largestOnly}), the few largest changes.
+   * around a percentile ({@code over} "p90", the requests ranked between {@code bandLow} and {@code
+   * bandHigh} percent on each side). Components sum to TTFT in every request, so their mean changes
+   * add up exactly to {@code ttft}'s. {@code components} are those that moved beyond noise, largest
+   * change first; when none did but TTFT did ({@code largestOnly}), the few largest changes.
    */
-  public record Explanation(String over, double bandLow, double bandHigh, Statistic ttft, List<Statistic> components,
+  public record Explanation(
+      String over,
+      double bandLow,
+      double bandHigh,
+      Statistic ttft,
+      List<Statistic> components,
       boolean largestOnly) {
     public Explanation {
       components = List.copyOf(components);
@@ -78,9 +97,10 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
   }
 
   /**
-   * What the requests queued behind: per {@link dev.llmlat.attribution.QueueBreakdown#KINDS} kind (the
-   * quantity's name), the mean over the requests that queued of the share of their queue time of
-   * that kind (statistic "share"); {@code requests} per side had a breakdown (none: shares are empty).
+   * What the requests queued behind: per {@link dev.llmlat.attribution.QueueBreakdown#KINDS} kind
+   * (the quantity's name), the mean over the requests that queued of the share of their queue time
+   * of that kind (statistic "share"); {@code requests} per side had a breakdown (none: shares are
+   * empty).
    */
   public record QueueCauses(List<Quantity> shares, int requestsA, int requestsB) {
     public QueueCauses {
@@ -89,7 +109,9 @@ public record Comparison(Side a, Side b, DiffOptions options, double level, int 
   }
 
   public Quantity quantity(String name) {
-    return quantities.stream().filter(q -> q.name().equals(name)).findFirst()
+    return quantities.stream()
+        .filter(q -> q.name().equals(name))
+        .findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no quantity " + name));
   }
 }

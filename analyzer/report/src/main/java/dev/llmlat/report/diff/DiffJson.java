@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * A {@link Comparison} as JSON (README, "llmlat diff", shows the shape). Times are in
- * milliseconds ({@code _ms}), shares are fractions of requests; every change is B − A with its
- * interval's {@code low}/{@code high} and a {@code verdict} of "up", "down" or "no change".
+ * A {@link Comparison} as JSON (README, "llmlat diff", shows the shape). Times are in milliseconds
+ * ({@code _ms}), shares are fractions of requests; every change is B − A with its interval's {@code
+ * low}/{@code high} and a {@code verdict} of "up", "down" or "no change".
  */
 public final class DiffJson {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -3,12 +3,14 @@ package dev.llmlat.report.diff;
 import java.util.List;
 
 /**
- * How two samples are compared: the percentiles (of 100) beside the mean, and the noise floor
- * under which a change is not called one even when its interval leaves 0 out: the larger of
- * {@code noiseFloorNs} and {@code noiseFloorRelative} of side A's value.
+ * How two samples are compared: the percentiles (of 100) beside the mean, and the noise floor under
+ * which a change is not called one even when its interval leaves 0 out: the larger of {@code
+ * noiseFloorNs} and {@code noiseFloorRelative} of side A's value.
  */
 public record DiffOptions(List<Double> percentiles, long noiseFloorNs, double noiseFloorRelative) {
-  /** Requests that lie above a percentile at the least, on each side: see {@link #requiredRequests}. */
+  /**
+   * Requests that lie above a percentile at the least, on each side: see {@link #requiredRequests}.
+   */
   public static final int TAIL_REQUESTS = 10;
 
   public DiffOptions {
@@ -19,7 +21,8 @@ public record DiffOptions(List<Double> percentiles, long noiseFloorNs, double no
     double last = 0;
     for (double p : percentiles) {
       if (!(p > 0 && p < 100)) {
-        throw new IllegalArgumentException("a percentile is between 0 and 100 (exclusive), not " + p);
+        throw new IllegalArgumentException(
+            "a percentile is between 0 and 100 (exclusive), not " + p);
       }
       if (p <= last) {
         throw new IllegalArgumentException("percentiles go up, each once: " + percentiles);
@@ -27,11 +30,13 @@ public record DiffOptions(List<Double> percentiles, long noiseFloorNs, double no
       last = p;
     }
     if (noiseFloorNs < 0) {
-      throw new IllegalArgumentException("the noise floor is 0 or more, not " + noiseFloorNs / 1e6 + " ms");
+      throw new IllegalArgumentException(
+          "the noise floor is 0 or more, not " + noiseFloorNs / 1e6 + " ms");
     }
     if (!(noiseFloorRelative >= 0 && noiseFloorRelative < 1)) {
-      throw new IllegalArgumentException("the relative noise floor is a share of side A's value from 0 to under 1 (100%), not "
-          + noiseFloorRelative);
+      throw new IllegalArgumentException(
+          "the relative noise floor is a share of side A's value from 0 to under 1 (100%), not "
+              + noiseFloorRelative);
     }
   }
 

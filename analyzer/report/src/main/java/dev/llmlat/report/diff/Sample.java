@@ -7,8 +7,8 @@ import java.util.Arrays;
 /**
  * One side of a comparison: its requests' rows of {@code llm_request_attribution}, held by column
  * (a side may hold a day of traffic). Components are in {@link Attribution#COMPONENTS} order and
- * sum exactly to each request's TTFT, which the builder checks: the explanation of a TTFT change
- * by its components rests on it.
+ * sum exactly to each request's TTFT, which the builder checks: the explanation of a TTFT change by
+ * its components rests on it.
  */
 public final class Sample {
   private final String label;
@@ -21,7 +21,11 @@ public final class Sample {
   private final int[] itlCounts;
   private final long[] itlP50Ns;
   private final long[] itlP99Ns;
-  /** Per {@link QueueBreakdown#KINDS} kind, each request's queue time of that kind (0 where not recorded). */
+
+  /**
+   * Per {@link QueueBreakdown#KINDS} kind, each request's queue time of that kind (0 where not
+   * recorded).
+   */
   private final long[][] queueNs;
 
   private Sample(Builder b) {
@@ -75,7 +79,9 @@ public final class Sample {
     return itlStalls[request];
   }
 
-  /** The kind of the request's top stall cause (grouped as the report groups them), "" when none. */
+  /**
+   * The kind of the request's top stall cause (grouped as the report groups them), "" when none.
+   */
   String stallKind(int request) {
     return stallKinds[request];
   }
@@ -115,7 +121,10 @@ public final class Sample {
       this.label = label;
     }
 
-    /** A request's TTFT and components (in {@link Attribution#COMPONENTS} order), with no inter-token gaps. */
+    /**
+     * A request's TTFT and components (in {@link Attribution#COMPONENTS} order), with no
+     * inter-token gaps.
+     */
     public Builder add(long ttftNs, long serverTtftNs, long[] componentsNs) {
       return add(ttftNs, serverTtftNs, componentsNs, 0, 0, 0, 0, "");
     }
@@ -125,19 +134,39 @@ public final class Sample {
      * its inter-token gaps (how many, their median and p99), the gaps with a named cause and the
      * kind of the top cause ("" when none).
      */
-    public Builder add(long ttftNs, long serverTtftNs, long[] componentsNs, int itlCount, long itlP50Ns, long itlP99Ns,
-        int itlStalls, String stallKind) {
+    public Builder add(
+        long ttftNs,
+        long serverTtftNs,
+        long[] componentsNs,
+        int itlCount,
+        long itlP50Ns,
+        long itlP99Ns,
+        int itlStalls,
+        String stallKind) {
       if (componentsNs.length != this.componentsNs.length) {
-        throw new IllegalArgumentException(label + ": a request has " + this.componentsNs.length + " components "
-            + Attribution.COMPONENTS + ", got " + componentsNs.length);
+        throw new IllegalArgumentException(
+            label
+                + ": a request has "
+                + this.componentsNs.length
+                + " components "
+                + Attribution.COMPONENTS
+                + ", got "
+                + componentsNs.length);
       }
       long sum = 0;
       for (long c : componentsNs) {
         sum += c;
       }
       if (sum != ttftNs) {
-        throw new IllegalArgumentException(label + ": request " + (size + 1) + "'s components sum to " + sum + " ns, its TTFT is "
-            + ttftNs + " ns (rows of llm_request_attribution always add up: was the table written by llmlat analyze?)");
+        throw new IllegalArgumentException(
+            label
+                + ": request "
+                + (size + 1)
+                + "'s components sum to "
+                + sum
+                + " ns, its TTFT is "
+                + ttftNs
+                + " ns (rows of llm_request_attribution always add up: was the table written by llmlat analyze?)");
       }
       if (size == this.ttftNs.length) {
         grow();
@@ -157,13 +186,19 @@ public final class Sample {
     }
 
     /**
-     * The queue breakdown of the request added last: its queue time per {@link QueueBreakdown#KINDS}
-     * kind, in that order (they sum to its queue component, or to 0 for rows without a breakdown).
+     * The queue breakdown of the request added last: its queue time per {@link
+     * QueueBreakdown#KINDS} kind, in that order (they sum to its queue component, or to 0 for rows
+     * without a breakdown).
      */
     public Builder queue(long[] byKind) {
       if (size == 0 || byKind.length != queueNs.length) {
-        throw new IllegalArgumentException(label + ": a queue breakdown has " + queueNs.length + " kinds " + QueueBreakdown.KINDS
-            + " and follows its request");
+        throw new IllegalArgumentException(
+            label
+                + ": a queue breakdown has "
+                + queueNs.length
+                + " kinds "
+                + QueueBreakdown.KINDS
+                + " and follows its request");
       }
       for (int k = 0; k < byKind.length; k++) {
         queueNs[k][size - 1] = byKind[k];

@@ -17,23 +17,31 @@ import java.util.stream.IntStream;
  * Compares two samples of requests: per quantity the percentiles and mean of each side, the
  * difference B − A with a two-sample bootstrap interval (each side resampled on its own, whole
  * requests at a time) and a verdict against the noise floor; the components that explain TTFT's
- * change, over all requests and around each percentile; the shift of inter-token stalls. Pure:
- * the samples are in memory.
+ * change, over all requests and around each percentile; the shift of inter-token stalls. Pure: the
+ * samples are in memory.
  */
 public final class SampleComparison {
   static final double LEVEL = 0.95;
-  /** Half the band of requests around a percentile, in percentage points, at most (p99: p98.5 to p99.5). */
+
+  /**
+   * Half the band of requests around a percentile, in percentage points, at most (p99: p98.5 to
+   * p99.5).
+   */
   static final double BAND = 5;
+
   /** Contributions named when no component moved on its own but TTFT did. */
   static final int LARGEST = 3;
+
   /** Stall cause kinds shown, most frequent first. */
   static final int STALL_KINDS = 8;
+
   static final String TTFT = "ttft";
   static final String SERVER_TTFT = "server_ttft";
   static final String MEAN = "mean";
   static final String SHARE = "share";
   static final String STALLED = "stalled";
   static final String CAUSE = "top cause: ";
+
   /** No quantiles: the mean alone. */
   private static final double[] NONE = {};
 
@@ -59,8 +67,10 @@ public final class SampleComparison {
         resampled.add(q);
       }
     }
-    Bootstrap.Difference[] deltas = resampled.isEmpty() ? new Bootstrap.Difference[0]
-        : Bootstrap.difference(pick(ca, resampled), pick(cb, resampled), qs, LEVEL);
+    Bootstrap.Difference[] deltas =
+        resampled.isEmpty()
+            ? new Bootstrap.Difference[0]
+            : Bootstrap.difference(pick(ca, resampled), pick(cb, resampled), qs, LEVEL);
     List<Comparison.Quantity> quantities = new ArrayList<>();
     for (int q = 0; q < names.size(); q++) {
       int at = resampled.indexOf(q == 1 && serverIsTtft ? 0 : q);
@@ -71,9 +81,17 @@ public final class SampleComparison {
         boolean mean = s == qs.length;
         double va = mean ? Means.of(sa) : Quantiles.ofSorted(sa, qs[s]);
         double vb = mean ? Means.of(sb) : Quantiles.ofSorted(sb, qs[s]);
-        Bootstrap.Interval d = at < 0 ? new Bootstrap.Interval(0, 0, 0) : mean ? deltas[at].mean() : deltas[at].quantiles().get(s);
-        statistics.add(new Comparison.Statistic(mean ? MEAN : DiffOptions.name(options.percentiles().get(s)), va, vb, d,
-            Verdict.of(d, options.floorNs(va))));
+        Bootstrap.Interval d =
+            at < 0
+                ? new Bootstrap.Interval(0, 0, 0)
+                : mean ? deltas[at].mean() : deltas[at].quantiles().get(s);
+        statistics.add(
+            new Comparison.Statistic(
+                mean ? MEAN : DiffOptions.name(options.percentiles().get(s)),
+                va,
+                vb,
+                d,
+                Verdict.of(d, options.floorNs(va))));
       }
       quantities.add(new Comparison.Quantity(names.get(q), statistics, zero[q]));
     }
@@ -82,14 +100,25 @@ public final class SampleComparison {
     List<Comparison.Statistic> components = new ArrayList<>();
     for (int c = 0; c < Attribution.COMPONENTS.size(); c++) {
       Comparison.Statistic m = quantities.get(2 + c).statistic(MEAN);
-      components.add(new Comparison.Statistic(Attribution.COMPONENTS.get(c), m.a(), m.b(), m.delta(), m.verdict()));
+      components.add(
+          new Comparison.Statistic(
+              Attribution.COMPONENTS.get(c), m.a(), m.b(), m.delta(), m.verdict()));
     }
     explanations.add(explain(MEAN, 0, 100, quantities.get(0).statistic(MEAN), components));
     for (double p : options.percentiles()) {
       explanations.add(aroundPercentile(p, ca, cb, zero, options));
     }
-    return new Comparison(new Comparison.Side(a.label(), a.size()), new Comparison.Side(b.label(), b.size()), options, LEVEL,
-        Bootstrap.RESAMPLES, quantities, explanations, stalls(a, b, options), queue(a, b), List.of());
+    return new Comparison(
+        new Comparison.Side(a.label(), a.size()),
+        new Comparison.Side(b.label(), b.size()),
+        options,
+        LEVEL,
+        Bootstrap.RESAMPLES,
+        quantities,
+        explanations,
+        stalls(a, b, options),
+        queue(a, b),
+        List.of());
   }
 
   private static void checkSize(Sample s, String side, DiffOptions options) {
@@ -98,13 +127,29 @@ public final class SampleComparison {
       return;
     }
     double highest = options.percentiles().get(options.percentiles().size() - 1);
-    List<String> supported = options.percentiles().stream().filter(p -> DiffOptions.requiredRequests(p) <= s.size())
-        .map(DiffOptions::name).toList();
-    throw new IllegalArgumentException("side " + side + " (" + s.label() + ") has " + s.size() + " requests; "
-        + DiffOptions.name(highest) + " needs at least " + needed + " on each side (" + DiffOptions.TAIL_REQUESTS
-        + " above it, so its interval does not rest on a handful of the slowest requests)"
-        + (supported.isEmpty() ? "" : "; " + s.size() + " requests support " + String.join(", ", supported))
-        + ": select more requests or ask for lower percentiles");
+    List<String> supported =
+        options.percentiles().stream()
+            .filter(p -> DiffOptions.requiredRequests(p) <= s.size())
+            .map(DiffOptions::name)
+            .toList();
+    throw new IllegalArgumentException(
+        "side "
+            + side
+            + " ("
+            + s.label()
+            + ") has "
+            + s.size()
+            + " requests; "
+            + DiffOptions.name(highest)
+            + " needs at least "
+            + needed
+            + " on each side ("
+            + DiffOptions.TAIL_REQUESTS
+            + " above it, so its interval does not rest on a handful of the slowest requests)"
+            + (supported.isEmpty()
+                ? ""
+                : "; " + s.size() + " requests support " + String.join(", ", supported))
+            + ": select more requests or ask for lower percentiles");
   }
 
   /** [quantity][request]: TTFT, the server's TTFT, the components. */
@@ -143,8 +188,8 @@ public final class SampleComparison {
    * The components' mean changes over the requests around percentile {@code p} of TTFT on each
    * side: what moved for the requests that make that percentile.
    */
-  private static Comparison.Explanation aroundPercentile(double p, double[][] ca, double[][] cb, boolean[] zero,
-      DiffOptions options) {
+  private static Comparison.Explanation aroundPercentile(
+      double p, double[][] ca, double[][] cb, boolean[] zero, DiffOptions options) {
     double half = Math.min(BAND, (100 - p) / 2);
     double low = p - half;
     double high = p + half;
@@ -161,8 +206,13 @@ public final class SampleComparison {
     List<Comparison.Statistic> components = new ArrayList<>();
     for (int i = 0; i < used.size(); i++) {
       double ma = Means.of(ba[i]);
-      Comparison.Statistic s = new Comparison.Statistic(i == 0 ? TTFT : Attribution.COMPONENTS.get(used.get(i) - 2), ma, Means.of(bb[i]),
-          d[i].mean(), Verdict.of(d[i].mean(), options.floorNs(ma)));
+      Comparison.Statistic s =
+          new Comparison.Statistic(
+              i == 0 ? TTFT : Attribution.COMPONENTS.get(used.get(i) - 2),
+              ma,
+              Means.of(bb[i]),
+              d[i].mean(),
+              Verdict.of(d[i].mean(), options.floorNs(ma)));
       if (i == 0) {
         ttft = s;
       } else {
@@ -172,11 +222,19 @@ public final class SampleComparison {
     return explain(DiffOptions.name(p), low, high, ttft, components);
   }
 
-  /** The given columns of the requests ranked between {@code low} and {@code high} percent by TTFT (column 0). */
+  /**
+   * The given columns of the requests ranked between {@code low} and {@code high} percent by TTFT
+   * (column 0).
+   */
   private static double[][] band(double[][] columns, List<Integer> used, double low, double high) {
     double[] ttft = columns[0];
     int n = ttft.length;
-    int[] byTtft = IntStream.range(0, n).boxed().sorted(Comparator.comparingDouble(r -> ttft[r])).mapToInt(Integer::intValue).toArray();
+    int[] byTtft =
+        IntStream.range(0, n)
+            .boxed()
+            .sorted(Comparator.comparingDouble(r -> ttft[r]))
+            .mapToInt(Integer::intValue)
+            .toArray();
     int from = (int) Math.ceil((n - 1) * low / 100);
     int to = Math.max(from, (int) Math.floor((n - 1) * high / 100));
     double[][] out = new double[used.size()][to - from + 1];
@@ -192,10 +250,16 @@ public final class SampleComparison {
    * The components that moved beyond noise, largest change first; when none did but TTFT did, the
    * largest contributions in TTFT's direction until they make most (80%) of its change.
    */
-  private static Comparison.Explanation explain(String over, double low, double high, Comparison.Statistic ttft,
+  private static Comparison.Explanation explain(
+      String over,
+      double low,
+      double high,
+      Comparison.Statistic ttft,
       List<Comparison.Statistic> components) {
-    Comparator<Comparison.Statistic> largest = Comparator.comparingDouble(s -> -Math.abs(s.delta().estimate()));
-    List<Comparison.Statistic> moved = components.stream().filter(c -> c.verdict() != Verdict.NO_CHANGE).sorted(largest).toList();
+    Comparator<Comparison.Statistic> largest =
+        Comparator.comparingDouble(s -> -Math.abs(s.delta().estimate()));
+    List<Comparison.Statistic> moved =
+        components.stream().filter(c -> c.verdict() != Verdict.NO_CHANGE).sorted(largest).toList();
     if (!moved.isEmpty() || ttft.verdict() == Verdict.NO_CHANGE) {
       return new Comparison.Explanation(over, low, high, ttft, moved, false);
     }
@@ -203,8 +267,13 @@ public final class SampleComparison {
     double sign = Math.signum(total);
     List<Comparison.Statistic> share = new ArrayList<>();
     double sum = 0;
-    for (Comparison.Statistic c : components.stream().sorted(Comparator.comparingDouble(s -> -sign * s.delta().estimate())).toList()) {
-      if (share.size() == LARGEST || sign * c.delta().estimate() <= 0 || Math.abs(sum) >= 0.8 * Math.abs(total)) {
+    for (Comparison.Statistic c :
+        components.stream()
+            .sorted(Comparator.comparingDouble(s -> -sign * s.delta().estimate()))
+            .toList()) {
+      if (share.size() == LARGEST
+          || sign * c.delta().estimate() <= 0
+          || Math.abs(sum) >= 0.8 * Math.abs(total)) {
         break;
       }
       share.add(c);
@@ -217,10 +286,15 @@ public final class SampleComparison {
     Map<String, double[]> kinds = new LinkedHashMap<>(); // kind -> share on A, on B
     count(a, kinds, 0);
     count(b, kinds, 1);
-    List<String> top = kinds.entrySet().stream()
-        .sorted(Comparator.<Map.Entry<String, double[]>>comparingDouble(e -> -Math.max(e.getValue()[0], e.getValue()[1]))
-            .thenComparing(Map.Entry::getKey))
-        .limit(STALL_KINDS).map(Map.Entry::getKey).toList();
+    List<String> top =
+        kinds.entrySet().stream()
+            .sorted(
+                Comparator.<Map.Entry<String, double[]>>comparingDouble(
+                        e -> -Math.max(e.getValue()[0], e.getValue()[1]))
+                    .thenComparing(Map.Entry::getKey))
+            .limit(STALL_KINDS)
+            .map(Map.Entry::getKey)
+            .toList();
     List<String> names = new ArrayList<>(List.of(STALLED));
     top.forEach(k -> names.add(CAUSE + k));
     double[][] sa = shares(a, top);
@@ -229,8 +303,11 @@ public final class SampleComparison {
     List<Comparison.Quantity> shares = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {
       // a share has no noise floor: its interval alone says whether it moved
-      Comparison.Statistic s = new Comparison.Statistic(SHARE, Means.of(sa[i]), Means.of(sb[i]), d[i].mean(), Verdict.of(d[i].mean(), 0));
-      shares.add(new Comparison.Quantity(names.get(i), List.of(s), allZero(sa[i]) && allZero(sb[i])));
+      Comparison.Statistic s =
+          new Comparison.Statistic(
+              SHARE, Means.of(sa[i]), Means.of(sb[i]), d[i].mean(), Verdict.of(d[i].mean(), 0));
+      shares.add(
+          new Comparison.Quantity(names.get(i), List.of(s), allZero(sa[i]) && allZero(sb[i])));
     }
     double[][] ga = gaps(a);
     double[][] gb = gaps(b);
@@ -240,14 +317,25 @@ public final class SampleComparison {
       String[] gapNames = {"itl_p50", "itl_p99"};
       for (int i = 0; i < gapNames.length; i++) {
         double ma = Means.of(ga[i]);
-        gaps.add(new Comparison.Quantity(gapNames[i], List.of(new Comparison.Statistic(MEAN, ma, Means.of(gb[i]), g[i].mean(),
-            Verdict.of(g[i].mean(), options.floorNs(ma)))), false));
+        gaps.add(
+            new Comparison.Quantity(
+                gapNames[i],
+                List.of(
+                    new Comparison.Statistic(
+                        MEAN,
+                        ma,
+                        Means.of(gb[i]),
+                        g[i].mean(),
+                        Verdict.of(g[i].mean(), options.floorNs(ma)))),
+                false));
       }
     }
     return new Comparison.Stalls(shares, gaps);
   }
 
-  /** Shares of the queue by kind, over the requests of each side that queued and have a breakdown. */
+  /**
+   * Shares of the queue by kind, over the requests of each side that queued and have a breakdown.
+   */
   private static Comparison.QueueCauses queue(Sample a, Sample b) {
     double[][] qa = queueShares(a);
     double[][] qb = queueShares(b);
@@ -255,23 +343,33 @@ public final class SampleComparison {
     if (qa[0].length > 0 && qb[0].length > 0) {
       Bootstrap.Difference[] d = Bootstrap.difference(qa, qb, NONE, LEVEL);
       for (int k = 0; k < QueueBreakdown.KINDS.size(); k++) {
-        Comparison.Statistic s = new Comparison.Statistic(SHARE, Means.of(qa[k]), Means.of(qb[k]), d[k].mean(), Verdict.of(d[k].mean(), 0));
-        shares.add(new Comparison.Quantity(QueueBreakdown.KINDS.get(k), List.of(s), allZero(qa[k]) && allZero(qb[k])));
+        Comparison.Statistic s =
+            new Comparison.Statistic(
+                SHARE, Means.of(qa[k]), Means.of(qb[k]), d[k].mean(), Verdict.of(d[k].mean(), 0));
+        shares.add(
+            new Comparison.Quantity(
+                QueueBreakdown.KINDS.get(k), List.of(s), allZero(qa[k]) && allZero(qb[k])));
       }
     }
     return new Comparison.QueueCauses(shares, qa[0].length, qb[0].length);
   }
 
-  /** Per kind, the share of each request's queue time of that kind (requests with a breakdown only). */
+  /**
+   * Per kind, the share of each request's queue time of that kind (requests with a breakdown only).
+   */
   private static double[][] queueShares(Sample s) {
     int kinds = QueueBreakdown.KINDS.size();
-    int[] with = IntStream.range(0, s.size()).filter(r -> {
-      long sum = 0;
-      for (int k = 0; k < kinds; k++) {
-        sum += s.queueNs(k, r);
-      }
-      return sum > 0;
-    }).toArray();
+    int[] with =
+        IntStream.range(0, s.size())
+            .filter(
+                r -> {
+                  long sum = 0;
+                  for (int k = 0; k < kinds; k++) {
+                    sum += s.queueNs(k, r);
+                  }
+                  return sum > 0;
+                })
+            .toArray();
     double[][] c = new double[kinds][with.length];
     for (int i = 0; i < with.length; i++) {
       long sum = 0;

@@ -8,7 +8,9 @@ import dev.llmlat.store.RowBinaryReader;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Reads one side's requests from {@code llm_request_attribution} (with FINAL: one row per request). */
+/**
+ * Reads one side's requests from {@code llm_request_attribution} (with FINAL: one row per request).
+ */
 public final class SampleLoader {
   /**
    * How far a request's spans may start from its arrival: bounds the span lookup by time, so the
@@ -23,20 +25,26 @@ public final class SampleLoader {
     for (String c : Attribution.COMPONENTS) {
       sql.append(", ").append(Attribution.column(c));
     }
-    sql.append(", toInt64(ItlCount), ItlP50Ns, ItlP99Ns, toInt64(ItlStalls), ").append(StallCauses.KIND_SQL);
+    sql.append(", toInt64(ItlCount), ItlP50Ns, ItlP99Ns, toInt64(ItlStalls), ")
+        .append(StallCauses.KIND_SQL);
     for (String kind : QueueBreakdown.KINDS) {
-      sql.append(", toInt64(arraySum(arrayFilter((n, k) -> k = '").append(kind).append("', QueueCauseNs, QueueCauseKind)))");
+      sql.append(", toInt64(arraySum(arrayFilter((n, k) -> k = '")
+          .append(kind)
+          .append("', QueueCauseNs, QueueCauseKind)))");
     }
-    sql
-        .append(" FROM llm_request_attribution FINAL WHERE ").append(where(selection));
+    sql.append(" FROM llm_request_attribution FINAL WHERE ").append(where(selection));
     Selection.AttributeMatch by = selection.attribute();
     if (by != null && by.rowCondition("value") != null) {
-      sql.append(" AND ").append(by.rowCondition("value")).append(" AND NOT ").append(by.rowCondition("other"));
+      sql.append(" AND ")
+          .append(by.rowCondition("value"))
+          .append(" AND NOT ")
+          .append(by.rowCondition("other"));
     } else if (by != null) {
       sql.append(" AND TraceId IN (").append(matching(selection, "NOT")).append(')');
     }
     // RowBinary, not text: a side may be a day of traffic, and text would be a string per value
-    RowBinaryReader in = new RowBinaryReader(store.queryRowBinary(sql.toString(), params(selection)));
+    RowBinaryReader in =
+        new RowBinaryReader(store.queryRowBinary(sql.toString(), params(selection)));
     Sample.Builder sample = Sample.builder(selection.label());
     while (in.hasMore()) {
       long ttft = in.int64();
@@ -45,7 +53,15 @@ public final class SampleLoader {
       for (int c = 0; c < components.length; c++) {
         components[c] = in.int64();
       }
-      sample.add(ttft, serverTtft, components, (int) in.int64(), in.int64(), in.int64(), (int) in.int64(), in.repeatedString());
+      sample.add(
+          ttft,
+          serverTtft,
+          components,
+          (int) in.int64(),
+          in.int64(),
+          in.int64(),
+          (int) in.int64(),
+          in.repeatedString());
       long[] queue = new long[QueueBreakdown.KINDS.size()];
       for (int k = 0; k < queue.length; k++) {
         queue[k] = in.int64();
@@ -65,10 +81,22 @@ public final class SampleLoader {
       return 0;
     }
     if (by.rowCondition("value") != null) {
-      return Long.parseLong(store.query("SELECT count() FROM llm_request_attribution FINAL WHERE " + where(selection) + " AND "
-          + by.rowCondition("value") + " AND " + by.rowCondition("other"), params(selection)).single());
+      return Long.parseLong(
+          store
+              .query(
+                  "SELECT count() FROM llm_request_attribution FINAL WHERE "
+                      + where(selection)
+                      + " AND "
+                      + by.rowCondition("value")
+                      + " AND "
+                      + by.rowCondition("other"),
+                  params(selection))
+              .single());
     }
-    return Long.parseLong(store.query("SELECT count() FROM (" + matching(selection, "") + ")", params(selection)).single());
+    return Long.parseLong(
+        store
+            .query("SELECT count() FROM (" + matching(selection, "") + ")", params(selection))
+            .single());
   }
 
   private static String where(Selection s) {
@@ -82,11 +110,25 @@ public final class SampleLoader {
    * those requests (PREWHERE on the trace ids, bounded by time).
    */
   private static String matching(Selection s, String other) {
-    String is = "(ResourceAttributes[{key:String}] = {value:String} OR SpanAttributes[{key:String}] = {value:String})";
-    String isOther = "(ResourceAttributes[{key:String}] = {other:String} OR SpanAttributes[{key:String}] = {other:String})";
-    return "SELECT TraceId FROM otel_traces PREWHERE TraceId IN (SELECT TraceId FROM llm_request_attribution WHERE " + where(s) + ")"
+    String is =
+        "(ResourceAttributes[{key:String}] = {value:String} OR SpanAttributes[{key:String}] = {value:String})";
+    String isOther =
+        "(ResourceAttributes[{key:String}] = {other:String} OR SpanAttributes[{key:String}] = {other:String})";
+    return "SELECT TraceId FROM otel_traces PREWHERE TraceId IN (SELECT TraceId FROM llm_request_attribution WHERE "
+        + where(s)
+        + ")"
         + " AND Timestamp >= fromUnixTimestamp64Nano({span_from_ns:Int64}) AND Timestamp < fromUnixTimestamp64Nano({span_to_ns:Int64})"
-        + " WHERE " + is + " OR " + isOther + " GROUP BY TraceId HAVING max(" + is + ") AND " + other + " max(" + isOther + ")";
+        + " WHERE "
+        + is
+        + " OR "
+        + isOther
+        + " GROUP BY TraceId HAVING max("
+        + is
+        + ") AND "
+        + other
+        + " max("
+        + isOther
+        + ")";
   }
 
   private static Map<String, Object> params(Selection s) {

@@ -2,15 +2,15 @@ package dev.llmlat.report.diff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.analyze.store.Analyzer;
+import dev.llmlat.attribution.Attribution;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
-import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.ingest.imports.StoreImportTarget;
-import dev.llmlat.store.schema.SchemaMigrator;
+import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.ServedRequests;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Sides read from a real store: gateway and engine spans imported through the OTLP/JSON import
- * path and attributed by the analyzer, then selected by arrival window, model and a resource
- * attribute of the requests' spans.
+ * Sides read from a real store: gateway and engine spans imported through the OTLP/JSON import path
+ * and attributed by the analyzer, then selected by arrival window, model and a resource attribute
+ * of the requests' spans.
  */
 class SampleLoaderTest {
   static final long S = 1_000_000_000L;
@@ -46,12 +46,31 @@ class SampleLoaderTest {
   static void importAndAnalyze() throws IOException {
     // 1.4.0 from BASE; 1.5.0 from BASE + 10 s, queued 40 ms longer; another model among the
     // 1.4.0 requests; at BASE + 20 s requests whose engine says 1.5.0 and whose gateway 1.4.0
-    before = ServedRequests.generate(1, 30, BASE, 50_000_000L, 0, 0.1, Map.of("service.version", "1.4.0"));
-    after = ServedRequests.generate(2, 30, BASE + 10 * S, 50_000_000L, 40_000_000L, 0.1, Map.of("service.version", "1.5.0"));
-    otherModel = ServedRequests.generate(3, 5, BASE + S / 4, 100_000_000L, 0, 0, Map.of("service.version", "1.4.0")).stream()
-        .map(r -> r.withModel("Qwen/Qwen3-8B")).toList();
-    both = ServedRequests.generate(4, 5, BASE + 20 * S, 50_000_000L, 0, 0, Map.of()).stream()
-        .map(r -> r.withResources(Map.of("service.version", "1.5.0"), Map.of("service.version", "1.4.0"))).toList();
+    before =
+        ServedRequests.generate(
+            1, 30, BASE, 50_000_000L, 0, 0.1, Map.of("service.version", "1.4.0"));
+    after =
+        ServedRequests.generate(
+            2,
+            30,
+            BASE + 10 * S,
+            50_000_000L,
+            40_000_000L,
+            0.1,
+            Map.of("service.version", "1.5.0"));
+    otherModel =
+        ServedRequests.generate(
+                3, 5, BASE + S / 4, 100_000_000L, 0, 0, Map.of("service.version", "1.4.0"))
+            .stream()
+            .map(r -> r.withModel("Qwen/Qwen3-8B"))
+            .toList();
+    both =
+        ServedRequests.generate(4, 5, BASE + 20 * S, 50_000_000L, 0, 0, Map.of()).stream()
+            .map(
+                r ->
+                    r.withResources(
+                        Map.of("service.version", "1.5.0"), Map.of("service.version", "1.4.0")))
+            .toList();
     List<ServedRequests.Request> all = new ArrayList<>(before);
     all.addAll(after);
     all.addAll(otherModel);
@@ -64,7 +83,8 @@ class SampleLoaderTest {
       GpuImporter.importFile(file, ExportFormat.OTLP_JSON, ImportOptions.defaults(), target);
       target.commit();
     }
-    assertThat(new Analyzer(store).analyze(0, Long.MAX_VALUE / 2, true).written()).isEqualTo(all.size());
+    assertThat(new Analyzer(store).analyze(0, Long.MAX_VALUE / 2, true).written())
+        .isEqualTo(all.size());
   }
 
   @AfterAll
@@ -87,8 +107,10 @@ class SampleLoaderTest {
     expected.addAll(otherModel);
     assertThat(a.label()).isEqualTo("before");
     assertThat(ttfts(a)).isEqualTo(ttfts(expected));
-    List<Long> queues = IntStream.range(0, a.size()).mapToObj(r -> a.componentNs(QUEUE, r)).sorted().toList();
-    assertThat(queues).isEqualTo(expected.stream().map(ServedRequests.Request::queueNs).sorted().toList());
+    List<Long> queues =
+        IntStream.range(0, a.size()).mapToObj(r -> a.componentNs(QUEUE, r)).sorted().toList();
+    assertThat(queues)
+        .isEqualTo(expected.stream().map(ServedRequests.Request::queueNs).sorted().toList());
     // eight gaps each; the stalled ones have a 40 ms gap, a slow step for want of step spans
     for (int r = 0; r < a.size(); r++) {
       assertThat(a.itlCount(r)).isEqualTo(8);
@@ -96,9 +118,14 @@ class SampleLoaderTest {
       assertThat(a.stallKind(r).isEmpty()).isEqualTo(a.itlStalls(r) == 0);
     }
     long stalled = IntStream.range(0, a.size()).filter(r -> a.itlStalls(r) > 0).count();
-    assertThat(stalled).isEqualTo(expected.stream().filter(q -> java.util.Arrays.stream(q.gapsNs()).anyMatch(g -> g == 40_000_000L)).count());
+    assertThat(stalled)
+        .isEqualTo(
+            expected.stream()
+                .filter(q -> java.util.Arrays.stream(q.gapsNs()).anyMatch(g -> g == 40_000_000L))
+                .count());
 
-    Sample b = SampleLoader.load(store, new Selection("after", BASE + 10 * S, BASE + 20 * S, "", null));
+    Sample b =
+        SampleLoader.load(store, new Selection("after", BASE + 10 * S, BASE + 20 * S, "", null));
     assertThat(ttfts(b)).isEqualTo(ttfts(after));
   }
 
@@ -112,19 +139,30 @@ class SampleLoaderTest {
 
   @Test
   void anAttributeOfTheRequestsSpansSelectsASideAndRequestsWithBothValuesAreLeftOut() {
-    Selection.AttributeMatch newer = new Selection.AttributeMatch("service.version", "1.5.0", "1.4.0");
-    Selection.AttributeMatch older = new Selection.AttributeMatch("service.version", "1.4.0", "1.5.0");
-    Sample b = SampleLoader.load(store, new Selection("1.5.0", Selection.ALL_FROM, Selection.ALL_TO, "", newer));
+    Selection.AttributeMatch newer =
+        new Selection.AttributeMatch("service.version", "1.5.0", "1.4.0");
+    Selection.AttributeMatch older =
+        new Selection.AttributeMatch("service.version", "1.4.0", "1.5.0");
+    Sample b =
+        SampleLoader.load(
+            store, new Selection("1.5.0", Selection.ALL_FROM, Selection.ALL_TO, "", newer));
     assertThat(ttfts(b)).isEqualTo(ttfts(after));
     List<ServedRequests.Request> olderRequests = new ArrayList<>(before);
     olderRequests.addAll(otherModel);
-    Sample a = SampleLoader.load(store, new Selection("1.4.0", Selection.ALL_FROM, Selection.ALL_TO, "", older));
+    Sample a =
+        SampleLoader.load(
+            store, new Selection("1.4.0", Selection.ALL_FROM, Selection.ALL_TO, "", older));
     assertThat(ttfts(a)).isEqualTo(ttfts(olderRequests));
-    assertThat(SampleLoader.ambiguous(store, new Selection("1.5.0", Selection.ALL_FROM, Selection.ALL_TO, "", newer)))
+    assertThat(
+            SampleLoader.ambiguous(
+                store, new Selection("1.5.0", Selection.ALL_FROM, Selection.ALL_TO, "", newer)))
         .isEqualTo(both.size());
     // with a window and a model too
-    Sample narrowed = SampleLoader.load(store, new Selection("1.4.0", BASE, BASE + 5 * S, MODEL, older));
+    Sample narrowed =
+        SampleLoader.load(store, new Selection("1.4.0", BASE, BASE + 5 * S, MODEL, older));
     assertThat(ttfts(narrowed)).isEqualTo(ttfts(before));
-    assertThat(SampleLoader.load(store, new Selection("none", BASE, BASE + 5 * S, "", newer)).size()).isZero();
+    assertThat(
+            SampleLoader.load(store, new Selection("none", BASE, BASE + 5 * S, "", newer)).size())
+        .isZero();
   }
 }

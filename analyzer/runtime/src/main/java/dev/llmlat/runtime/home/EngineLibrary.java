@@ -25,7 +25,11 @@ public final class EngineLibrary {
       root = Path.of(cache);
     } else {
       String xdg = env.get("XDG_CACHE_HOME");
-      root = (xdg != null && !xdg.isBlank() ? Path.of(xdg) : Path.of(System.getProperty("user.home"), ".cache")).resolve("llmlat");
+      root =
+          (xdg != null && !xdg.isBlank()
+                  ? Path.of(xdg)
+                  : Path.of(System.getProperty("user.home"), ".cache"))
+              .resolve("llmlat");
     }
     return root.resolve("chdb").resolve(CHDB_VERSION).resolve("libchdb.so");
   }

@@ -14,11 +14,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The store's password: made once, at random, into a file only its owner can read (mode 0600),
- * and read from there by the store and by every llmlat client of it.
+ * The store's password: made once, at random, into a file only its owner can read (mode 0600), and
+ * read from there by the store and by every llmlat client of it.
  */
 public final class StorePassword {
-  private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+  private static final Set<PosixFilePermission> OWNER_ONLY =
+      PosixFilePermissions.fromString("rw-------");
 
   private StorePassword() {}
 
@@ -34,8 +35,12 @@ public final class StorePassword {
     String password = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
     // written under another name with 0600 from its creation, then moved into place: the
     // password is never readable by others, and two stores starting at once agree on one
-    Path temp = Files.createTempFile(file.toAbsolutePath().getParent(), ".store-password-", ".tmp",
-        PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    Path temp =
+        Files.createTempFile(
+            file.toAbsolutePath().getParent(),
+            ".store-password-",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(OWNER_ONLY));
     try {
       Files.writeString(temp, password + "\n", StandardCharsets.UTF_8);
       try {
@@ -50,8 +55,8 @@ public final class StorePassword {
   }
 
   /**
-   * The password in {@code file}, if it exists. A file others may read is made owner-only first:
-   * a password they could read protects nothing.
+   * The password in {@code file}, if it exists. A file others may read is made owner-only first: a
+   * password they could read protects nothing.
    */
   public static Optional<String> read(Path file) throws IOException {
     if (!Files.exists(file)) {
@@ -60,9 +65,13 @@ public final class StorePassword {
     if (!Files.getPosixFilePermissions(file).equals(OWNER_ONLY) && Files.isWritable(file)) {
       Files.setPosixFilePermissions(file, OWNER_ONLY);
     }
-    String first = Files.readString(file, StandardCharsets.UTF_8).lines().findFirst().orElse("").strip();
+    String first =
+        Files.readString(file, StandardCharsets.UTF_8).lines().findFirst().orElse("").strip();
     if (first.isEmpty()) {
-      throw new IOException("the store's password file " + file + " is empty: delete it and a new password is made at the next start");
+      throw new IOException(
+          "the store's password file "
+              + file
+              + " is empty: delete it and a new password is made at the next start");
     }
     return Optional.of(first);
   }

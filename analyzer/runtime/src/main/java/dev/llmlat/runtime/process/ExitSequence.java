@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * What runs when the process exits (normally or on a signal), in one JVM shutdown hook and in
  * reverse order of registration: servers and consumers started on an open store stop before the
- * store closes. The JVM runs separate hooks concurrently, which would let the engine close under
- * a consumer's last batch. Each step is bounded; a step still running after its time is left, and
+ * store closes. The JVM runs separate hooks concurrently, which would let the engine close under a
+ * consumer's last batch. Each step is bounded; a step still running after its time is left, and
  * when the engine itself cannot close the process ends without the C runtime's exit handlers
  * ({@link Interrupts#haltNow}).
  */
@@ -17,8 +17,10 @@ public final class ExitSequence {
 
   private static final List<Step> STEPS = new ArrayList<>();
   private static boolean hooked;
+
   /** Set once native code with exit handlers of its own (the embedded engine) was loaded. */
   private static volatile boolean skipNativeExitHandlers;
+
   private static volatile int status = -1;
 
   /** One registered step; closing it removes it (its work was done another way). */
@@ -98,8 +100,15 @@ public final class ExitSequence {
         Thread.currentThread().interrupt();
       }
       if (t.isAlive()) {
-        System.err.println("llmlat: " + step.name + " still ran after " + step.timeoutMs / 1000.0 + " s at exit; left"
-            + (step.haltIfStuck ? ": ending now (the store recovers at its next start, as after a kill)" : ""));
+        System.err.println(
+            "llmlat: "
+                + step.name
+                + " still ran after "
+                + step.timeoutMs / 1000.0
+                + " s at exit; left"
+                + (step.haltIfStuck
+                    ? ": ending now (the store recovers at its next start, as after a kill)"
+                    : ""));
         if (step.haltIfStuck) {
           Interrupts.haltNow(exitStatus());
         }
@@ -109,7 +118,9 @@ public final class ExitSequence {
     // runner) exits its own way. A run that records the JDK's AOT training data must exit the
     // normal way: the JVM writes that data on its way out, before the C runtime's exit handlers
     // (the launcher records only short one-shot commands, whose exits we have not seen race).
-    if (skipNativeExitHandlers && !Boolean.getBoolean(AOT_RECORD_PROPERTY) && (status >= 0 || !Interrupts.signal().isEmpty())) {
+    if (skipNativeExitHandlers
+        && !Boolean.getBoolean(AOT_RECORD_PROPERTY)
+        && (status >= 0 || !Interrupts.signal().isEmpty())) {
       Interrupts.haltNow(exitStatus());
     }
   }

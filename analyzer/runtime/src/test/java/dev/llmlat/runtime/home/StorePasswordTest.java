@@ -17,11 +17,13 @@ class StorePasswordTest {
     assertThat(StorePassword.read(file)).isEmpty();
     String password = StorePassword.readOrCreate(file);
     assertThat(password).hasSizeGreaterThanOrEqualTo(32).matches("[A-Za-z0-9_-]+");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
     assertThat(StorePassword.readOrCreate(file)).isEqualTo(password); // kept across starts
     assertThat(StorePassword.readOrCreate(dir.resolve("other"))).isNotEqualTo(password);
     try (var leftovers = Files.list(dir)) {
-      assertThat(leftovers.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("store.password", "other");
+      assertThat(leftovers.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("store.password", "other");
     }
   }
 
@@ -30,6 +32,7 @@ class StorePasswordTest {
     Path file = Files.writeString(dir.resolve("pw"), "given\n");
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
     assertThat(StorePassword.read(file)).hasValue("given");
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+        .isEqualTo("rw-------");
   }
 }

@@ -10,24 +10,37 @@ import java.util.List;
 /**
  * The engine's own access control for a confined store: a configuration the engine boots with
  * ({@code --config-file}), whose user {@code default} (the only user chDB runs queries as) has
- * grants without sources, file writes or SYSTEM, and a profile whose constraints hold every
- * setting that names a file, a disk or the SQL dialect constant.
+ * grants without sources, file writes or SYSTEM, and a profile whose constraints hold every setting
+ * that names a file, a disk or the SQL dialect constant.
  *
- * <p>Measured on chDB 26.5.3: it honours grants on table functions and engines of sources
- * ({@code READ ON URL}, {@code TABLE ENGINE ON File}, ...), on SYSTEM and access management,
- * settings constraints (MergeTree ones too, as {@code merge_tree_*}) and {@code user_scripts_path}
- * for {@code executable()}. It does not confine paths to {@code user_files_path} (local mode reads
- * any absolute path), and source grants with filters ({@code READ ON FILE('dir/.*')}) never match.
- * READ ON FILE is granted because the server's own staged inserts read their data with {@code
- * file()}; clients' file reads are refused by {@link StatementCheck} before the engine sees them.
+ * <p>Measured on chDB 26.5.3: it honours grants on table functions and engines of sources ({@code
+ * READ ON URL}, {@code TABLE ENGINE ON File}, ...), on SYSTEM and access management, settings
+ * constraints (MergeTree ones too, as {@code merge_tree_*}) and {@code user_scripts_path} for
+ * {@code executable()}. It does not confine paths to {@code user_files_path} (local mode reads any
+ * absolute path), and source grants with filters ({@code READ ON FILE('dir/.*')}) never match. READ
+ * ON FILE is granted because the server's own staged inserts read their data with {@code file()};
+ * clients' file reads are refused by {@link StatementCheck} before the engine sees them.
  */
 public final class EngineAccessConfig {
   /** Settings that name files, disks or change how statements are parsed: constant for clients. */
-  static final List<String> CONSTANT_SETTINGS = List.of("format_schema", "format_schema_source", "format_template_resultset",
-      "format_template_row", "input_format_record_errors_file_path", "output_format_schema", "rename_files_after_processing",
-      "dialect", "polyglot_dialect", "merge_tree_disk", "merge_tree_table_disk", "merge_tree_storage_policy");
-  static final String PRIVILEGES = "SELECT, INSERT, ALTER, CREATE, DROP, TRUNCATE, OPTIMIZE, SHOW, KILL QUERY, UNDROP TABLE, "
-      + "dictGet, SYSTEM FLUSH LOGS, SYSTEM FLUSH ASYNC INSERT QUEUE";
+  static final List<String> CONSTANT_SETTINGS =
+      List.of(
+          "format_schema",
+          "format_schema_source",
+          "format_template_resultset",
+          "format_template_row",
+          "input_format_record_errors_file_path",
+          "output_format_schema",
+          "rename_files_after_processing",
+          "dialect",
+          "polyglot_dialect",
+          "merge_tree_disk",
+          "merge_tree_table_disk",
+          "merge_tree_storage_policy");
+
+  static final String PRIVILEGES =
+      "SELECT, INSERT, ALTER, CREATE, DROP, TRUNCATE, OPTIMIZE, SHOW, KILL QUERY, UNDROP TABLE, "
+          + "dictGet, SYSTEM FLUSH LOGS, SYSTEM FLUSH ASYNC INSERT QUEUE";
 
   private EngineAccessConfig() {}
 
@@ -39,18 +52,34 @@ public final class EngineAccessConfig {
   public static List<String> write(Path dataDir, Confinement confinement) throws IOException {
     Path dir = Files.createDirectories(dataDir.resolve("llmlat-serve"));
     Path userFiles = Files.createDirectories(dataDir.resolve("user_files"));
-    Path scripts = Files.createDirectories(dir.resolve("user_scripts")); // empty: executable() finds nothing to run
+    Path scripts =
+        Files.createDirectories(
+            dir.resolve("user_scripts")); // empty: executable() finds nothing to run
     Path users = dir.resolve("users.xml");
     Path config = dir.resolve("config.xml");
     writeAtomically(users, users(confinement));
-    writeAtomically(config, "<clickhouse>\n"
-        + "  <path>" + xml(slash(dataDir)) + "</path>\n"
-        + "  <user_files_path>" + xml(slash(userFiles)) + "</user_files_path>\n"
-        + "  <user_scripts_path>" + xml(slash(scripts)) + "</user_scripts_path>\n"
-        + "  <dictionaries_lib_path>" + xml(slash(scripts)) + "</dictionaries_lib_path>\n"
-        + "  <format_schema_path>" + xml(slash(userFiles)) + "</format_schema_path>\n"
-        + "  <users_config>" + xml(users.toString()) + "</users_config>\n"
-        + "</clickhouse>\n");
+    writeAtomically(
+        config,
+        "<clickhouse>\n"
+            + "  <path>"
+            + xml(slash(dataDir))
+            + "</path>\n"
+            + "  <user_files_path>"
+            + xml(slash(userFiles))
+            + "</user_files_path>\n"
+            + "  <user_scripts_path>"
+            + xml(slash(scripts))
+            + "</user_scripts_path>\n"
+            + "  <dictionaries_lib_path>"
+            + xml(slash(scripts))
+            + "</dictionaries_lib_path>\n"
+            + "  <format_schema_path>"
+            + xml(slash(userFiles))
+            + "</format_schema_path>\n"
+            + "  <users_config>"
+            + xml(users.toString())
+            + "</users_config>\n"
+            + "</clickhouse>\n");
     return List.of("--config-file=" + config);
   }
 
@@ -66,12 +95,21 @@ public final class EngineAccessConfig {
     }
     StringBuilder constraints = new StringBuilder();
     for (String setting : CONSTANT_SETTINGS) {
-      constraints.append("        <").append(setting).append("><const/></").append(setting).append(">\n");
+      constraints
+          .append("        <")
+          .append(setting)
+          .append("><const/></")
+          .append(setting)
+          .append(">\n");
     }
     return "<clickhouse>\n"
-        + "  <profiles>\n    <default>\n      <constraints>\n" + constraints + "      </constraints>\n    </default>\n  </profiles>\n"
+        + "  <profiles>\n    <default>\n      <constraints>\n"
+        + constraints
+        + "      </constraints>\n    </default>\n  </profiles>\n"
         + "  <users>\n    <default>\n      <password></password>\n      <networks><ip>::1</ip><ip>127.0.0.1</ip></networks>\n"
-        + "      <profile>default</profile>\n      <quota>default</quota>\n      <grants>\n" + grants + "      </grants>\n"
+        + "      <profile>default</profile>\n      <quota>default</quota>\n      <grants>\n"
+        + grants
+        + "      </grants>\n"
         + "    </default>\n  </users>\n"
         + "  <quotas>\n    <default></default>\n  </quotas>\n"
         + "</clickhouse>\n";

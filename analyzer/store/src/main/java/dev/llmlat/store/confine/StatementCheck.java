@@ -15,24 +15,71 @@ import java.util.Set;
  * over the text.
  *
  * <p>Names in the tree are checked wherever they appear: the tree's text does not escape
- * identifiers, so a line break in one could make up lines, but never hide a real node's line, and
- * a made-up line can only add a refusal.
+ * identifiers, so a line break in one could make up lines, but never hide a real node's line, and a
+ * made-up line can only add a refusal.
  */
 public final class StatementCheck {
-  /** Statement kinds (the tree's root) a client may run; ATTACH and SYSTEM are looked at further. */
-  private static final Set<String> STATEMENT_KINDS = Set.of("SelectWithUnionQuery", "SelectIntersectExceptQuery", "SelectQuery",
-      "InsertQuery", "CreateQuery", "CreateSQLFunctionQuery", "DropFunctionQuery", "AlterQuery", "DropQuery", "TruncateQuery",
-      "Rename", "UndropQuery", "DescribeQuery", "DescribeCacheQuery", "ShowTables", "ShowColumns", "ShowCreateTableQuery",
-      "ShowCreateDatabaseQuery", "ShowCreateDictionaryQuery", "ShowCreateViewQuery", "ShowProcesslistQuery", "ShowFunctions",
-      "ShowEngineQuery", "ShowGrantsQuery", "ShowPrivilegesQuery", "ShowSetting", "ExistsTableQuery", "ExistsDatabaseQuery",
-      "ExistsDictionaryQuery", "ExistsViewQuery", "Explain", "Set", "UseQuery", "KillQueryQuery", "OptimizeQuery", "CheckQuery",
-      "DeleteQuery", "UpdateQuery", "DetachQuery", "AttachQuery", "SYSTEM");
-  /** SYSTEM statements that neither stop, reload nor reconfigure anything. */
-  private static final Set<String> SYSTEM_ALLOWED = Set.of("FLUSH LOGS", "FLUSH ASYNC INSERT QUEUE");
-  /** Keys of a CLICKHOUSE dictionary source that keep it on this store (host, port, query, where... do not). */
-  private static final Set<String> LOCAL_CLICKHOUSE_KEYS = Set.of("table", "db", "database", "update_field", "update_lag");
+  /**
+   * Statement kinds (the tree's root) a client may run; ATTACH and SYSTEM are looked at further.
+   */
+  private static final Set<String> STATEMENT_KINDS =
+      Set.of(
+          "SelectWithUnionQuery",
+          "SelectIntersectExceptQuery",
+          "SelectQuery",
+          "InsertQuery",
+          "CreateQuery",
+          "CreateSQLFunctionQuery",
+          "DropFunctionQuery",
+          "AlterQuery",
+          "DropQuery",
+          "TruncateQuery",
+          "Rename",
+          "UndropQuery",
+          "DescribeQuery",
+          "DescribeCacheQuery",
+          "ShowTables",
+          "ShowColumns",
+          "ShowCreateTableQuery",
+          "ShowCreateDatabaseQuery",
+          "ShowCreateDictionaryQuery",
+          "ShowCreateViewQuery",
+          "ShowProcesslistQuery",
+          "ShowFunctions",
+          "ShowEngineQuery",
+          "ShowGrantsQuery",
+          "ShowPrivilegesQuery",
+          "ShowSetting",
+          "ExistsTableQuery",
+          "ExistsDatabaseQuery",
+          "ExistsDictionaryQuery",
+          "ExistsViewQuery",
+          "Explain",
+          "Set",
+          "UseQuery",
+          "KillQueryQuery",
+          "OptimizeQuery",
+          "CheckQuery",
+          "DeleteQuery",
+          "UpdateQuery",
+          "DetachQuery",
+          "AttachQuery",
+          "SYSTEM");
 
-  /** One token of the engine's lexer: its text and type (BareWord, StringLiteral, Whitespace, ...). */
+  /** SYSTEM statements that neither stop, reload nor reconfigure anything. */
+  private static final Set<String> SYSTEM_ALLOWED =
+      Set.of("FLUSH LOGS", "FLUSH ASYNC INSERT QUEUE");
+
+  /**
+   * Keys of a CLICKHOUSE dictionary source that keep it on this store (host, port, query, where...
+   * do not).
+   */
+  private static final Set<String> LOCAL_CLICKHOUSE_KEYS =
+      Set.of("table", "db", "database", "update_field", "update_lag");
+
+  /**
+   * One token of the engine's lexer: its text and type (BareWord, StringLiteral, Whitespace, ...).
+   */
   public record Token(String text, String type) {
     boolean word(String w) {
       return type.equals("BareWord") && text.equalsIgnoreCase(w);
@@ -44,7 +91,8 @@ public final class StatementCheck {
   }
 
   private final Confinement confinement;
-  private final Set<String> reachingOut; // lower-case names of table functions and engines not allowed
+  private final Set<String>
+      reachingOut; // lower-case names of table functions and engines not allowed
 
   /**
    * @param tableFunctions the engine's table functions ({@code system.table_functions})
@@ -53,10 +101,14 @@ public final class StatementCheck {
   public StatementCheck(Confinement confinement, Set<String> tableFunctions, Set<String> engines) {
     this.confinement = confinement;
     Set<String> out = new HashSet<>();
-    tableFunctions.stream().filter(f -> !confinement.allowsTableFunction(f)).forEach(f -> out.add(lower(f)));
+    tableFunctions.stream()
+        .filter(f -> !confinement.allowsTableFunction(f))
+        .forEach(f -> out.add(lower(f)));
     engines.stream().filter(e -> !confinement.allowsEngine(e)).forEach(e -> out.add(lower(e)));
     // a name allowed in one spelling stays allowed (format the table function, Log the engine)
-    tableFunctions.stream().filter(confinement::allowsTableFunction).forEach(f -> out.remove(lower(f)));
+    tableFunctions.stream()
+        .filter(confinement::allowsTableFunction)
+        .forEach(f -> out.remove(lower(f)));
     engines.stream().filter(confinement::allowsEngine).forEach(e -> out.remove(lower(e)));
     this.reachingOut = Set.copyOf(out);
   }
@@ -76,17 +128,22 @@ public final class StatementCheck {
     List<Token> words = tokens.stream().filter(t -> !t.ignorable()).toList();
     for (int i = 0; i < words.size(); i++) {
       Token t = words.get(i);
-      if (t.type().equals("Semicolon") && words.subList(i, words.size()).stream().anyMatch(w -> !w.type().equals("Semicolon"))) {
+      if (t.type().equals("Semicolon")
+          && words.subList(i, words.size()).stream().anyMatch(w -> !w.type().equals("Semicolon"))) {
         return Optional.of("one statement per request (the engine reads more than one here)");
       }
       if (t.word("disk") && i + 1 < words.size() && words.get(i + 1).text().equals("(")) {
-        return Optional.of("disk(...) defines a disk on the host's files or another host; tables keep the store's disk");
+        return Optional.of(
+            "disk(...) defines a disk on the host's files or another host; tables keep the store's disk");
       }
     }
     return Optional.empty();
   }
 
-  /** Why {@code statement}, whose {@code EXPLAIN AST} is {@code tree}, may not run; empty when it may. */
+  /**
+   * Why {@code statement}, whose {@code EXPLAIN AST} is {@code tree}, may not run; empty when it
+   * may.
+   */
   public Optional<String> refusal(String statement, String tree, List<Token> tokens) {
     List<String> lines = tree.lines().toList();
     if (lines.isEmpty()) {
@@ -99,12 +156,17 @@ public final class StatementCheck {
     if (kind.equals("SYSTEM")) {
       String what = systemKind(tokens);
       if (!SYSTEM_ALLOWED.contains(what)) {
-        return Optional.of("SYSTEM " + what + " stops, reloads or reconfigures the engine; store serve allows only SYSTEM "
-            + String.join(", SYSTEM ", SYSTEM_ALLOWED.stream().sorted().toList()));
+        return Optional.of(
+            "SYSTEM "
+                + what
+                + " stops, reloads or reconfigures the engine; store serve allows only SYSTEM "
+                + String.join(", SYSTEM ", SYSTEM_ALLOWED.stream().sorted().toList()));
       }
     }
-    if (kind.equals("AttachQuery") && lines.stream().skip(1).anyMatch(l -> !firstWord(l).equals("Identifier"))) {
-      return Optional.of("ATTACH with a definition or a path is not allowed through store serve (ATTACH TABLE name is)");
+    if (kind.equals("AttachQuery")
+        && lines.stream().skip(1).anyMatch(l -> !firstWord(l).equals("Identifier"))) {
+      return Optional.of(
+          "ATTACH with a definition or a path is not allowed through store serve (ATTACH TABLE name is)");
     }
     boolean dictionary = false;
     for (String line : lines) {
@@ -115,12 +177,18 @@ public final class StatementCheck {
           return Optional.of("the function " + name + " reaches the host's files or other hosts");
         }
         if (reachingOut.contains(lower(name))) {
-          return Optional.of(name + " reaches outside the store (files, programs or other hosts)" + allowHint(name));
+          return Optional.of(
+              name
+                  + " reaches outside the store (files, programs or other hosts)"
+                  + allowHint(name));
         }
       } else if (label.startsWith("FunctionWithKeyValueArguments")) {
         String source = lower(secondWord(label));
         if (!confinement.allowsDictionarySource(source)) {
-          return Optional.of("the dictionary source " + source.toUpperCase(Locale.ROOT) + " reaches outside the store");
+          return Optional.of(
+              "the dictionary source "
+                  + source.toUpperCase(Locale.ROOT)
+                  + " reaches outside the store");
         }
       } else if (label.startsWith("Dictionary definition")) {
         dictionary = true;
@@ -131,10 +199,12 @@ public final class StatementCheck {
       List<Token> words = tokens.stream().filter(t -> !t.ignorable()).toList();
       for (int i = 0; i + 1 < words.size(); i++) {
         if (words.get(i).word("INTO") && words.get(i + 1).word("OUTFILE")) {
-          return Optional.of("INTO OUTFILE writes a file of the host (clickhouse-client writes it on the client's side)");
+          return Optional.of(
+              "INTO OUTFILE writes a file of the host (clickhouse-client writes it on the client's side)");
         }
         if (words.get(i).word("FROM") && words.get(i + 1).word("INFILE")) {
-          return Optional.of("FROM INFILE reads a file of the host (send the data in the request body)");
+          return Optional.of(
+              "FROM INFILE reads a file of the host (send the data in the request body)");
         }
       }
       if (dictionary) {
@@ -149,16 +219,24 @@ public final class StatementCheck {
 
   private Optional<String> dictionaryRefusal(List<Token> words) {
     for (int i = 0; i + 2 < words.size(); i++) {
-      if (words.get(i).word("LAYOUT") && words.get(i + 1).text().equals("(") && lower(words.get(i + 2).text()).contains("ssd")) {
-        return Optional.of("the dictionary layout " + words.get(i + 2).text() + " writes files of the host");
+      if (words.get(i).word("LAYOUT")
+          && words.get(i + 1).text().equals("(")
+          && lower(words.get(i + 2).text()).contains("ssd")) {
+        return Optional.of(
+            "the dictionary layout " + words.get(i + 2).text() + " writes files of the host");
       }
-      if (words.get(i).word("SOURCE") && words.get(i + 1).text().equals("(") && words.get(i + 2).word("CLICKHOUSE")
+      if (words.get(i).word("SOURCE")
+          && words.get(i + 1).text().equals("(")
+          && words.get(i + 2).word("CLICKHOUSE")
           && !confinement.allowsRemoteClickHouse()) {
         for (String key : keys(words, i + 3)) {
           if (!LOCAL_CLICKHOUSE_KEYS.contains(lower(key))) {
-            return Optional.of("the CLICKHOUSE dictionary source's " + key.toUpperCase(Locale.ROOT)
-                + " may reach other hosts or run a query of its own; store serve allows "
-                + String.join(", ", LOCAL_CLICKHOUSE_KEYS.stream().sorted().toList()) + " (--allow-sources remote allows all)");
+            return Optional.of(
+                "the CLICKHOUSE dictionary source's "
+                    + key.toUpperCase(Locale.ROOT)
+                    + " may reach other hosts or run a query of its own; store serve allows "
+                    + String.join(", ", LOCAL_CLICKHOUSE_KEYS.stream().sorted().toList())
+                    + " (--allow-sources remote allows all)");
           }
         }
       }
@@ -227,7 +305,9 @@ public final class StatementCheck {
 
   private String allowHint(String name) {
     for (ExternalSource s : ExternalSource.values()) {
-      if (s.tableFunctions.contains(name) || s.tableEngines.contains(name) || s.databaseEngines.contains(name)) {
+      if (s.tableFunctions.contains(name)
+          || s.tableEngines.contains(name)
+          || s.databaseEngines.contains(name)) {
         return "; store serve --allow-sources " + s.flagName() + " allows it";
       }
     }

@@ -6,9 +6,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Turns for the engine: a bounded number of queries run at once, a bounded number wait (in
- * arrival order) for a turn, and the rest are refused at once, so a burst is answered quickly
- * with a 503 instead of piling up behind a long query.
+ * Turns for the engine: a bounded number of queries run at once, a bounded number wait (in arrival
+ * order) for a turn, and the rest are refused at once, so a burst is answered quickly with a 503
+ * instead of piling up behind a long query.
  */
 final class Admission {
   private final Semaphore running;
@@ -48,7 +48,12 @@ final class Admission {
   }
 
   private ClickHouseError saturated(String detail) {
-    return ClickHouseError.of(ClickHouseError.TOO_MANY_SIMULTANEOUS_QUERIES,
-        "Too many simultaneous queries. Maximum: " + maxRunning + " running " + detail + "; retry later");
+    return ClickHouseError.of(
+        ClickHouseError.TOO_MANY_SIMULTANEOUS_QUERIES,
+        "Too many simultaneous queries. Maximum: "
+            + maxRunning
+            + " running "
+            + detail
+            + "; retry later");
   }
 }

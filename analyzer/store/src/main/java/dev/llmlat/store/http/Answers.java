@@ -55,22 +55,30 @@ final class Answers {
     response.send(status, (error.text() + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
-  /** A failure after the answer began: the connection closes, so the client sees the answer cut off. */
+  /**
+   * A failure after the answer began: the connection closes, so the client sees the answer cut off.
+   */
   void failMidway(HttpExchange exchange, ClickHouseError error) {
     errors.incrementAndGet();
     exchange.response().closeAfter();
   }
 
   /** A whole result (one or more chunks of one result, already complete). */
-  void result(HttpExchange exchange, QueryRequest q, NativeResult.Stats stats, List<NativeResult> chunks,
-      OutputFormat.ChunkHeader header) throws IOException {
+  void result(
+      HttpExchange exchange,
+      QueryRequest q,
+      NativeResult.Stats stats,
+      List<NativeResult> chunks,
+      OutputFormat.ChunkHeader header)
+      throws IOException {
     queries.incrementAndGet();
     HttpResponse response = exchange.response();
     successHeaders(response, q, stats);
     if (q.httpEncoding() == null && !q.compress()) {
       long length = 0;
       for (int i = 0; i < chunks.size(); i++) {
-        length += chunks.get(i).length() - (i == 0 ? 0 : QueryRunner.headerLength(chunks.get(i), header));
+        length +=
+            chunks.get(i).length() - (i == 0 ? 0 : QueryRunner.headerLength(chunks.get(i), header));
       }
       OutputStream out = response.fixed(200, length);
       for (int i = 0; i < chunks.size(); i++) {
@@ -88,11 +96,13 @@ final class Answers {
   }
 
   /** Starts a result sent as it is computed. */
-  Streamed startStream(HttpExchange exchange, QueryRequest q, NativeResult.Stats soFar) throws IOException {
+  Streamed startStream(HttpExchange exchange, QueryRequest q, NativeResult.Stats soFar)
+      throws IOException {
     queries.incrementAndGet();
     HttpResponse response = exchange.response();
     successHeaders(response, q, soFar);
-    return new Streamed(this, exchange, Codecs.encode(response.stream(200), q.httpEncoding(), q.compress()));
+    return new Streamed(
+        this, exchange, Codecs.encode(response.stream(200), q.httpEncoding(), q.compress()));
   }
 
   /** A result on its way. */
@@ -148,9 +158,22 @@ final class Answers {
 
   /** ClickHouse's X-ClickHouse-Summary: every value a string. */
   static String summary(NativeResult.Stats s) {
-    return "{\"read_rows\":\"" + s.readRows() + "\",\"read_bytes\":\"" + s.readBytes() + "\",\"written_rows\":\""
-        + s.writtenRows() + "\",\"written_bytes\":\"" + s.writtenBytes() + "\",\"total_rows_to_read\":\"" + s.readRows()
-        + "\",\"result_rows\":\"" + s.resultRows() + "\",\"result_bytes\":\"" + s.resultBytes() + "\",\"elapsed_ns\":\""
-        + (long) (s.elapsedSeconds() * 1e9) + "\"}";
+    return "{\"read_rows\":\""
+        + s.readRows()
+        + "\",\"read_bytes\":\""
+        + s.readBytes()
+        + "\",\"written_rows\":\""
+        + s.writtenRows()
+        + "\",\"written_bytes\":\""
+        + s.writtenBytes()
+        + "\",\"total_rows_to_read\":\""
+        + s.readRows()
+        + "\",\"result_rows\":\""
+        + s.resultRows()
+        + "\",\"result_bytes\":\""
+        + s.resultBytes()
+        + "\",\"elapsed_ns\":\""
+        + (long) (s.elapsedSeconds() * 1e9)
+        + "\"}";
   }
 }

@@ -6,10 +6,9 @@ import java.util.Base64;
 import java.util.Map;
 
 /**
- * Checks a request's credentials the ways ClickHouse's HTTP interface takes them: HTTP basic
- * auth, the {@code X-ClickHouse-User}/{@code X-ClickHouse-Key} headers, or the {@code
- * user}/{@code password} URL parameters (one way per request). The only user is {@code
- * default}.
+ * Checks a request's credentials the ways ClickHouse's HTTP interface takes them: HTTP basic auth,
+ * the {@code X-ClickHouse-User}/{@code X-ClickHouse-Key} headers, or the {@code user}/{@code
+ * password} URL parameters (one way per request). The only user is {@code default}.
  */
 final class Authenticator {
   static final String USER = "default";
@@ -35,15 +34,20 @@ final class Authenticator {
       return ClickHouseError.of(ClickHouseError.REQUIRED_PASSWORD, e.getMessage());
     }
     if (!credentials.given() || credentials.password().isEmpty()) {
-      return ClickHouseError.of(ClickHouseError.REQUIRED_PASSWORD, credentials.user()
-          + ": Authentication failed: password is required (llmlat's store: user default, the password in the file"
-          + " `llmlat services status` names)");
+      return ClickHouseError.of(
+          ClickHouseError.REQUIRED_PASSWORD,
+          credentials.user()
+              + ": Authentication failed: password is required (llmlat's store: user default, the password in the file"
+              + " `llmlat services status` names)");
     }
     boolean userOk = USER.equals(credentials.user());
-    boolean passwordOk = MessageDigest.isEqual(password, credentials.password().getBytes(StandardCharsets.UTF_8));
+    boolean passwordOk =
+        MessageDigest.isEqual(password, credentials.password().getBytes(StandardCharsets.UTF_8));
     if (!userOk || !passwordOk) {
-      return ClickHouseError.of(ClickHouseError.AUTHENTICATION_FAILED,
-          credentials.user() + ": Authentication failed: password is incorrect, or there is no user with such name");
+      return ClickHouseError.of(
+          ClickHouseError.AUTHENTICATION_FAILED,
+          credentials.user()
+              + ": Authentication failed: password is incorrect, or there is no user with such name");
     }
     return null;
   }
@@ -55,29 +59,38 @@ final class Authenticator {
     boolean viaParams = params.containsKey("user") || params.containsKey("password");
     boolean viaHeaders = headerUser != null || headerKey != null;
     if (viaHeaders && (authorization != null || viaParams)) {
-      throw new IllegalArgumentException("Invalid authentication: it is not allowed to use X-ClickHouse HTTP headers"
-          + " and other authentication methods simultaneously");
+      throw new IllegalArgumentException(
+          "Invalid authentication: it is not allowed to use X-ClickHouse HTTP headers"
+              + " and other authentication methods simultaneously");
     }
     if (authorization != null && viaParams) {
-      throw new IllegalArgumentException("Invalid authentication: it is not allowed to use Authorization HTTP header"
-          + " and authentication via parameters simultaneously");
+      throw new IllegalArgumentException(
+          "Invalid authentication: it is not allowed to use Authorization HTTP header"
+              + " and authentication via parameters simultaneously");
     }
     if (viaHeaders) {
       return new Credentials(orDefault(headerUser), headerKey == null ? "" : headerKey, true);
     }
     if (authorization != null) {
       if (!authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
-        throw new IllegalArgumentException("Invalid authentication: only the Basic scheme is supported");
+        throw new IllegalArgumentException(
+            "Invalid authentication: only the Basic scheme is supported");
       }
       String decoded;
       try {
-        decoded = new String(Base64.getDecoder().decode(authorization.substring(6).strip()), StandardCharsets.UTF_8);
+        decoded =
+            new String(
+                Base64.getDecoder().decode(authorization.substring(6).strip()),
+                StandardCharsets.UTF_8);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("Invalid authentication: the Basic credentials are not base64");
+        throw new IllegalArgumentException(
+            "Invalid authentication: the Basic credentials are not base64");
       }
       int colon = decoded.indexOf(':');
-      return colon < 0 ? new Credentials(orDefault(decoded), "", true)
-          : new Credentials(orDefault(decoded.substring(0, colon)), decoded.substring(colon + 1), true);
+      return colon < 0
+          ? new Credentials(orDefault(decoded), "", true)
+          : new Credentials(
+              orDefault(decoded.substring(0, colon)), decoded.substring(colon + 1), true);
     }
     if (viaParams) {
       String p = params.get("password");

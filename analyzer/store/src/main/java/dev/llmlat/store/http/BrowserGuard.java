@@ -27,7 +27,10 @@ final class BrowserGuard {
     String host = request.header("Host");
     if (withoutPassword && host != null && !isLoopback(host)) {
       return "this store serves without a password, so it answers only requests for localhost, 127.0.0.1 or [::1]"
-          + " (port " + port.getAsInt() + "), not for Host " + host;
+          + " (port "
+          + port.getAsInt()
+          + "), not for Host "
+          + host;
     }
     String origin = request.header("Origin");
     if (origin != null && !sameOrigin(origin, host)) {
@@ -53,17 +56,23 @@ final class BrowserGuard {
     return LOOPBACK_NAMES.contains(name);
   }
 
-  /** A page served from this server's own authority (none is: the store serves no pages, so this is a client that sets Origin itself). */
+  /**
+   * A page served from this server's own authority (none is: the store serves no pages, so this is
+   * a client that sets Origin itself).
+   */
   private static boolean sameOrigin(String origin, String host) {
     if (host == null) {
       return false;
     }
     try {
       URI uri = URI.create(origin.strip());
-      if (uri.getScheme() == null || uri.getRawAuthority() == null || !uri.getScheme().equalsIgnoreCase("http")) {
+      if (uri.getScheme() == null
+          || uri.getRawAuthority() == null
+          || !uri.getScheme().equalsIgnoreCase("http")) {
         return false;
       }
-      return uri.getRawAuthority().equalsIgnoreCase(host.strip()) && (uri.getRawPath() == null || uri.getRawPath().isEmpty());
+      return uri.getRawAuthority().equalsIgnoreCase(host.strip())
+          && (uri.getRawPath() == null || uri.getRawPath().isEmpty());
     } catch (IllegalArgumentException e) {
       return false; // "null" and other opaque origins
     }

@@ -6,8 +6,8 @@ import java.util.Set;
 /**
  * An error as ClickHouse's HTTP interface reports it: the text {@code Code: N. DB::Exception:
  * message. (NAME)} that clients parse, the code in {@code X-ClickHouse-Exception-Code}, and the
- * HTTP status ClickHouse gives that code (its exceptionCodeToHTTPStatus; codes it does not list
- * are 500).
+ * HTTP status ClickHouse gives that code (its exceptionCodeToHTTPStatus; codes it does not list are
+ * 500).
  */
 record ClickHouseError(int code, String text) {
   static final int BAD_ARGUMENTS = 36;
@@ -30,28 +30,43 @@ record ClickHouseError(int code, String text) {
   static final int AUTHENTICATION_FAILED = 516;
   static final int UNKNOWN_EXCEPTION = 1002;
 
-  private static final Map<Integer, String> NAMES = Map.ofEntries(
-      Map.entry(BAD_ARGUMENTS, "BAD_ARGUMENTS"), Map.entry(SYNTAX_ERROR, "SYNTAX_ERROR"),
-      Map.entry(UNKNOWN_DATABASE, "UNKNOWN_DATABASE"), Map.entry(UNKNOWN_COMPRESSION_METHOD, "UNKNOWN_COMPRESSION_METHOD"),
-      Map.entry(NO_DATA_TO_INSERT, "NO_DATA_TO_INSERT"), Map.entry(UNKNOWN_SETTING, "UNKNOWN_SETTING"), Map.entry(READONLY, "READONLY"),
-      Map.entry(REQUIRED_PASSWORD, "REQUIRED_PASSWORD"), Map.entry(TOO_MANY_SIMULTANEOUS_QUERIES, "TOO_MANY_SIMULTANEOUS_QUERIES"),
-      Map.entry(QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING, "QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING"),
-      Map.entry(QUERY_IS_TOO_LARGE, "QUERY_IS_TOO_LARGE"), Map.entry(CANNOT_DECOMPRESS, "CANNOT_DECOMPRESS"),
-      Map.entry(SESSION_NOT_FOUND, "SESSION_NOT_FOUND"), Map.entry(SESSION_IS_LOCKED, "SESSION_IS_LOCKED"),
-      Map.entry(INVALID_SESSION_TIMEOUT, "INVALID_SESSION_TIMEOUT"), Map.entry(QUERY_WAS_CANCELLED, "QUERY_WAS_CANCELLED"),
-      Map.entry(ACCESS_DENIED, "ACCESS_DENIED"), Map.entry(AUTHENTICATION_FAILED, "AUTHENTICATION_FAILED"), Map.entry(UNKNOWN_EXCEPTION, "UNKNOWN_EXCEPTION"));
+  private static final Map<Integer, String> NAMES =
+      Map.ofEntries(
+          Map.entry(BAD_ARGUMENTS, "BAD_ARGUMENTS"),
+          Map.entry(SYNTAX_ERROR, "SYNTAX_ERROR"),
+          Map.entry(UNKNOWN_DATABASE, "UNKNOWN_DATABASE"),
+          Map.entry(UNKNOWN_COMPRESSION_METHOD, "UNKNOWN_COMPRESSION_METHOD"),
+          Map.entry(NO_DATA_TO_INSERT, "NO_DATA_TO_INSERT"),
+          Map.entry(UNKNOWN_SETTING, "UNKNOWN_SETTING"),
+          Map.entry(READONLY, "READONLY"),
+          Map.entry(REQUIRED_PASSWORD, "REQUIRED_PASSWORD"),
+          Map.entry(TOO_MANY_SIMULTANEOUS_QUERIES, "TOO_MANY_SIMULTANEOUS_QUERIES"),
+          Map.entry(QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING, "QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING"),
+          Map.entry(QUERY_IS_TOO_LARGE, "QUERY_IS_TOO_LARGE"),
+          Map.entry(CANNOT_DECOMPRESS, "CANNOT_DECOMPRESS"),
+          Map.entry(SESSION_NOT_FOUND, "SESSION_NOT_FOUND"),
+          Map.entry(SESSION_IS_LOCKED, "SESSION_IS_LOCKED"),
+          Map.entry(INVALID_SESSION_TIMEOUT, "INVALID_SESSION_TIMEOUT"),
+          Map.entry(QUERY_WAS_CANCELLED, "QUERY_WAS_CANCELLED"),
+          Map.entry(ACCESS_DENIED, "ACCESS_DENIED"),
+          Map.entry(AUTHENTICATION_FAILED, "AUTHENTICATION_FAILED"),
+          Map.entry(UNKNOWN_EXCEPTION, "UNKNOWN_EXCEPTION"));
 
   // ClickHouse 26.x src/Server/HTTP/exceptionCodeToHTTPStatus.cpp, by code number
-  private static final Set<Integer> BAD_REQUEST = Set.of(36, 427, 6, 25, 26, 38, 41, 72, 441, 675, 676, 27, 376, 15, 44, 37,
-      123, 8, 167, 168, 223, 62, 117, 53, 321);
-  private static final Set<Integer> NOT_FOUND = Set.of(60, 46, 47, 50, 56, 81, 115, 152, 63, 73, 336, 78, 511);
+  private static final Set<Integer> BAD_REQUEST =
+      Set.of(
+          36, 427, 6, 25, 26, 38, 41, 72, 441, 675, 676, 27, 376, 15, 44, 37, 123, 8, 167, 168, 223,
+          62, 117, 53, 321);
+  private static final Set<Integer> NOT_FOUND =
+      Set.of(60, 46, 47, 50, 56, 81, 115, 152, 63, 73, 336, 78, 511);
   private static final Set<Integer> FORBIDDEN = Set.of(192, 193, 516, 512, 497);
 
   /** One of our own refusals, worded as ClickHouse words them. */
   static ClickHouseError of(int code, String message) {
     String name = NAMES.getOrDefault(code, "UNKNOWN_EXCEPTION");
     String m = message.endsWith(".") ? message.substring(0, message.length() - 1) : message;
-    return new ClickHouseError(code, "Code: " + code + ". DB::Exception: " + m + ". (" + name + ")");
+    return new ClickHouseError(
+        code, "Code: " + code + ". DB::Exception: " + m + ". (" + name + ")");
   }
 
   /** The engine's own message (already "Code: N. DB::Exception: ... (NAME)"). */
@@ -93,6 +108,7 @@ record ClickHouseError(int code, String text) {
     if (suffix < 0) {
       return new ClickHouseError(code, text + " " + hint);
     }
-    return new ClickHouseError(code, text.substring(0, suffix) + ". " + hint + text.substring(suffix));
+    return new ClickHouseError(
+        code, text.substring(0, suffix) + ". " + hint + text.substring(suffix));
   }
 }

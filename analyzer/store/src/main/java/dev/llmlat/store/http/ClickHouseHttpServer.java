@@ -36,9 +36,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * ({@code compress}, {@code decompress}); ClickHouse's statuses, error texts and X-ClickHouse-*
  * headers; KILL QUERY by the client's query id.
  *
- * <p>Each query runs on an engine session of its own, concurrently with others up to a limit;
- * more wait in a bounded queue and the rest are answered 503 at once. {@code /ping} never waits.
- * A query whose client disconnects is killed.
+ * <p>Each query runs on an engine session of its own, concurrently with others up to a limit; more
+ * wait in a bounded queue and the rest are answered 503 at once. {@code /ping} never waits. A query
+ * whose client disconnects is killed.
  *
  * <p>HTTP/1.1 itself is Jetty's (its core handlers, no servlets): it frames requests, refusing
  * every framing two parsers could read differently, and times out slow and idle connections.
@@ -63,31 +63,51 @@ public final class ClickHouseHttpServer implements AutoCloseable {
   private ClickHouseHttpServer(EmbeddedClickHouse store, ServerConfig config) {
     this.config = config;
     this.authenticator = new Authenticator(config.password());
-    this.reader = new RequestReader(() -> {
-      try {
-        return store.stagingDirectory();
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    });
+    this.reader =
+        new RequestReader(
+            () -> {
+              try {
+                return store.stagingDirectory();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
     this.pool = new ConnectionPool(store);
-    this.sessions = new Sessions(store, config.maxSessions(), config.defaultSessionTimeout(), config.maxSessionTimeout());
+    this.sessions =
+        new Sessions(
+            store,
+            config.maxSessions(),
+            config.defaultSessionTimeout(),
+            config.maxSessionTimeout());
     this.killer = new Killer(store);
-    this.engineThreads = Executors.newCachedThreadPool(r -> {
-      // native calls pin a virtual thread's carrier: the engine's work gets platform threads
-      Thread t = new Thread(r, "clickhouse-engine");
-      t.setDaemon(true);
-      return t;
-    });
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "clickhouse-sessions");
-      t.setDaemon(true);
-      return t;
-    });
+    this.engineThreads =
+        Executors.newCachedThreadPool(
+            r -> {
+              // native calls pin a virtual thread's carrier: the engine's work gets platform
+              // threads
+              Thread t = new Thread(r, "clickhouse-engine");
+              t.setDaemon(true);
+              return t;
+            });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "clickhouse-sessions");
+              t.setDaemon(true);
+              return t;
+            });
     this.answers = new Answers(timezone(pool));
     this.running = new RunningQueries(killer);
-    this.runner = new QueryRunner(pool, sessions, running, confined(store, pool),
-        new Admission(config.maxConcurrentQueries(), config.maxQueuedQueries(), config.queueTimeout()), engineThreads, answers);
+    this.runner =
+        new QueryRunner(
+            pool,
+            sessions,
+            running,
+            confined(store, pool),
+            new Admission(
+                config.maxConcurrentQueries(), config.maxQueuedQueries(), config.queueTimeout()),
+            engineThreads,
+            answers);
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("clickhouse-http");
     threads.setDaemon(true);
@@ -100,34 +120,42 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     // ClickHouse's http_max_uri_size and field sizes: query parameters may be long
     http.setRequestHeaderSize(2 << 20);
     // RFC 9110's strict framing, except that identical Content-Length values fold (RFC 9110 §8.6)
-    http.setHttpCompliance(HttpCompliance.RFC9110.with("llmlat",
-        HttpCompliance.Violation.MULTIPLE_CONTENT_LENGTHS));
+    http.setHttpCompliance(
+        HttpCompliance.RFC9110.with("llmlat", HttpCompliance.Violation.MULTIPLE_CONTENT_LENGTHS));
     HeadDeadline factory = new HeadDeadline(http, config.headerTimeout());
     this.connector = new ServerConnector(server, 1, 1, factory);
     connector.setHost(config.bind().getHostAddress());
     connector.setPort(config.port());
     connector.setReuseAddress(true);
     connector.setAcceptQueueSize(128);
-    connector.setIdleTimeout(config.keepAliveTimeout().toMillis()); // between requests; a body's pauses get the receive timeout
+    connector.setIdleTimeout(
+        config
+            .keepAliveTimeout()
+            .toMillis()); // between requests; a body's pauses get the receive timeout
     server.addConnector(connector);
     server.setErrorHandler(new PlainErrors());
-    server.setHandler(new Handler.Abstract() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        serve(request, response, callback);
-        return true;
-      }
-    });
+    server.setHandler(
+        new Handler.Abstract() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback) {
+            serve(request, response, callback);
+            return true;
+          }
+        });
     server.setStopTimeout(0);
     this.browsers = new BrowserGuard(config.password() == null, () -> connector.getLocalPort());
   }
 
-  /** Serves {@code store} on {@code 127.0.0.1:port} (0 picks a free port) without a password: for tests and in-process use. */
+  /**
+   * Serves {@code store} on {@code 127.0.0.1:port} (0 picks a free port) without a password: for
+   * tests and in-process use.
+   */
   public static ClickHouseHttpServer start(EmbeddedClickHouse store, int port) throws IOException {
     return start(store, ServerConfig.loopbackWithoutPassword(port));
   }
 
-  public static ClickHouseHttpServer start(EmbeddedClickHouse store, ServerConfig config) throws IOException {
+  public static ClickHouseHttpServer start(EmbeddedClickHouse store, ServerConfig config)
+      throws IOException {
     ClickHouseHttpServer server = new ClickHouseHttpServer(store, config);
     try {
       server.server.start();
@@ -136,7 +164,14 @@ public final class ClickHouseHttpServer implements AutoCloseable {
       if (e instanceof IOException io) {
         throw io;
       }
-      throw new IOException("cannot serve on " + config.bind().getHostAddress() + ":" + config.port() + ": " + e.getMessage(), e);
+      throw new IOException(
+          "cannot serve on "
+              + config.bind().getHostAddress()
+              + ":"
+              + config.port()
+              + ": "
+              + e.getMessage(),
+          e);
     }
     server.timer.scheduleWithFixedDelay(server.sessions::expire, 5, 5, TimeUnit.SECONDS);
     return server;
@@ -191,11 +226,16 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     return answers.errors();
   }
 
-  /** One request, on a thread of Jetty's pool: answered, or failed so that Jetty answers or aborts it. */
+  /**
+   * One request, on a thread of Jetty's pool: answered, or failed so that Jetty answers or aborts
+   * it.
+   */
   private void serve(Request request, Response response, Callback callback) {
     EndPoint endPoint = request.getConnectionMetaData().getConnection().getEndPoint();
     endPoint.setIdleTimeout(config.receiveTimeout().toMillis()); // the longest pause within a body
-    HttpExchange exchange = new HttpExchange(request, response, config.keepAliveTimeout(), config.receiveTimeout(), watchers);
+    HttpExchange exchange =
+        new HttpExchange(
+            request, response, config.keepAliveTimeout(), config.receiveTimeout(), watchers);
     boolean complete;
     try {
       handle(exchange);
@@ -204,7 +244,8 @@ public final class ClickHouseHttpServer implements AutoCloseable {
       RequestBody.Broken broken = exchange.bodyFailure();
       if (broken != null && !exchange.response().committed()) {
         // the body broke its framing, ended early or stalled: 400 or 408, and the connection closes
-        callback.failed(new HttpException.RuntimeException(broken.status(), broken.getMessage(), broken));
+        callback.failed(
+            new HttpException.RuntimeException(broken.status(), broken.getMessage(), broken));
       } else {
         callback.failed(e);
       }
@@ -223,8 +264,10 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     HttpRequest request = exchange.request();
     String transferEncoding = request.header("Transfer-Encoding");
     if (transferEncoding != null && !transferEncoding.strip().equalsIgnoreCase("chunked")) {
-      // Jetty takes "gzip, chunked" as chunked; this server decodes no coding but chunked (gzip goes in Content-Encoding)
-      throw new HttpException.RuntimeException(400, "Transfer-Encoding '" + transferEncoding + "' is not supported: only chunked");
+      // Jetty takes "gzip, chunked" as chunked; this server decodes no coding but chunked (gzip
+      // goes in Content-Encoding)
+      throw new HttpException.RuntimeException(
+          400, "Transfer-Encoding '" + transferEncoding + "' is not supported: only chunked");
     }
     String path = request.path();
     String method = request.method();
@@ -235,15 +278,21 @@ public final class ClickHouseHttpServer implements AutoCloseable {
       plain(exchange, 403, "Forbidden: " + foreign + "\n");
       return;
     }
-    if (path.equals("/ping") || path.equals("/replicas_status")
+    if (path.equals("/ping")
+        || path.equals("/replicas_status")
         || path.equals("/") && get && !params.containsKey("query")) {
       exchange.response().header("Content-Type", "text/plain; charset=UTF-8");
       exchange.response().send(200, "Ok.\n".getBytes(StandardCharsets.UTF_8));
       return;
     }
     if (!path.equals("/")) {
-      plain(exchange, 404, "There is no handle " + path + "\n\nUse / or /ping for health checks.\n"
-          + "Send queries with POST or GET /?query=...\n");
+      plain(
+          exchange,
+          404,
+          "There is no handle "
+              + path
+              + "\n\nUse / or /ping for health checks.\n"
+              + "Send queries with POST or GET /?query=...\n");
       return;
     }
     if (!get && !method.equals("POST")) {
@@ -252,7 +301,9 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     }
     ClickHouseError refused = authenticator.check(request, params);
     if (refused != null) {
-      answers.error(exchange, null, refused); // its body is not read: skipped when small, else the connection closes
+      answers.error(
+          exchange, null,
+          refused); // its body is not read: skipped when small, else the connection closes
       return;
     }
     QueryRequest q;
@@ -279,14 +330,16 @@ public final class ClickHouseHttpServer implements AutoCloseable {
     timer.shutdownNow();
     running.cancelAll(); // a query still in the engine must end before its session closes
     try {
-      server.stop(); // closes every connection; handlers waiting for the engine see their query cancelled
+      server.stop(); // closes every connection; handlers waiting for the engine see their query
+      // cancelled
     } catch (Exception ignored) {
       // closing anyway
     }
     watchers.shutdownNow();
     engineThreads.shutdown();
     try {
-      engineThreads.awaitTermination(5, TimeUnit.SECONDS); // within the exit sequence's 10 s for this step
+      engineThreads.awaitTermination(
+          5, TimeUnit.SECONDS); // within the exit sequence's 10 s for this step
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

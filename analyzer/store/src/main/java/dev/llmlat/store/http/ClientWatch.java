@@ -10,11 +10,11 @@ import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Notices a client that closes its connection while its query runs, so the query is killed.
- * Jetty reads nothing from an HTTP/1.1 connection while a request is being handled, so once the
- * body is in, this asks the connection's end point to say when it is readable: an end of stream
- * means the client left; bytes (a pipelined next request) go back to the connection, which
- * parses them after this answer, and then the client is plainly still there.
+ * Notices a client that closes its connection while its query runs, so the query is killed. Jetty
+ * reads nothing from an HTTP/1.1 connection while a request is being handled, so once the body is
+ * in, this asks the connection's end point to say when it is readable: an end of stream means the
+ * client left; bytes (a pipelined next request) go back to the connection, which parses them after
+ * this answer, and then the client is plainly still there.
  */
 final class ClientWatch implements Callback {
   private final EndPoint endPoint;

@@ -16,9 +16,9 @@ import java.util.zip.InflaterInputStream;
 /**
  * The compressions ClickHouse's HTTP interface speaks: HTTP's Content-Encoding (gzip, deflate,
  * zstd) on requests, the same on answers when the client sends {@code enable_http_compression=1}
- * and Accept-Encoding, and ClickHouse's own block format ({@code decompress=1} on requests,
- * {@code compress=1} on answers: LZ4 blocks with CityHash checksums, as the official drivers
- * write and read them).
+ * and Accept-Encoding, and ClickHouse's own block format ({@code decompress=1} on requests, {@code
+ * compress=1} on answers: LZ4 blocks with CityHash checksums, as the official drivers write and
+ * read them).
  */
 final class Codecs {
   private Codecs() {}
@@ -38,19 +38,26 @@ final class Codecs {
     InputStream in = body;
     if (contentEncoding != null && !contentEncoding.isBlank()) {
       String e = contentEncoding.strip().toLowerCase(Locale.ROOT);
-      in = switch (e) {
-        case "gzip", "x-gzip" -> new GZIPInputStream(in, 64 * 1024);
-        case "deflate" -> new InflaterInputStream(in);
-        case "zstd" -> zstdIn(in);
-        case "identity", "none" -> in;
-        default -> throw new UnsupportedEncoding("Unknown Content-Encoding '" + contentEncoding
-            + "': llmlat's store reads gzip, deflate and zstd");
-      };
+      in =
+          switch (e) {
+            case "gzip", "x-gzip" -> new GZIPInputStream(in, 64 * 1024);
+            case "deflate" -> new InflaterInputStream(in);
+            case "zstd" -> zstdIn(in);
+            case "identity", "none" -> in;
+            default ->
+                throw new UnsupportedEncoding(
+                    "Unknown Content-Encoding '"
+                        + contentEncoding
+                        + "': llmlat's store reads gzip, deflate and zstd");
+          };
     }
     return clickHouseCompressed ? new Lz4InputStream(in) : in;
   }
 
-  /** The encoding to answer with: gzip, deflate or zstd from Accept-Encoding in the client's order, or null. */
+  /**
+   * The encoding to answer with: gzip, deflate or zstd from Accept-Encoding in the client's order,
+   * or null.
+   */
   static String pickEncoding(String acceptEncoding) {
     if (acceptEncoding == null) {
       return null;
@@ -69,34 +76,43 @@ final class Codecs {
     return null;
   }
 
-  /** Wraps the answer's stream; closing the wrapper finishes the compression but leaves {@code out} open. */
-  static OutputStream encode(OutputStream out, String httpEncoding, boolean clickHouseCompressed) throws IOException {
-    OutputStream o = new FilterOutputStream(out) {
-      @Override
-      public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
-      }
+  /**
+   * Wraps the answer's stream; closing the wrapper finishes the compression but leaves {@code out}
+   * open.
+   */
+  static OutputStream encode(OutputStream out, String httpEncoding, boolean clickHouseCompressed)
+      throws IOException {
+    OutputStream o =
+        new FilterOutputStream(out) {
+          @Override
+          public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+          }
 
-      @Override
-      public void close() throws IOException {
-        out.flush(); // the socket stays open for the next request
-      }
-    };
+          @Override
+          public void close() throws IOException {
+            out.flush(); // the socket stays open for the next request
+          }
+        };
     if (httpEncoding != null) {
-      o = switch (httpEncoding) {
-        case "gzip" -> new GZIPOutputStream(o, 64 * 1024, true);
-        case "deflate" -> new DeflaterOutputStream(o, new java.util.zip.Deflater(), 64 * 1024, true);
-        case "zstd" -> zstdOut(o);
-        default -> throw new IllegalArgumentException(httpEncoding);
-      };
+      o =
+          switch (httpEncoding) {
+            case "gzip" -> new GZIPOutputStream(o, 64 * 1024, true);
+            case "deflate" ->
+                new DeflaterOutputStream(o, new java.util.zip.Deflater(), 64 * 1024, true);
+            case "zstd" -> zstdOut(o);
+            default -> throw new IllegalArgumentException(httpEncoding);
+          };
     }
     return clickHouseCompressed ? new Lz4OutputStream(o, 1 << 20, null) : o;
   }
 
   // zstd-jni comes with kafka-clients at run time but is not on this module's compile class
   // path (its pom is another team's), so it is reached by reflection; answers fall back to gzip.
-  private static final Constructor<?> ZSTD_IN = constructor("com.github.luben.zstd.ZstdInputStream", InputStream.class);
-  private static final Constructor<?> ZSTD_OUT = constructor("com.github.luben.zstd.ZstdOutputStream", OutputStream.class);
+  private static final Constructor<?> ZSTD_IN =
+      constructor("com.github.luben.zstd.ZstdInputStream", InputStream.class);
+  private static final Constructor<?> ZSTD_OUT =
+      constructor("com.github.luben.zstd.ZstdOutputStream", OutputStream.class);
 
   static boolean zstdAvailable() {
     return ZSTD_IN != null && ZSTD_OUT != null;

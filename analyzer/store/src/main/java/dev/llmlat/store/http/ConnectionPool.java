@@ -10,14 +10,15 @@ import java.util.List;
 /**
  * Engine sessions for requests without a {@code session_id}. A session goes back to the pool only
  * as clean as it came (the request changed nothing that outlives it); any other is closed, so no
- * request ever sees what another one set. Kept per {@code readonly} level, which a session
- * cannot lower once set.
+ * request ever sees what another one set. Kept per {@code readonly} level, which a session cannot
+ * lower once set.
  */
 final class ConnectionPool implements AutoCloseable {
   private static final int IDLE_PER_LEVEL = 8;
 
   private final EmbeddedClickHouse store;
-  private final List<Deque<EngineConnection>> idle = List.of(new ArrayDeque<>(), new ArrayDeque<>(), new ArrayDeque<>());
+  private final List<Deque<EngineConnection>> idle =
+      List.of(new ArrayDeque<>(), new ArrayDeque<>(), new ArrayDeque<>());
   private boolean closed; // guarded by this
 
   ConnectionPool(EmbeddedClickHouse store) {

@@ -21,8 +21,11 @@ final class EngineConnection {
     this.readonly = readonly;
   }
 
-  /** Opens a session; {@code readonly} 1 or 2 is set for good (the engine never lowers it again). */
-  static EngineConnection open(EmbeddedClickHouse store, int readonly) throws ChdbConnection.QueryFailure {
+  /**
+   * Opens a session; {@code readonly} 1 or 2 is set for good (the engine never lowers it again).
+   */
+  static EngineConnection open(EmbeddedClickHouse store, int readonly)
+      throws ChdbConnection.QueryFailure {
     ChdbConnection chdb = store.openSession();
     String marker = "llmlat-http-" + UUID.randomUUID();
     try {
@@ -43,13 +46,18 @@ final class EngineConnection {
 
   /** The first line of a one-value answer. */
   String single(String sql) throws ChdbConnection.QueryFailure {
-    String text = new String(chdb.query(sql.getBytes(StandardCharsets.UTF_8), "TabSeparatedRaw").bytes(), StandardCharsets.UTF_8);
+    String text =
+        new String(
+            chdb.query(sql.getBytes(StandardCharsets.UTF_8), "TabSeparatedRaw").bytes(),
+            StandardCharsets.UTF_8);
     int nl = text.indexOf('\n');
     return nl < 0 ? text : text.substring(0, nl);
   }
 
   String text(String sql) throws ChdbConnection.QueryFailure {
-    return new String(chdb.query(sql.getBytes(StandardCharsets.UTF_8), "TabSeparated").bytes(), StandardCharsets.UTF_8);
+    return new String(
+        chdb.query(sql.getBytes(StandardCharsets.UTF_8), "TabSeparated").bytes(),
+        StandardCharsets.UTF_8);
   }
 
   private static void run(ChdbConnection chdb, String sql) throws ChdbConnection.QueryFailure {

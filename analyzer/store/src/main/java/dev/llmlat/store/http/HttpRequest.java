@@ -11,9 +11,13 @@ import org.eclipse.jetty.http.HttpFields;
  * What the ClickHouse layer reads of one request: method, path, headers, URL parameters and a body
  * that ends where the request does (Jetty frames it).
  */
-record HttpRequest(String method, String path, String rawQuery, HttpFields headers, InputStream body) {
+record HttpRequest(
+    String method, String path, String rawQuery, HttpFields headers, InputStream body) {
 
-  /** The first value of a header (names compare case-insensitively), or null; clients send UTF-8 in X-ClickHouse-* values. */
+  /**
+   * The first value of a header (names compare case-insensitively), or null; clients send UTF-8 in
+   * X-ClickHouse-* values.
+   */
   String header(String name) {
     String value = headers.get(name);
     return value == null ? null : utf8(value);
@@ -31,7 +35,8 @@ record HttpRequest(String method, String path, String rawQuery, HttpFields heade
       }
       int eq = pair.indexOf('=');
       String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      String value =
+          eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
       params.put(key, value);
     }
     return params;

@@ -29,10 +29,11 @@ final class HttpResponse {
   /**
    * @param keepAlive whether the client keeps the connection (HTTP/1.1 without Connection: close):
    *     the answer says for how long
-   * @param mustClose says, when the answer starts, whether an unread body keeps the connection
-   *     from carrying another request
+   * @param mustClose says, when the answer starts, whether an unread body keeps the connection from
+   *     carrying another request
    */
-  HttpResponse(Response response, boolean keepAlive, int keepAliveSeconds, BooleanSupplier mustClose) {
+  HttpResponse(
+      Response response, boolean keepAlive, int keepAliveSeconds, BooleanSupplier mustClose) {
     this.response = response;
     this.keepAlive = keepAlive;
     this.keepAliveSeconds = keepAliveSeconds;
@@ -66,7 +67,10 @@ final class HttpResponse {
     finish();
   }
 
-  /** Sends the status and headers of a body of {@code length} bytes, which the caller writes to the returned stream. */
+  /**
+   * Sends the status and headers of a body of {@code length} bytes, which the caller writes to the
+   * returned stream.
+   */
   OutputStream fixed(int status, long length) throws IOException {
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, length);
     return begin(status);
@@ -86,7 +90,9 @@ final class HttpResponse {
     }
   }
 
-  /** After the handler: whether the answer is complete; false means the connection is to be aborted. */
+  /**
+   * After the handler: whether the answer is complete; false means the connection is to be aborted.
+   */
   boolean complete() throws IOException {
     if (!committed || cutOff) {
       return false;
@@ -106,7 +112,8 @@ final class HttpResponse {
     if (closeAfter || mustClose.getAsBoolean()) {
       // say so now: a client must not send its next request on this connection
       response.getHeaders().put(HttpHeader.CONNECTION, "close");
-    } else if (keepAlive) { // HTTP/1.1 keeps the connection without saying so; else Jetty answers the client's Connection header
+    } else if (keepAlive) { // HTTP/1.1 keeps the connection without saying so; else Jetty answers
+      // the client's Connection header
       response.getHeaders().put(HttpHeader.KEEP_ALIVE, "timeout=" + keepAliveSeconds);
     }
     out = new BufferedOutputStream(Content.Sink.asOutputStream(response), 64 * 1024);

@@ -12,13 +12,17 @@ import java.util.regex.Pattern;
  * @param queryId the id in {@code WHERE query_id = '...'}, or null for any other condition
  */
 record KillQuery(String queryId, boolean sync, boolean test) {
-  private static final Pattern BY_ID = Pattern.compile(
-      "(?is)^\\s*KILL\\s+QUERY\\s+WHERE\\s+query_id\\s*=\\s*'((?:[^'\\\\]|\\\\.)*)'\\s*(SYNC|ASYNC|TEST)?\\s*(FORMAT\\s+\\w+)?\\s*;?\\s*$");
-  private static final Pattern TRAILING_SYNC = Pattern.compile("(?is)\\bSYNC(\\s*(FORMAT\\s+\\w+)?\\s*;?\\s*)$");
+  private static final Pattern BY_ID =
+      Pattern.compile(
+          "(?is)^\\s*KILL\\s+QUERY\\s+WHERE\\s+query_id\\s*=\\s*'((?:[^'\\\\]|\\\\.)*)'\\s*(SYNC|ASYNC|TEST)?\\s*(FORMAT\\s+\\w+)?\\s*;?\\s*$");
+  private static final Pattern TRAILING_SYNC =
+      Pattern.compile("(?is)\\bSYNC(\\s*(FORMAT\\s+\\w+)?\\s*;?\\s*)$");
 
   /** The statement as a KILL QUERY, or null when it is something else. */
   static KillQuery parse(SqlText text, String sql) {
-    if (text.words().size() < 2 || !text.words().get(0).equals("KILL") || !text.words().get(1).equals("QUERY")) {
+    if (text.words().size() < 2
+        || !text.words().get(0).equals("KILL")
+        || !text.words().get(1).equals("QUERY")) {
       return null;
     }
     Matcher m = BY_ID.matcher(sql);
@@ -36,8 +40,24 @@ record KillQuery(String queryId, boolean sync, boolean test) {
       return q;
     }
     String sql = TRAILING_SYNC.matcher(q.sql()).replaceFirst("ASYNC$1");
-    return new QueryRequest(q.queryId(), sql, SqlText.of(sql), q.dataFile(), q.format(), q.settings(), q.params(), q.database(),
-        q.readonly(), q.get(), q.sessionId(), q.sessionTimeout(), q.sessionCheck(), q.waitEndOfQuery(), q.httpEncoding(),
-        q.compress(), q.replaceRunning(), sql);
+    return new QueryRequest(
+        q.queryId(),
+        sql,
+        SqlText.of(sql),
+        q.dataFile(),
+        q.format(),
+        q.settings(),
+        q.params(),
+        q.database(),
+        q.readonly(),
+        q.get(),
+        q.sessionId(),
+        q.sessionTimeout(),
+        q.sessionCheck(),
+        q.waitEndOfQuery(),
+        q.httpEncoding(),
+        q.compress(),
+        q.replaceRunning(),
+        sql);
   }
 }

@@ -4,9 +4,9 @@ import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.internal.ChdbConnection;
 
 /**
- * Kills engine queries from a session of its own, outside the concurrency limit, so a
- * cancellation never waits behind the queries it is meant to stop. Always ASYNC: chDB 26.5's
- * KILL QUERY ... SYNC waits forever and stalls the query it kills (measured).
+ * Kills engine queries from a session of its own, outside the concurrency limit, so a cancellation
+ * never waits behind the queries it is meant to stop. Always ASYNC: chDB 26.5's KILL QUERY ... SYNC
+ * waits forever and stalls the query it kills (measured).
  */
 final class Killer implements RunningQueries.Killer, AutoCloseable {
   private final EmbeddedClickHouse store;
@@ -22,8 +22,12 @@ final class Killer implements RunningQueries.Killer, AutoCloseable {
       if (control == null) {
         control = store.openSession();
       }
-      control.query(("KILL QUERY WHERE Settings['log_comment'] = " + EngineConnection.quote(marker) + " ASYNC")
-          .getBytes(java.nio.charset.StandardCharsets.UTF_8), "TabSeparated");
+      control.query(
+          ("KILL QUERY WHERE Settings['log_comment'] = "
+                  + EngineConnection.quote(marker)
+                  + " ASYNC")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+          "TabSeparated");
     } catch (ChdbConnection.QueryFailure | RuntimeException e) {
       // the query ended meanwhile, or the store is closing: nothing left to stop
     }

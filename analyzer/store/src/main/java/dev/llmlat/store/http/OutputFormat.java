@@ -5,20 +5,40 @@ import java.util.Set;
 
 /**
  * What the front end knows about an output format: its Content-Type, and whether the engine's
- * streamed chunks (each a complete output of its own) join into one valid result, as they do
- * for formats without a header or footer, or after dropping the repeated header of the later
- * chunks.
+ * streamed chunks (each a complete output of its own) join into one valid result, as they do for
+ * formats without a header or footer, or after dropping the repeated header of the later chunks.
  */
 record OutputFormat(String name) {
   /** Chunks concatenate as they are. */
-  private static final Set<String> PLAIN = Set.of("TABSEPARATED", "TSV", "TABSEPARATEDRAW", "TSVRAW", "RAW", "CSV",
-      "JSONEACHROW", "JSONLINES", "NDJSON", "JSONCOMPACTEACHROW", "JSONSTRINGSEACHROW", "JSONCOMPACTSTRINGSEACHROW",
-      "ROWBINARY", "NATIVE", "LINEASSTRING");
+  private static final Set<String> PLAIN =
+      Set.of(
+          "TABSEPARATED",
+          "TSV",
+          "TABSEPARATEDRAW",
+          "TSVRAW",
+          "RAW",
+          "CSV",
+          "JSONEACHROW",
+          "JSONLINES",
+          "NDJSON",
+          "JSONCOMPACTEACHROW",
+          "JSONSTRINGSEACHROW",
+          "JSONCOMPACTSTRINGSEACHROW",
+          "ROWBINARY",
+          "NATIVE",
+          "LINEASSTRING");
+
   /** Chunks after the first start with a header of these many text lines. */
-  private static final Set<String> ONE_HEADER_LINE = Set.of("TABSEPARATEDWITHNAMES", "TSVWITHNAMES", "CSVWITHNAMES",
-      "JSONCOMPACTEACHROWWITHNAMES");
-  private static final Set<String> TWO_HEADER_LINES = Set.of("TABSEPARATEDWITHNAMESANDTYPES", "TSVWITHNAMESANDTYPES",
-      "CSVWITHNAMESANDTYPES", "JSONCOMPACTEACHROWWITHNAMESANDTYPES");
+  private static final Set<String> ONE_HEADER_LINE =
+      Set.of(
+          "TABSEPARATEDWITHNAMES", "TSVWITHNAMES", "CSVWITHNAMES", "JSONCOMPACTEACHROWWITHNAMES");
+
+  private static final Set<String> TWO_HEADER_LINES =
+      Set.of(
+          "TABSEPARATEDWITHNAMESANDTYPES",
+          "TSVWITHNAMESANDTYPES",
+          "CSVWITHNAMESANDTYPES",
+          "JSONCOMPACTEACHROWWITHNAMESANDTYPES");
 
   private String key() {
     return name.toUpperCase(Locale.ROOT);
@@ -46,9 +66,18 @@ record OutputFormat(String name) {
   }
 
   /** The header each streamed chunk repeats. */
-  enum ChunkHeader { NONE, ONE_LINE, TWO_LINES, ROW_BINARY_NAMES, ROW_BINARY_NAMES_AND_TYPES }
+  enum ChunkHeader {
+    NONE,
+    ONE_LINE,
+    TWO_LINES,
+    ROW_BINARY_NAMES,
+    ROW_BINARY_NAMES_AND_TYPES
+  }
 
-  /** The Content-Type ClickHouse sends for the format (close enough for clients, which read X-ClickHouse-Format). */
+  /**
+   * The Content-Type ClickHouse sends for the format (close enough for clients, which read
+   * X-ClickHouse-Format).
+   */
   String contentType() {
     String k = key();
     if (k.startsWith("TABSEPARATED") || k.startsWith("TSV")) {
@@ -59,10 +88,18 @@ record OutputFormat(String name) {
     }
     if (k.startsWith("JSON") || k.equals("NDJSON")) {
       return k.contains("EACHROW") || k.equals("JSONLINES") || k.equals("NDJSON")
-          ? "application/x-ndjson; charset=UTF-8" : "application/json; charset=UTF-8";
+          ? "application/x-ndjson; charset=UTF-8"
+          : "application/json; charset=UTF-8";
     }
-    if (k.startsWith("ROWBINARY") || k.equals("NATIVE") || k.equals("PARQUET") || k.startsWith("ARROW") || k.equals("ORC")
-        || k.equals("AVRO") || k.startsWith("PROTOBUF") || k.equals("MSGPACK") || k.equals("BSONEACHROW")) {
+    if (k.startsWith("ROWBINARY")
+        || k.equals("NATIVE")
+        || k.equals("PARQUET")
+        || k.startsWith("ARROW")
+        || k.equals("ORC")
+        || k.equals("AVRO")
+        || k.startsWith("PROTOBUF")
+        || k.equals("MSGPACK")
+        || k.equals("BSONEACHROW")) {
       return "application/octet-stream";
     }
     if (k.equals("XML")) {

@@ -16,7 +16,12 @@ import org.eclipse.jetty.util.Callback;
  */
 final class PlainErrors extends ErrorHandler {
   @Override
-  protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
+  protected void generateResponse(
+      Request request,
+      Response response,
+      int code,
+      String message,
+      Throwable cause,
       Callback callback) {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=UTF-8");
     response.getHeaders().put(HttpHeader.CONNECTION, "close");
@@ -25,7 +30,8 @@ final class PlainErrors extends ErrorHandler {
 
   private static byte[] text(int code, String message) {
     String reason = HttpStatus.getMessage(code);
-    String why = message == null || message.isBlank() || message.equals(reason) ? "" : ": " + message;
+    String why =
+        message == null || message.isBlank() || message.equals(reason) ? "" : ": " + message;
     return (reason + why + "\n").getBytes(StandardCharsets.UTF_8);
   }
 }

@@ -19,18 +19,26 @@ import java.util.concurrent.Future;
 
 /**
  * Runs one query on an engine session of its own and answers it. The settings, parameters and
- * database the request names apply to this query alone: they are set before it and put back
- * after it, and a pooled session whose state the query may have changed is closed instead of
- * reused. While the engine works, the connection is watched for the client leaving: when it
- * goes away (or KILL QUERY names the query), the engine query is killed.
+ * database the request names apply to this query alone: they are set before it and put back after
+ * it, and a pooled session whose state the query may have changed is closed instead of reused.
+ * While the engine works, the connection is watched for the client leaving: when it goes away (or
+ * KILL QUERY names the query), the engine query is killed.
  */
 final class QueryRunner {
-  /** Statements that leave state in an engine session (SET, USE, temporary tables, transactions). */
-  private static final String[] SESSION_CHANGING = {"SET", "USE", "TEMPORARY", "BEGIN", "COMMIT", "ROLLBACK", "START"};
+  /**
+   * Statements that leave state in an engine session (SET, USE, temporary tables, transactions).
+   */
+  private static final String[] SESSION_CHANGING = {
+    "SET", "USE", "TEMPORARY", "BEGIN", "COMMIT", "ROLLBACK", "START"
+  };
+
   /** Statements a readonly query may run (INSERT and OUTFILE are refused wherever they appear). */
-  private static final Set<String> READ_STATEMENTS = Set.of("SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXISTS", "EXPLAIN",
-      "CHECK", "USE", "SET");
-  private static final String GET_HINT = "For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries";
+  private static final Set<String> READ_STATEMENTS =
+      Set.of(
+          "SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXISTS", "EXPLAIN", "CHECK", "USE", "SET");
+
+  private static final String GET_HINT =
+      "For queries over HTTP, method GET implies readonly. You should use method POST for modifying queries";
 
   private final ConnectionPool pool;
   private final Sessions sessions;
@@ -40,8 +48,14 @@ final class QueryRunner {
   private final ExecutorService engineThreads;
   private final Answers answers;
 
-  QueryRunner(ConnectionPool pool, Sessions sessions, RunningQueries running, ConfinedStatements confined, Admission admission,
-      ExecutorService engineThreads, Answers answers) {
+  QueryRunner(
+      ConnectionPool pool,
+      Sessions sessions,
+      RunningQueries running,
+      ConfinedStatements confined,
+      Admission admission,
+      ExecutorService engineThreads,
+      Answers answers) {
     this.pool = pool;
     this.confined = confined;
     this.sessions = sessions;
@@ -51,7 +65,10 @@ final class QueryRunner {
     this.answers = answers;
   }
 
-  /** Serves {@code q} on the connection's thread; the engine's work runs on an engine thread meanwhile. */
+  /**
+   * Serves {@code q} on the connection's thread; the engine's work runs on an engine thread
+   * meanwhile.
+   */
   void serve(HttpExchange exchange, QueryRequest q) throws IOException, InterruptedException {
     KillQuery kill = KillQuery.parse(q.text(), q.sql());
     if (kill != null && kill.queryId() != null && running.find(kill.queryId()) != null) {
@@ -67,16 +84,22 @@ final class QueryRunner {
     try {
       RunningQueries.Running r = running.start(q.queryId(), q.sql(), q.replaceRunning());
       if (r == null) {
-        answers.error(exchange, q, ClickHouseError.of(ClickHouseError.QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING,
-            "Query with id = " + q.queryId() + " is already running"));
+        answers.error(
+            exchange,
+            q,
+            ClickHouseError.of(
+                ClickHouseError.QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING,
+                "Query with id = " + q.queryId() + " is already running"));
         return;
       }
       try {
         QueryRequest toRun = kill != null ? kill.withoutSync(q) : q;
-        Future<?> work = engineThreads.submit(() -> {
-          execute(exchange, toRun, r);
-          return null;
-        });
+        Future<?> work =
+            engineThreads.submit(
+                () -> {
+                  execute(exchange, toRun, r);
+                  return null;
+                });
         watch(exchange, work, r);
       } finally {
         r.end();
@@ -90,7 +113,8 @@ final class QueryRunner {
   }
 
   /** Waits for the engine's work, killing it when the client goes away. */
-  private static void watch(HttpExchange exchange, Future<?> work, RunningQueries.Running r) throws IOException, InterruptedException {
+  private static void watch(HttpExchange exchange, Future<?> work, RunningQueries.Running r)
+      throws IOException, InterruptedException {
     exchange.watchClient(r::cancel);
     try {
       work.get();
@@ -112,7 +136,8 @@ final class QueryRunner {
   }
 
   /** On an engine thread: takes a session, runs the query, answers, puts the session back. */
-  private void execute(HttpExchange exchange, QueryRequest q, RunningQueries.Running r) throws IOException {
+  private void execute(HttpExchange exchange, QueryRequest q, RunningQueries.Running r)
+      throws IOException {
     Sessions.Session session = null;
     EngineConnection connection;
     try {
@@ -144,9 +169,16 @@ final class QueryRunner {
     } catch (RuntimeException e) {
       // the engine call itself failed (not the query): answer rather than drop the connection
       outcome.stateUnknown = true;
-      answers.error(exchange, q, ClickHouseError.of(ClickHouseError.UNKNOWN_EXCEPTION, String.valueOf(e.getMessage())));
+      answers.error(
+          exchange,
+          q,
+          ClickHouseError.of(ClickHouseError.UNKNOWN_EXCEPTION, String.valueOf(e.getMessage())));
     } finally {
-      boolean changed = outcome.broken || outcome.stateUnknown || r.cancelled() || q.text().hasWord(SESSION_CHANGING);
+      boolean changed =
+          outcome.broken
+              || outcome.stateUnknown
+              || r.cancelled()
+              || q.text().hasWord(SESSION_CHANGING);
       if (session != null) {
         // a killed query leaves its session as it was (ClickHouse keeps it too); settings that
         // could not be put back leave it unknown, and then it closes
@@ -164,8 +196,14 @@ final class QueryRunner {
     boolean databaseChanged;
   }
 
-  private void run(HttpExchange exchange, QueryRequest q, RunningQueries.Running r, EngineConnection c, boolean inSession,
-      Outcome outcome) throws IOException {
+  private void run(
+      HttpExchange exchange,
+      QueryRequest q,
+      RunningQueries.Running r,
+      EngineConnection c,
+      boolean inSession,
+      Outcome outcome)
+      throws IOException {
     SettingsScope settings = null;
     String previousDatabase = null;
     try {
@@ -214,13 +252,21 @@ final class QueryRunner {
   }
 
   /** Runs the statement and sends its result: streamed when the format allows it, else whole. */
-  private void answer(HttpExchange exchange, QueryRequest q, RunningQueries.Running r, EngineConnection c, Outcome outcome)
+  private void answer(
+      HttpExchange exchange,
+      QueryRequest q,
+      RunningQueries.Running r,
+      EngineConnection c,
+      Outcome outcome)
       throws IOException {
     byte[] sql = q.sql().getBytes(StandardCharsets.UTF_8);
     OutputFormat format = new OutputFormat(q.format());
     OutputFormat.ChunkHeader header = format.chunkHeader();
-    boolean streamable = header != null && !q.waitEndOfQuery() && q.dataFile() == null
-        && (q.text().firstWord().equals("SELECT") || q.text().firstWord().equals("WITH"));
+    boolean streamable =
+        header != null
+            && !q.waitEndOfQuery()
+            && q.dataFile() == null
+            && (q.text().firstWord().equals("SELECT") || q.text().firstWord().equals("WITH"));
     try {
       if (streamable) {
         try (ResultStream stream = c.chdb.stream(sql, q.format(), q.params())) {
@@ -228,7 +274,8 @@ final class QueryRunner {
             return;
           }
         } catch (ChdbConnection.QueryFailure e) {
-          if (!(e.code() == ClickHouseError.BAD_ARGUMENTS && e.getMessage().contains("Streaming query is not supported"))) {
+          if (!(e.code() == ClickHouseError.BAD_ARGUMENTS
+              && e.getMessage().contains("Streaming query is not supported"))) {
             throw e;
           }
         }
@@ -255,11 +302,17 @@ final class QueryRunner {
 
   /**
    * Streams the result chunk by chunk; a result of one chunk is sent whole, with its length and
-   * complete summary. Returns false when the result must be computed again whole (an empty
-   * stream in a format whose header only a whole result carries).
+   * complete summary. Returns false when the result must be computed again whole (an empty stream
+   * in a format whose header only a whole result carries).
    */
-  private boolean stream(HttpExchange exchange, QueryRequest q, RunningQueries.Running r, ResultStream stream,
-      OutputFormat.ChunkHeader header, Outcome outcome) throws ChdbConnection.QueryFailure, IOException {
+  private boolean stream(
+      HttpExchange exchange,
+      QueryRequest q,
+      RunningQueries.Running r,
+      ResultStream stream,
+      OutputFormat.ChunkHeader header,
+      Outcome outcome)
+      throws ChdbConnection.QueryFailure, IOException {
     NativeResult first = stream.next();
     if (first == null) {
       if (header != OutputFormat.ChunkHeader.NONE) {
@@ -313,23 +366,34 @@ final class QueryRunner {
     }
   }
 
-  /** A readonly query (GET, or readonly=1|2) may only read; the refusal ClickHouse gives, or null. */
+  /**
+   * A readonly query (GET, or readonly=1|2) may only read; the refusal ClickHouse gives, or null.
+   */
   private static ClickHouseError readonlyRefusal(QueryRequest q) {
     if (q.readonly() == 0) {
       return null;
     }
     String first = q.text().firstWord();
-    boolean reads = READ_STATEMENTS.contains(first) && !q.text().hasWord("INSERT", "OUTFILE")
-        && !(first.equals("SET") && q.readonly() == 1);
+    boolean reads =
+        READ_STATEMENTS.contains(first)
+            && !q.text().hasWord("INSERT", "OUTFILE")
+            && !(first.equals("SET") && q.readonly() == 1);
     if (reads) {
       return null;
     }
-    ClickHouseError e = ClickHouseError.of(ClickHouseError.READONLY, Authenticator.USER + ": Cannot execute query in readonly mode");
+    ClickHouseError e =
+        ClickHouseError.of(
+            ClickHouseError.READONLY,
+            Authenticator.USER + ": Cannot execute query in readonly mode");
     return q.get() ? e.withHint(GET_HINT) : e;
   }
 
-  /** KILL QUERY for one of our queries: killed here, answered as ClickHouse answers (kill_status, query_id, user, query). */
-  private void serveKill(HttpExchange exchange, QueryRequest q, KillQuery kill) throws IOException, InterruptedException {
+  /**
+   * KILL QUERY for one of our queries: killed here, answered as ClickHouse answers (kill_status,
+   * query_id, user, query).
+   */
+  private void serveKill(HttpExchange exchange, QueryRequest q, KillQuery kill)
+      throws IOException, InterruptedException {
     RunningQueries.Running target = running.find(kill.queryId());
     String status = "waiting";
     if (target != null && !kill.test()) {
@@ -342,10 +406,30 @@ final class QueryRunner {
     params.put("kill_status", escaped(status));
     params.put("kill_query_id", escaped(kill.queryId()));
     params.put("kill_query", escaped(target == null ? "" : target.sql));
-    String sql = "SELECT {kill_status:String} AS kill_status, {kill_query_id:String} AS query_id, 'default' AS user,"
-        + " {kill_query:String} AS query" + (target == null ? " WHERE 0" : "");
-    QueryRequest answer = new QueryRequest(q.queryId(), sql, SqlText.of(sql), null, q.format(), Map.of(), params, null, 0,
-        q.get(), null, null, false, false, q.httpEncoding(), q.compress(), false, sql);
+    String sql =
+        "SELECT {kill_status:String} AS kill_status, {kill_query_id:String} AS query_id, 'default' AS user,"
+            + " {kill_query:String} AS query"
+            + (target == null ? " WHERE 0" : "");
+    QueryRequest answer =
+        new QueryRequest(
+            q.queryId(),
+            sql,
+            SqlText.of(sql),
+            null,
+            q.format(),
+            Map.of(),
+            params,
+            null,
+            0,
+            q.get(),
+            null,
+            null,
+            false,
+            false,
+            q.httpEncoding(),
+            q.compress(),
+            false,
+            sql);
     EngineConnection c;
     try {
       c = pool.take(0);
@@ -354,8 +438,14 @@ final class QueryRunner {
       return;
     }
     boolean clean = true;
-    try (NativeResult result = c.chdb.execute(sql.getBytes(StandardCharsets.UTF_8), q.format(), params)) {
-      answers.result(exchange, answer, result.stats(), List.of(result), new OutputFormat(q.format()).chunkHeader());
+    try (NativeResult result =
+        c.chdb.execute(sql.getBytes(StandardCharsets.UTF_8), q.format(), params)) {
+      answers.result(
+          exchange,
+          answer,
+          result.stats(),
+          List.of(result),
+          new OutputFormat(q.format()).chunkHeader());
     } catch (ChdbConnection.QueryFailure e) {
       clean = false;
       answers.error(exchange, q, ClickHouseError.fromEngine(e.code(), e.getMessage()));
@@ -366,7 +456,11 @@ final class QueryRunner {
 
   /** A parameter value in ClickHouse's escaped format. */
   static String escaped(String value) {
-    return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r");
+    return value
+        .replace("\\", "\\\\")
+        .replace("\t", "\\t")
+        .replace("\n", "\\n")
+        .replace("\r", "\\r");
   }
 
   private static String identifier(String name) {
@@ -392,8 +486,13 @@ final class QueryRunner {
       if (inSession) {
         // a session may have SET these itself: put its values back, not the defaults
         StringBuilder names = new StringBuilder();
-        settings.keySet().forEach(n -> names.append(names.isEmpty() ? "" : ", ").append(EngineConnection.quote(n)));
-        String rows = c.text("SELECT name, changed, value FROM system.settings WHERE name IN (" + names + ")");
+        settings
+            .keySet()
+            .forEach(
+                n -> names.append(names.isEmpty() ? "" : ", ").append(EngineConnection.quote(n)));
+        String rows =
+            c.text(
+                "SELECT name, changed, value FROM system.settings WHERE name IN (" + names + ")");
         for (String row : rows.split("\n")) {
           String[] f = row.split("\t", 3);
           if (f.length == 3 && f[1].equals("1")) {
@@ -405,15 +504,24 @@ final class QueryRunner {
         restore.putIfAbsent(name, name.equals("log_comment") && !inSession ? c.marker : null);
       }
       StringBuilder set = new StringBuilder("SET ");
-      settings.forEach((k, v) -> set.append(set.length() == 4 ? "" : ", ").append(k).append(" = ").append(EngineConnection.quote(v)));
+      settings.forEach(
+          (k, v) ->
+              set.append(set.length() == 4 ? "" : ", ")
+                  .append(k)
+                  .append(" = ")
+                  .append(EngineConnection.quote(v)));
       c.run(set.toString());
       return new SettingsScope(c, restore);
     }
 
     void restore() throws ChdbConnection.QueryFailure {
       StringBuilder set = new StringBuilder("SET ");
-      restore.forEach((k, v) -> set.append(set.length() == 4 ? "" : ", ").append(k).append(" = ")
-          .append(v == null ? "DEFAULT" : EngineConnection.quote(v)));
+      restore.forEach(
+          (k, v) ->
+              set.append(set.length() == 4 ? "" : ", ")
+                  .append(k)
+                  .append(" = ")
+                  .append(v == null ? "DEFAULT" : EngineConnection.quote(v)));
       c.run(set.toString());
     }
 
@@ -423,13 +531,14 @@ final class QueryRunner {
         char ch = tsv.charAt(i);
         if (ch == '\\' && i + 1 < tsv.length()) {
           char n = tsv.charAt(++i);
-          out.append(switch (n) {
-            case 't' -> '\t';
-            case 'n' -> '\n';
-            case 'r' -> '\r';
-            case '0' -> '\0';
-            default -> n;
-          });
+          out.append(
+              switch (n) {
+                case 't' -> '\t';
+                case 'n' -> '\n';
+                case 'r' -> '\r';
+                case '0' -> '\0';
+                default -> n;
+              });
         } else {
           out.append(ch);
         }
@@ -438,8 +547,13 @@ final class QueryRunner {
     }
   }
 
-  /** Writes streamed chunks of one result, dropping the header that every chunk after the first repeats. */
-  static void writeChunk(OutputStream out, NativeResult chunk, OutputFormat.ChunkHeader header, boolean first) throws IOException {
+  /**
+   * Writes streamed chunks of one result, dropping the header that every chunk after the first
+   * repeats.
+   */
+  static void writeChunk(
+      OutputStream out, NativeResult chunk, OutputFormat.ChunkHeader header, boolean first)
+      throws IOException {
     long from = first ? 0 : headerLength(chunk, header);
     chunk.writeTo(out, from);
   }
@@ -464,7 +578,10 @@ final class QueryRunner {
     return at;
   }
 
-  /** RowBinaryWithNames[AndTypes]: a varint column count, then that many names (and as many types), each a varint length and bytes. */
+  /**
+   * RowBinaryWithNames[AndTypes]: a varint column count, then that many names (and as many types),
+   * each a varint length and bytes.
+   */
   private static long afterRowBinaryHeader(NativeResult chunk, int listsOfStrings) {
     long[] at = {0};
     long columns = varint(chunk, at);

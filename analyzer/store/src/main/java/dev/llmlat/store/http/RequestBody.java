@@ -11,11 +11,14 @@ import org.eclipse.jetty.io.EofException;
 /**
  * A request body as Jetty frames it. A body that ends early, breaks its chunked framing or pauses
  * past the receive timeout throws {@link Broken} rather than ending: whoever copies it (an INSERT's
- * staging file) must see it fail, never a truncated body that looks complete. The failure is
- * kept, so the request can still be answered 400 or 408 when a decoder on top wrapped it.
+ * staging file) must see it fail, never a truncated body that looks complete. The failure is kept,
+ * so the request can still be answered 400 or 408 when a decoder on top wrapped it.
  */
 final class RequestBody extends InputStream {
-  /** Why a body could not be read whole: answered with {@link #status()}, then the connection closes. */
+  /**
+   * Why a body could not be read whole: answered with {@link #status()}, then the connection
+   * closes.
+   */
   static final class Broken extends IOException {
     private static final long serialVersionUID = 1L;
     private final int status;
@@ -82,7 +85,8 @@ final class RequestBody extends InputStream {
   private Broken broken(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof TimeoutException) {
-        return new Broken(408, "the request body paused for longer than " + text(receiveTimeout), e);
+        return new Broken(
+            408, "the request body paused for longer than " + text(receiveTimeout), e);
       }
       if (t instanceof HttpException h && !"Early EOF".equals(h.getReason())) {
         return new Broken(h.getCode(), h.getReason(), e); // the chunked framing broke
@@ -92,10 +96,19 @@ final class RequestBody extends InputStream {
       }
     }
     // Jetty reports a broken chunk and a connection closed in a chunk alike ("Early EOF")
-    return new Broken(400, chunked
-        ? "the chunked request body broke off after " + received + " bytes (a bad chunk size or chunk end, or the client"
-            + " closed the connection in the middle of it)"
-        : "the request body ended after " + received + " of the " + length + " bytes of its Content-Length", e);
+    return new Broken(
+        400,
+        chunked
+            ? "the chunked request body broke off after "
+                + received
+                + " bytes (a bad chunk size or chunk end, or the client"
+                + " closed the connection in the middle of it)"
+            : "the request body ended after "
+                + received
+                + " of the "
+                + length
+                + " bytes of its Content-Length",
+        e);
   }
 
   /** "500 ms", "30 s": for the reasons sent to clients. */

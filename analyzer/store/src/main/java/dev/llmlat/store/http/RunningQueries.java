@@ -7,9 +7,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The queries running now, by the id the client knows them by (its {@code query_id}, or the one
- * the server made up and sent back in {@code X-ClickHouse-Query-Id}): so a second query cannot
- * take a running query's id, and KILL QUERY can find them.
+ * The queries running now, by the id the client knows them by (its {@code query_id}, or the one the
+ * server made up and sent back in {@code X-ClickHouse-Query-Id}): so a second query cannot take a
+ * running query's id, and KILL QUERY can find them.
  */
 final class RunningQueries {
   private final Map<String, Running> byId = new ConcurrentHashMap<>();

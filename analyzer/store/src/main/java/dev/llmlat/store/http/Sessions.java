@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
 
 /**
  * ClickHouse's HTTP sessions ({@code session_id}): each is an engine session of its own, so its
- * SET, USE and temporary tables stay in it; one request at a time uses it (another one meanwhile
- * is refused, as ClickHouse does); it closes after {@code session_timeout} seconds idle.
+ * SET, USE and temporary tables stay in it; one request at a time uses it (another one meanwhile is
+ * refused, as ClickHouse does); it closes after {@code session_timeout} seconds idle.
  */
 final class Sessions implements AutoCloseable {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9_.:\\-]{1,128}");
@@ -48,22 +48,38 @@ final class Sessions implements AutoCloseable {
     this.maxTimeout = maxTimeout;
   }
 
-  /** Takes session {@code id} for one request, creating it unless {@code check} says it must exist. */
+  /**
+   * Takes session {@code id} for one request, creating it unless {@code check} says it must exist.
+   */
   Lease take(String id, String timeoutText, boolean check) throws ChdbConnection.QueryFailure {
     if (!ID.matcher(id).matches()) {
-      return new Lease(null, ClickHouseError.of(ClickHouseError.BAD_ARGUMENTS,
-          "Invalid session_id: use 1 to 128 letters, digits and _ . : -"));
+      return new Lease(
+          null,
+          ClickHouseError.of(
+              ClickHouseError.BAD_ARGUMENTS,
+              "Invalid session_id: use 1 to 128 letters, digits and _ . : -"));
     }
     Duration timeout = defaultTimeout;
     if (timeoutText != null && !timeoutText.isEmpty()) {
       try {
         timeout = Duration.ofSeconds(Long.parseLong(timeoutText));
       } catch (NumberFormatException e) {
-        return new Lease(null, ClickHouseError.of(ClickHouseError.INVALID_SESSION_TIMEOUT, "Invalid session timeout: '" + timeoutText + "'"));
+        return new Lease(
+            null,
+            ClickHouseError.of(
+                ClickHouseError.INVALID_SESSION_TIMEOUT,
+                "Invalid session timeout: '" + timeoutText + "'"));
       }
       if (timeout.isNegative() || timeout.compareTo(maxTimeout) > 0) {
-        return new Lease(null, ClickHouseError.of(ClickHouseError.INVALID_SESSION_TIMEOUT, "Session timeout "
-            + timeout.toSeconds() + " is not in [0, " + maxTimeout.toSeconds() + "]"));
+        return new Lease(
+            null,
+            ClickHouseError.of(
+                ClickHouseError.INVALID_SESSION_TIMEOUT,
+                "Session timeout "
+                    + timeout.toSeconds()
+                    + " is not in [0, "
+                    + maxTimeout.toSeconds()
+                    + "]"));
       }
     }
     synchronized (this) {
@@ -71,18 +87,27 @@ final class Sessions implements AutoCloseable {
       Session s = sessions.get(id);
       if (s != null) {
         if (s.inUse) {
-          return new Lease(null, ClickHouseError.of(ClickHouseError.SESSION_IS_LOCKED, "Session " + id + " is locked by a concurrent client"));
+          return new Lease(
+              null,
+              ClickHouseError.of(
+                  ClickHouseError.SESSION_IS_LOCKED,
+                  "Session " + id + " is locked by a concurrent client"));
         }
         s.inUse = true;
         s.timeout = timeout;
         return new Lease(s, null);
       }
       if (check) {
-        return new Lease(null, ClickHouseError.of(ClickHouseError.SESSION_NOT_FOUND, "Session " + id + " not found"));
+        return new Lease(
+            null,
+            ClickHouseError.of(ClickHouseError.SESSION_NOT_FOUND, "Session " + id + " not found"));
       }
       if (sessions.size() >= max) {
-        return new Lease(null, ClickHouseError.of(ClickHouseError.TOO_MANY_SIMULTANEOUS_QUERIES,
-            "Too many open sessions (" + max + "); close some or let them time out"));
+        return new Lease(
+            null,
+            ClickHouseError.of(
+                ClickHouseError.TOO_MANY_SIMULTANEOUS_QUERIES,
+                "Too many open sessions (" + max + "); close some or let them time out"));
       }
     }
     EngineConnection connection = EngineConnection.open(store, 0);
@@ -90,7 +115,11 @@ final class Sessions implements AutoCloseable {
       Session raced = sessions.get(id);
       if (raced != null) { // another request opened it meanwhile
         store.closeSession(connection.chdb);
-        return new Lease(null, ClickHouseError.of(ClickHouseError.SESSION_IS_LOCKED, "Session " + id + " is locked by a concurrent client"));
+        return new Lease(
+            null,
+            ClickHouseError.of(
+                ClickHouseError.SESSION_IS_LOCKED,
+                "Session " + id + " is locked by a concurrent client"));
       }
       Session s = new Session(id, connection, timeout);
       s.inUse = true;
@@ -124,13 +153,16 @@ final class Sessions implements AutoCloseable {
     List<Session> expired = new ArrayList<>();
     synchronized (this) {
       long now = System.nanoTime();
-      sessions.values().removeIf(s -> {
-        boolean gone = !s.inUse && now - s.idleSince > s.timeout.toNanos();
-        if (gone) {
-          expired.add(s);
-        }
-        return gone;
-      });
+      sessions
+          .values()
+          .removeIf(
+              s -> {
+                boolean gone = !s.inUse && now - s.idleSince > s.timeout.toNanos();
+                if (gone) {
+                  expired.add(s);
+                }
+                return gone;
+              });
     }
     expired.forEach(s -> store.closeSession(s.connection.chdb));
   }

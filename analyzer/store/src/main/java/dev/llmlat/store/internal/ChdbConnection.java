@@ -10,16 +10,17 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * One chDB connection: one engine session with its own settings, query parameters, current
- * database and temporary tables (measured on chDB 26.5.3). A process may hold several
- * connections to one data directory at once, and they run queries concurrently; a different
- * directory needs every connection closed first. Calls on one connection are serialized: the
- * engine runs one statement at a time per connection.
+ * One chDB connection: one engine session with its own settings, query parameters, current database
+ * and temporary tables (measured on chDB 26.5.3). A process may hold several connections to one
+ * data directory at once, and they run queries concurrently; a different directory needs every
+ * connection closed first. Calls on one connection are serialized: the engine runs one statement at
+ * a time per connection.
  */
 public final class ChdbConnection implements AutoCloseable {
   private static Path openPath; // guarded by ChdbConnection.class
   private static int openCount; // guarded by ChdbConnection.class
-  private static java.util.List<String> openArgs; // guarded by ChdbConnection.class: the engine boots with the first one's
+  private static java.util.List<String>
+      openArgs; // guarded by ChdbConnection.class: the engine boots with the first one's
 
   private final ChdbLibrary lib;
   private final Path dataDir;
@@ -72,12 +73,17 @@ public final class ChdbConnection implements AutoCloseable {
    * closes, so a connection asking for other arguments meanwhile is refused rather than given an
    * engine configured otherwise (measured: chDB ignores a later connection's configuration).
    */
-  public static ChdbConnection open(ChdbLibrary lib, Path dataDir, java.util.List<String> engineArgs) {
+  public static ChdbConnection open(
+      ChdbLibrary lib, Path dataDir, java.util.List<String> engineArgs) {
     synchronized (ChdbConnection.class) {
       if (openPath != null && openPath.equals(dataDir) && !openArgs.equals(engineArgs)) {
-        throw new StoreException("the embedded store at " + dataDir + " is already open in this process with "
-            + (openArgs.isEmpty() ? "the engine's full access" : "engine arguments " + openArgs)
-            + "; close it before opening it with " + (engineArgs.isEmpty() ? "full access" : engineArgs));
+        throw new StoreException(
+            "the embedded store at "
+                + dataDir
+                + " is already open in this process with "
+                + (openArgs.isEmpty() ? "the engine's full access" : "engine arguments " + openArgs)
+                + "; close it before opening it with "
+                + (engineArgs.isEmpty() ? "full access" : engineArgs));
       }
       if (openPath != null && !openPath.equals(dataDir)) {
         throw new StoreException(
@@ -87,7 +93,8 @@ public final class ChdbConnection implements AutoCloseable {
                 + dataDir);
       }
       try (Arena arena = Arena.ofConfined()) {
-        java.util.List<String> all = new java.util.ArrayList<>(java.util.List.of("clickhouse", "--path=" + dataDir));
+        java.util.List<String> all =
+            new java.util.ArrayList<>(java.util.List.of("clickhouse", "--path=" + dataDir));
         all.addAll(engineArgs);
         String[] args = all.toArray(String[]::new);
         MemorySegment argv = arena.allocate(ValueLayout.ADDRESS, args.length);
@@ -110,7 +117,9 @@ public final class ChdbConnection implements AutoCloseable {
         ChdbConnection connection = new ChdbConnection(lib, dataDir, conn);
         // the engine's native threads must stop before the C runtime's exit handlers destroy what
         // they use (else SIGSEGV at exit); a statement still running is abandoned after a while
-        connection.atExit = ExitSequence.registerNative("closing the store at " + dataDir, connection::close, CLOSE_AT_EXIT_MS);
+        connection.atExit =
+            ExitSequence.registerNative(
+                "closing the store at " + dataDir, connection::close, CLOSE_AT_EXIT_MS);
         return connection;
       } catch (StoreException e) {
         throw e;
@@ -120,7 +129,9 @@ public final class ChdbConnection implements AutoCloseable {
     }
   }
 
-  /** How long the exit waits for a running statement before it leaves without closing the engine. */
+  /**
+   * How long the exit waits for a running statement before it leaves without closing the engine.
+   */
   private static final long CLOSE_AT_EXIT_MS = 3_000;
 
   /** Runs one statement; {@code format} is the default output format (a FORMAT clause wins). */
@@ -133,18 +144,31 @@ public final class ChdbConnection implements AutoCloseable {
   /**
    * Runs one statement with query parameters bound for this call only. The engine clears every
    * parameter on return, those the session had SET included, so without parameters of its own a
-   * statement runs through the plain call and sees the session's. The result stays in native
-   * memory until closed.
+   * statement runs through the plain call and sees the session's. The result stays in native memory
+   * until closed.
    */
-  public synchronized NativeResult execute(byte[] sql, String format, Map<String, String> params) throws QueryFailure {
+  public synchronized NativeResult execute(byte[] sql, String format, Map<String, String> params)
+      throws QueryFailure {
     MemorySegment h = handle();
     try (Arena arena = Arena.ofConfined()) {
       Call call = new Call(arena, sql, format, params);
-      MemorySegment result = params.isEmpty()
-          ? (MemorySegment) lib.queryN.invokeExact(h, call.sql, call.sqlLength, call.format, call.formatLength)
-          : (MemorySegment) lib.queryWithParamsN.invokeExact(
-              h, call.sql, call.sqlLength, call.format, call.formatLength, call.names, call.nameLengths, call.values,
-              call.valueLengths, call.count);
+      MemorySegment result =
+          params.isEmpty()
+              ? (MemorySegment)
+                  lib.queryN.invokeExact(
+                      h, call.sql, call.sqlLength, call.format, call.formatLength)
+              : (MemorySegment)
+                  lib.queryWithParamsN.invokeExact(
+                      h,
+                      call.sql,
+                      call.sqlLength,
+                      call.format,
+                      call.formatLength,
+                      call.names,
+                      call.nameLengths,
+                      call.values,
+                      call.valueLengths,
+                      call.count);
       return NativeResult.checked(lib, result);
     } catch (QueryFailure | StoreException e) {
       throw e;
@@ -154,21 +178,35 @@ public final class ChdbConnection implements AutoCloseable {
   }
 
   /**
-   * Starts a query whose result the caller fetches chunk by chunk. The engine streams SELECTs
-   * only (other statements fail with code 36); each chunk is a complete output of its own in the
-   * format, so only formats without a header or footer concatenate into one result.
+   * Starts a query whose result the caller fetches chunk by chunk. The engine streams SELECTs only
+   * (other statements fail with code 36); each chunk is a complete output of its own in the format,
+   * so only formats without a header or footer concatenate into one result.
    */
-  public synchronized ResultStream stream(byte[] sql, String format, Map<String, String> params) throws QueryFailure {
+  public synchronized ResultStream stream(byte[] sql, String format, Map<String, String> params)
+      throws QueryFailure {
     MemorySegment h = handle();
     try (Arena arena = Arena.ofConfined()) {
       Call call = new Call(arena, sql, format, params);
-      MemorySegment stream = params.isEmpty()
-          ? (MemorySegment) lib.streamQueryN.invokeExact(h, call.sql, call.sqlLength, call.format, call.formatLength)
-          : (MemorySegment) lib.streamQueryWithParamsN.invokeExact(
-              h, call.sql, call.sqlLength, call.format, call.formatLength, call.names, call.nameLengths, call.values,
-              call.valueLengths, call.count);
+      MemorySegment stream =
+          params.isEmpty()
+              ? (MemorySegment)
+                  lib.streamQueryN.invokeExact(
+                      h, call.sql, call.sqlLength, call.format, call.formatLength)
+              : (MemorySegment)
+                  lib.streamQueryWithParamsN.invokeExact(
+                      h,
+                      call.sql,
+                      call.sqlLength,
+                      call.format,
+                      call.formatLength,
+                      call.names,
+                      call.nameLengths,
+                      call.values,
+                      call.valueLengths,
+                      call.count);
       if (stream.address() == 0) {
-        throw new QueryFailure("Code: 1000. DB::Exception: chDB returned no stream. (UNKNOWN_EXCEPTION)");
+        throw new QueryFailure(
+            "Code: 1000. DB::Exception: chDB returned no stream. (UNKNOWN_EXCEPTION)");
       }
       String error = NativeResult.error(lib, stream);
       if (error != null) {
@@ -187,7 +225,8 @@ public final class ChdbConnection implements AutoCloseable {
   synchronized NativeResult fetch(MemorySegment stream) throws QueryFailure {
     MemorySegment h = handle();
     try {
-      return NativeResult.checked(lib, (MemorySegment) lib.streamFetchResult.invokeExact(h, stream));
+      return NativeResult.checked(
+          lib, (MemorySegment) lib.streamFetchResult.invokeExact(h, stream));
     } catch (QueryFailure | StoreException e) {
       throw e;
     } catch (Throwable t) {
@@ -279,7 +318,8 @@ public final class ChdbConnection implements AutoCloseable {
         }
         try {
           if (active != null) {
-            active.abandon(); // a result still being read (the process exits on a signal): stopped first
+            active.abandon(); // a result still being read (the process exits on a signal): stopped
+            // first
           }
         } catch (RuntimeException e) {
           // closing the connection matters more

@@ -23,7 +23,8 @@ public final class ChdbLibrary {
   final MethodHandle connect; // chdb_connection* chdb_connect(int argc, char** argv)
   final MethodHandle closeConn; // void chdb_close_conn(chdb_connection* conn)
   final MethodHandle queryN; // chdb_result* chdb_query_n(conn, sql, len, format, len)
-  // chdb_result* chdb_query_with_params_n(conn, sql, len, format, len, names, name_lens, values, value_lens, count)
+  // chdb_result* chdb_query_with_params_n(conn, sql, len, format, len, names, name_lens, values,
+  // value_lens, count)
   final MethodHandle queryWithParamsN;
   final MethodHandle streamQueryWithParamsN; // same arguments; a handle to fetch chunks from
   final MethodHandle streamQueryN; // chdb_result* chdb_stream_query_n(conn, sql, len, format, len)
@@ -38,7 +39,8 @@ public final class ChdbLibrary {
   final MethodHandle resultBytesWritten; // uint64_t chdb_result_bytes_written(chdb_result*)
   final MethodHandle resultElapsed; // double chdb_result_elapsed(chdb_result*)
   final MethodHandle resultStorageRowsRead; // uint64_t chdb_result_storage_rows_read(chdb_result*)
-  final MethodHandle resultStorageBytesRead; // uint64_t chdb_result_storage_bytes_read(chdb_result*)
+  final MethodHandle
+      resultStorageBytesRead; // uint64_t chdb_result_storage_bytes_read(chdb_result*)
   final MethodHandle destroyResult; // void chdb_destroy_query_result(chdb_result*)
   final MethodHandle setSignalHandlersEnabled; // void chdb_set_signal_handlers_enabled(int)
 
@@ -46,28 +48,51 @@ public final class ChdbLibrary {
     Linker linker = Linker.nativeLinker();
     ValueLayout ptr = ValueLayout.ADDRESS;
     ValueLayout size = ValueLayout.JAVA_LONG;
-    connect = bind(linker, lib, "chdb_connect", FunctionDescriptor.of(ptr, ValueLayout.JAVA_INT, ptr));
+    connect =
+        bind(linker, lib, "chdb_connect", FunctionDescriptor.of(ptr, ValueLayout.JAVA_INT, ptr));
     closeConn = bind(linker, lib, "chdb_close_conn", FunctionDescriptor.ofVoid(ptr));
-    queryN = bind(linker, lib, "chdb_query_n", FunctionDescriptor.of(ptr, ptr, ptr, size, ptr, size));
-    FunctionDescriptor withParams = FunctionDescriptor.of(ptr, ptr, ptr, size, ptr, size, ptr, ptr, ptr, ptr, size);
+    queryN =
+        bind(linker, lib, "chdb_query_n", FunctionDescriptor.of(ptr, ptr, ptr, size, ptr, size));
+    FunctionDescriptor withParams =
+        FunctionDescriptor.of(ptr, ptr, ptr, size, ptr, size, ptr, ptr, ptr, ptr, size);
     queryWithParamsN = bind(linker, lib, "chdb_query_with_params_n", withParams);
     streamQueryWithParamsN = bind(linker, lib, "chdb_stream_query_with_params_n", withParams);
-    streamQueryN = bind(linker, lib, "chdb_stream_query_n", FunctionDescriptor.of(ptr, ptr, ptr, size, ptr, size));
-    streamFetchResult = bind(linker, lib, "chdb_stream_fetch_result", FunctionDescriptor.of(ptr, ptr, ptr));
-    streamCancelQuery = bind(linker, lib, "chdb_stream_cancel_query", FunctionDescriptor.ofVoid(ptr, ptr));
+    streamQueryN =
+        bind(
+            linker,
+            lib,
+            "chdb_stream_query_n",
+            FunctionDescriptor.of(ptr, ptr, ptr, size, ptr, size));
+    streamFetchResult =
+        bind(linker, lib, "chdb_stream_fetch_result", FunctionDescriptor.of(ptr, ptr, ptr));
+    streamCancelQuery =
+        bind(linker, lib, "chdb_stream_cancel_query", FunctionDescriptor.ofVoid(ptr, ptr));
     resultBuffer = bind(linker, lib, "chdb_result_buffer", FunctionDescriptor.of(ptr, ptr));
     resultLength = bind(linker, lib, "chdb_result_length", FunctionDescriptor.of(size, ptr));
     resultError = bind(linker, lib, "chdb_result_error", FunctionDescriptor.of(ptr, ptr));
     resultRowsRead = bind(linker, lib, "chdb_result_rows_read", FunctionDescriptor.of(size, ptr));
     resultBytesRead = bind(linker, lib, "chdb_result_bytes_read", FunctionDescriptor.of(size, ptr));
-    resultRowsWritten = bind(linker, lib, "chdb_result_rows_written", FunctionDescriptor.of(size, ptr));
-    resultBytesWritten = bind(linker, lib, "chdb_result_bytes_written", FunctionDescriptor.of(size, ptr));
-    resultElapsed = bind(linker, lib, "chdb_result_elapsed", FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ptr));
-    resultStorageRowsRead = bind(linker, lib, "chdb_result_storage_rows_read", FunctionDescriptor.of(size, ptr));
-    resultStorageBytesRead = bind(linker, lib, "chdb_result_storage_bytes_read", FunctionDescriptor.of(size, ptr));
+    resultRowsWritten =
+        bind(linker, lib, "chdb_result_rows_written", FunctionDescriptor.of(size, ptr));
+    resultBytesWritten =
+        bind(linker, lib, "chdb_result_bytes_written", FunctionDescriptor.of(size, ptr));
+    resultElapsed =
+        bind(
+            linker,
+            lib,
+            "chdb_result_elapsed",
+            FunctionDescriptor.of(ValueLayout.JAVA_DOUBLE, ptr));
+    resultStorageRowsRead =
+        bind(linker, lib, "chdb_result_storage_rows_read", FunctionDescriptor.of(size, ptr));
+    resultStorageBytesRead =
+        bind(linker, lib, "chdb_result_storage_bytes_read", FunctionDescriptor.of(size, ptr));
     destroyResult = bind(linker, lib, "chdb_destroy_query_result", FunctionDescriptor.ofVoid(ptr));
     setSignalHandlersEnabled =
-        bind(linker, lib, "chdb_set_signal_handlers_enabled", FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
+        bind(
+            linker,
+            lib,
+            "chdb_set_signal_handlers_enabled",
+            FunctionDescriptor.ofVoid(ValueLayout.JAVA_INT));
   }
 
   void destroyQueryResult(MemorySegment result) throws Throwable {
@@ -91,17 +116,21 @@ public final class ChdbLibrary {
     try {
       lookup = SymbolLookup.libraryLookup(key, Arena.global());
     } catch (IllegalArgumentException | IllegalCallerException e) {
-      throw new StoreException("cannot load the embedded ClickHouse engine " + key + ": " + e.getMessage(), e);
+      throw new StoreException(
+          "cannot load the embedded ClickHouse engine " + key + ": " + e.getMessage(), e);
     }
     loaded = new ChdbLibrary(lookup);
     LOADED.put(key, loaded);
     return loaded;
   }
 
-  private static MethodHandle bind(Linker linker, SymbolLookup lib, String name, FunctionDescriptor fd) {
+  private static MethodHandle bind(
+      Linker linker, SymbolLookup lib, String name, FunctionDescriptor fd) {
     MemorySegment symbol =
         lib.find(name)
-            .orElseThrow(() -> new StoreException("libchdb has no symbol " + name + ": wrong chDB version?"));
+            .orElseThrow(
+                () ->
+                    new StoreException("libchdb has no symbol " + name + ": wrong chDB version?"));
     return linker.downcallHandle(symbol, fd);
   }
 }

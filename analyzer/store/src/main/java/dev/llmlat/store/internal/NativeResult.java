@@ -7,8 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * One result (or one streamed chunk) as the engine made it, still in native memory: written out
- * in slices rather than copied whole onto the Java heap. Close it to free the engine's buffer.
+ * One result (or one streamed chunk) as the engine made it, still in native memory: written out in
+ * slices rather than copied whole onto the Java heap. Close it to free the engine's buffer.
  */
 public final class NativeResult implements AutoCloseable {
   private static final int SLICE = 64 * 1024;
@@ -20,18 +20,30 @@ public final class NativeResult implements AutoCloseable {
   private final Stats stats;
 
   /** What the engine counted for the query: ClickHouse's X-ClickHouse-Summary fields. */
-  public record Stats(long readRows, long readBytes, long writtenRows, long writtenBytes, long resultRows,
-      long resultBytes, double elapsedSeconds) {
+  public record Stats(
+      long readRows,
+      long readBytes,
+      long writtenRows,
+      long writtenBytes,
+      long resultRows,
+      long resultBytes,
+      double elapsedSeconds) {
     public static final Stats NONE = new Stats(0, 0, 0, 0, 0, 0, 0);
 
     public Stats plus(Stats o) {
-      return new Stats(readRows + o.readRows, readBytes + o.readBytes, writtenRows + o.writtenRows,
-          writtenBytes + o.writtenBytes, resultRows + o.resultRows, resultBytes + o.resultBytes,
+      return new Stats(
+          readRows + o.readRows,
+          readBytes + o.readBytes,
+          writtenRows + o.writtenRows,
+          writtenBytes + o.writtenBytes,
+          resultRows + o.resultRows,
+          resultBytes + o.resultBytes,
           Math.max(elapsedSeconds, o.elapsedSeconds));
     }
   }
 
-  private NativeResult(ChdbLibrary lib, MemorySegment result, MemorySegment buffer, long length, Stats stats) {
+  private NativeResult(
+      ChdbLibrary lib, MemorySegment result, MemorySegment buffer, long length, Stats stats) {
     this.lib = lib;
     this.result = result;
     this.buffer = buffer;
@@ -42,7 +54,8 @@ public final class NativeResult implements AutoCloseable {
   /** Wraps {@code result}, or frees it and throws the engine's error. */
   static NativeResult checked(ChdbLibrary lib, MemorySegment result) throws Throwable {
     if (result.address() == 0) {
-      throw new ChdbConnection.QueryFailure("Code: 1000. DB::Exception: chDB returned no result. (UNKNOWN_EXCEPTION)");
+      throw new ChdbConnection.QueryFailure(
+          "Code: 1000. DB::Exception: chDB returned no result. (UNKNOWN_EXCEPTION)");
     }
     try {
       String error = error(lib, result);
@@ -50,12 +63,19 @@ public final class NativeResult implements AutoCloseable {
         throw new ChdbConnection.QueryFailure(error);
       }
       long length = (long) lib.resultLength.invokeExact(result);
-      MemorySegment buffer = length == 0 ? MemorySegment.NULL
-          : ((MemorySegment) lib.resultBuffer.invokeExact(result)).reinterpret(length);
-      Stats stats = new Stats(
-          (long) lib.resultStorageRowsRead.invokeExact(result), (long) lib.resultStorageBytesRead.invokeExact(result),
-          (long) lib.resultRowsWritten.invokeExact(result), (long) lib.resultBytesWritten.invokeExact(result),
-          (long) lib.resultRowsRead.invokeExact(result), length, (double) lib.resultElapsed.invokeExact(result));
+      MemorySegment buffer =
+          length == 0
+              ? MemorySegment.NULL
+              : ((MemorySegment) lib.resultBuffer.invokeExact(result)).reinterpret(length);
+      Stats stats =
+          new Stats(
+              (long) lib.resultStorageRowsRead.invokeExact(result),
+              (long) lib.resultStorageBytesRead.invokeExact(result),
+              (long) lib.resultRowsWritten.invokeExact(result),
+              (long) lib.resultBytesWritten.invokeExact(result),
+              (long) lib.resultRowsRead.invokeExact(result),
+              length,
+              (double) lib.resultElapsed.invokeExact(result));
       return new NativeResult(lib, result, buffer, length, stats);
     } catch (Throwable t) {
       lib.destroyQueryResult(result);

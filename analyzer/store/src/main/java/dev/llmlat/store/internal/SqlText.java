@@ -5,14 +5,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What the store needs to know about a statement's text before the engine sees it,
- * read with ClickHouse's lexical rules (quoted strings and identifiers, {@code --}, {@code #} and
- * nested block comments, heredocs): its words outside strings and comments, whether more than one
+ * What the store needs to know about a statement's text before the engine sees it, read with
+ * ClickHouse's lexical rules (quoted strings and identifiers, {@code --}, {@code #} and nested
+ * block comments, heredocs): its words outside strings and comments, whether more than one
  * statement follows, its FORMAT clause, and where an INSERT's inline data begins.
  *
  * <p>The engine (chDB) runs every statement of a multi-statement text; ClickHouse's HTTP interface
- * refuses them, and so does the store's, so the checks made on the words see the one statement
- * that runs.
+ * refuses them, and so does the store's, so the checks made on the words see the one statement that
+ * runs.
  */
 public record SqlText(List<String> words, int statements, String format, int dataOffset) {
 
@@ -94,7 +94,10 @@ public record SqlText(List<String> words, int statements, String format, int dat
           inStatement = true;
         }
         words.add(word);
-        if (word.equals("VALUES") && words.get(0).equals("INSERT") && !words.contains("SELECT") && !words.contains("WITH")) {
+        if (word.equals("VALUES")
+            && words.get(0).equals("INSERT")
+            && !words.contains("SELECT")
+            && !words.contains("WITH")) {
           // INSERT ... VALUES: the values are data in the Values format, as after FORMAT Values
           format = "Values";
           dataOffset = i;
@@ -104,7 +107,8 @@ public record SqlText(List<String> words, int statements, String format, int dat
           afterFormat = false;
           format = text.substring(start, i);
           formatAt = words.size() - 1;
-          if (words.get(0).equals("INSERT") && !words.subList(0, formatAt).contains("SELECT")
+          if (words.get(0).equals("INSERT")
+              && !words.subList(0, formatAt).contains("SELECT")
               && !words.subList(0, formatAt).contains("VALUES")) {
             dataOffset = dataStart(text, i);
             break;
@@ -121,8 +125,12 @@ public record SqlText(List<String> words, int statements, String format, int dat
         i++;
       }
     }
-    // a FORMAT clause ends the statement (SETTINGS may follow it): a word "format" elsewhere is a name
-    if (format != null && dataOffset < 0 && formatAt + 1 < words.size() && !words.get(formatAt + 1).equals("SETTINGS")) {
+    // a FORMAT clause ends the statement (SETTINGS may follow it): a word "format" elsewhere is a
+    // name
+    if (format != null
+        && dataOffset < 0
+        && formatAt + 1 < words.size()
+        && !words.get(formatAt + 1).equals("SETTINGS")) {
       format = null;
     }
     if (dataOffset >= 0 && text.substring(dataOffset).isBlank()) {
@@ -186,10 +194,14 @@ public record SqlText(List<String> words, int statements, String format, int dat
     return n;
   }
 
-  /** The end of a heredoc {@code $tag$ ... $tag$} starting at {@code i}, or -1 when none starts there. */
+  /**
+   * The end of a heredoc {@code $tag$ ... $tag$} starting at {@code i}, or -1 when none starts
+   * there.
+   */
   private static int heredocEnd(String text, int i) {
     int j = i + 1;
-    while (j < text.length() && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_')) {
+    while (j < text.length()
+        && (Character.isLetterOrDigit(text.charAt(j)) || text.charAt(j) == '_')) {
       j++;
     }
     if (j >= text.length() || text.charAt(j) != '$') {

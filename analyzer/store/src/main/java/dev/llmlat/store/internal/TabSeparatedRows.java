@@ -20,10 +20,16 @@ public final class TabSeparatedRows implements RowStream {
 
   /** Where the outputs come from. */
   public interface Chunks {
-    /** The next output's bytes, or null when there are no more; a refusal is a {@link StoreException}. */
+    /**
+     * The next output's bytes, or null when there are no more; a refusal is a {@link
+     * StoreException}.
+     */
     InputStream next() throws IOException;
 
-    /** Frees the source; {@code whole}: every output was read to its end, else the query may still run and is stopped. */
+    /**
+     * Frees the source; {@code whole}: every output was read to its end, else the query may still
+     * run and is stopped.
+     */
     void close(boolean whole);
   }
 
@@ -41,8 +47,8 @@ public final class TabSeparatedRows implements RowStream {
   private List<String> lastRow; // a server's error text reads as a row of one column
 
   /**
-   * Reads the first output's header. {@code first} is that output, already taken from {@code chunks};
-   * {@code description} names the source in failures.
+   * Reads the first output's header. {@code first} is that output, already taken from {@code
+   * chunks}; {@code description} names the source in failures.
    */
   public TabSeparatedRows(InputStream first, Chunks chunks, String description) {
     this.chunks = chunks;
@@ -57,7 +63,13 @@ public final class TabSeparatedRows implements RowStream {
         return;
       }
       if (names.size() != types.size()) {
-        throw new StoreException(description + ": malformed result header (" + names.size() + " names, " + types.size() + " types)");
+        throw new StoreException(
+            description
+                + ": malformed result header ("
+                + names.size()
+                + " names, "
+                + types.size()
+                + " types)");
       }
       List<QueryResult.Column> cols = new ArrayList<>(names.size());
       for (int i = 0; i < names.size(); i++) {
@@ -103,8 +115,16 @@ public final class TabSeparatedRows implements RowStream {
             // a server that fails midway writes its error into the body
             String text = String.join("\t", row.stream().map(String::valueOf).toList()).strip();
             text = text.length() <= 500 ? text : text.substring(0, 497) + "...";
-            throw new StoreException(description + (text.contains("DB::Exception") ? " failed midway: " + text
-                : ": a result row has " + row.size() + " values for " + columns.size() + " columns: " + text));
+            throw new StoreException(
+                description
+                    + (text.contains("DB::Exception")
+                        ? " failed midway: " + text
+                        : ": a result row has "
+                            + row.size()
+                            + " values for "
+                            + columns.size()
+                            + " columns: "
+                            + text));
           }
           lastRow = row;
           return row;
@@ -114,12 +134,17 @@ public final class TabSeparatedRows implements RowStream {
       }
     } catch (IOException e) {
       // a server failing midway writes its error into the body, then cuts the body off
-      String left = (lastRow != null && lastRow.size() == 1 ? lastRow.get(0) + "\n" : "")
-          + new String(buf, pos, limit - pos, StandardCharsets.UTF_8);
+      String left =
+          (lastRow != null && lastRow.size() == 1 ? lastRow.get(0) + "\n" : "")
+              + new String(buf, pos, limit - pos, StandardCharsets.UTF_8);
       int error = left.indexOf("Code: ");
       if (error >= 0 && left.contains("DB::Exception")) {
         String text = left.substring(error).strip();
-        throw new StoreException(description + " failed midway: " + (text.length() <= 500 ? text : text.substring(0, 497) + "..."), e);
+        throw new StoreException(
+            description
+                + " failed midway: "
+                + (text.length() <= 500 ? text : text.substring(0, 497) + "..."),
+            e);
       }
       throw new StoreException(description + ": reading the result failed: " + e.getMessage(), e);
     }
@@ -176,7 +201,10 @@ public final class TabSeparatedRows implements RowStream {
     return fields;
   }
 
-  /** Where the line at {@link #pos} ends (its '\n', or the output's end), reading more as needed; -1 at the end. */
+  /**
+   * Where the line at {@link #pos} ends (its '\n', or the output's end), reading more as needed; -1
+   * at the end.
+   */
   private int lineEnd() throws IOException {
     int scanned = pos;
     while (true) {
@@ -231,17 +259,18 @@ public final class TabSeparatedRows implements RowStream {
       byte b = buf[i];
       if (b == '\\' && i + 1 < to) {
         byte e = buf[++i];
-        scratch[n++] = switch (e) {
-          case 'n' -> (byte) '\n';
-          case 't' -> (byte) '\t';
-          case 'r' -> (byte) '\r';
-          case 'b' -> (byte) '\b';
-          case 'f' -> (byte) '\f';
-          case '0' -> (byte) 0;
-          case 'a' -> (byte) 7;
-          case 'v' -> (byte) 11;
-          default -> e; // \\ \' and any other escaped character
-        };
+        scratch[n++] =
+            switch (e) {
+              case 'n' -> (byte) '\n';
+              case 't' -> (byte) '\t';
+              case 'r' -> (byte) '\r';
+              case 'b' -> (byte) '\b';
+              case 'f' -> (byte) '\f';
+              case '0' -> (byte) 0;
+              case 'a' -> (byte) 7;
+              case 'v' -> (byte) 11;
+              default -> e; // \\ \' and any other escaped character
+            };
       } else {
         scratch[n++] = b;
       }

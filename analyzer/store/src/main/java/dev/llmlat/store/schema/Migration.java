@@ -14,7 +14,8 @@ public record Migration(int version, String name, String text) {
   public static Migration of(String fileName, String text) {
     int underscore = fileName.indexOf('_');
     if (underscore <= 0 || !fileName.endsWith(".sql")) {
-      throw new IllegalArgumentException("migration file must be named NNNN_name.sql, got " + fileName);
+      throw new IllegalArgumentException(
+          "migration file must be named NNNN_name.sql, got " + fileName);
     }
     int version = Integer.parseInt(fileName.substring(0, underscore));
     return new Migration(version, fileName.substring(underscore + 1, fileName.length() - 4), text);
@@ -49,7 +50,9 @@ public record Migration(int version, String name, String text) {
   /** SHA-256 of the text, recorded when applied. */
   public String checksum() {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

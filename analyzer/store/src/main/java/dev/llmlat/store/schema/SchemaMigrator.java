@@ -49,12 +49,16 @@ public final class SchemaMigrator {
   /** The cluster variant of the shipped migrations, for the servers' cluster {@code cluster}. */
   public static SchemaMigrator bundledForCluster(String cluster) {
     if (cluster == null || !CLUSTER_NAME.matcher(cluster).matches()) {
-      throw new IllegalArgumentException("--cluster: not a ClickHouse cluster name (letters, digits, _ . -): '" + cluster + "'");
+      throw new IllegalArgumentException(
+          "--cluster: not a ClickHouse cluster name (letters, digits, _ . -): '" + cluster + "'");
     }
     return new SchemaMigrator(load(CLUSTER_DIR), cluster);
   }
 
-  /** The migrations of one variant ({@code ""} or {@code "cluster/"}), in the order its migrations.txt lists them. */
+  /**
+   * The migrations of one variant ({@code ""} or {@code "cluster/"}), in the order its
+   * migrations.txt lists them.
+   */
   static List<Migration> load(String variant) {
     String index = resource(variant + "migrations.txt");
     List<Migration> migrations = new ArrayList<>();
@@ -69,17 +73,32 @@ public final class SchemaMigrator {
 
   /** A migration's statements as sent to the store: {@code {cluster}} names the cluster. */
   public List<String> statements(Migration migration) {
-    return migration.statements().stream().map(s -> cluster == null ? s : s.replace("{cluster}", cluster)).toList();
+    return migration.statements().stream()
+        .map(s -> cluster == null ? s : s.replace("{cluster}", cluster))
+        .toList();
   }
 
   private String migrationsTableDdl() {
     String columns = " (Version UInt32, Name String, Checksum String, AppliedAt DateTime64(3))";
     if (cluster == null) {
-      return "CREATE TABLE IF NOT EXISTS " + TABLE + columns + " ENGINE = ReplacingMergeTree(AppliedAt) ORDER BY Version";
+      return "CREATE TABLE IF NOT EXISTS "
+          + TABLE
+          + columns
+          + " ENGINE = ReplacingMergeTree(AppliedAt) ORDER BY Version";
     }
-    // One replica set over all nodes (no {shard} in the path): whichever node the runner reaches sees every record.
-    return "CREATE TABLE IF NOT EXISTS " + TABLE + " ON CLUSTER '" + cluster + "'" + columns
-        + " ENGINE = ReplicatedReplacingMergeTree('/clickhouse/llmlat/" + cluster + "/{database}/" + TABLE + "', '{replica}', AppliedAt)"
+    // One replica set over all nodes (no {shard} in the path): whichever node the runner reaches
+    // sees every record.
+    return "CREATE TABLE IF NOT EXISTS "
+        + TABLE
+        + " ON CLUSTER '"
+        + cluster
+        + "'"
+        + columns
+        + " ENGINE = ReplicatedReplacingMergeTree('/clickhouse/llmlat/"
+        + cluster
+        + "/{database}/"
+        + TABLE
+        + "', '{replica}', AppliedAt)"
         + " ORDER BY Version";
   }
 
@@ -105,9 +124,16 @@ public final class SchemaMigrator {
       if (checksum != null) {
         if (!checksum.equals(migration.checksum())) {
           throw new StoreException(
-              "schema migration " + migration.version() + "_" + migration.name() + " changed after it was applied to "
-                  + store.description() + ": add a new migration instead of editing an applied one"
-                  + (cluster == null ? " (or the store was migrated with --cluster)" : " (or the store was migrated without --cluster)"));
+              "schema migration "
+                  + migration.version()
+                  + "_"
+                  + migration.name()
+                  + " changed after it was applied to "
+                  + store.description()
+                  + ": add a new migration instead of editing an applied one"
+                  + (cluster == null
+                      ? " (or the store was migrated with --cluster)"
+                      : " (or the store was migrated without --cluster)"));
         }
         already++;
         continue;
@@ -116,17 +142,26 @@ public final class SchemaMigrator {
         store.execute(statement);
       }
       store.execute(
-          "INSERT INTO " + TABLE + " VALUES (" + migration.version() + ", '" + migration.name() + "', '"
-              + migration.checksum() + "', now64(3))");
+          "INSERT INTO "
+              + TABLE
+              + " VALUES ("
+              + migration.version()
+              + ", '"
+              + migration.name()
+              + "', '"
+              + migration.checksum()
+              + "', now64(3))");
       applied.add(migration);
     }
     return new Outcome(applied, already);
   }
 
   private static String resource(String name) {
-    try (InputStream in = SchemaMigrator.class.getClassLoader().getResourceAsStream(RESOURCE_DIR + name)) {
+    try (InputStream in =
+        SchemaMigrator.class.getClassLoader().getResourceAsStream(RESOURCE_DIR + name)) {
       if (in == null) {
-        throw new IllegalStateException("missing " + RESOURCE_DIR + name + " on the classpath (is llmlat-schemas built?)");
+        throw new IllegalStateException(
+            "missing " + RESOURCE_DIR + name + " on the classpath (is llmlat-schemas built?)");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

@@ -23,7 +23,11 @@ final class Http {
   }
 
   Http withBasicAuth(String user, String password) {
-    defaultHeaders.put("Authorization", "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+    defaultHeaders.put(
+        "Authorization",
+        "Basic "
+            + Base64.getEncoder()
+                .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
     return this;
   }
 
@@ -33,15 +37,22 @@ final class Http {
     }
 
     String header(String name) {
-      return headers.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(name)).map(e -> e.getValue().get(0))
-          .findFirst().orElse(null);
+      return headers.entrySet().stream()
+          .filter(e -> e.getKey().equalsIgnoreCase(name))
+          .map(e -> e.getValue().get(0))
+          .findFirst()
+          .orElse(null);
     }
   }
 
   static String query(Map<String, String> params) {
     StringBuilder q = new StringBuilder();
-    params.forEach((k, v) -> q.append(q.isEmpty() ? "?" : "&").append(URLEncoder.encode(k, StandardCharsets.UTF_8)).append('=')
-        .append(URLEncoder.encode(v, StandardCharsets.UTF_8)));
+    params.forEach(
+        (k, v) ->
+            q.append(q.isEmpty() ? "?" : "&")
+                .append(URLEncoder.encode(k, StandardCharsets.UTF_8))
+                .append('=')
+                .append(URLEncoder.encode(v, StandardCharsets.UTF_8)));
     return q.toString();
   }
 
@@ -59,10 +70,16 @@ final class Http {
 
   Reply send(String method, Map<String, String> params, Map<String, String> headers, byte[] body)
       throws IOException, InterruptedException {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/" + query(params))).timeout(Duration.ofSeconds(60));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + "/" + query(params)))
+            .timeout(Duration.ofSeconds(60));
     defaultHeaders.forEach(b::header);
     headers.forEach(b::header);
-    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+    b.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body));
     HttpResponse<byte[]> r = client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
     return new Reply(r.statusCode(), r.headers().map(), r.body());
   }

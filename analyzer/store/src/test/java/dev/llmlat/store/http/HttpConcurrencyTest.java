@@ -18,8 +18,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A long query blocks nobody: /ping and other queries answer; a query is killed when its client leaves or KILL QUERY names it. */
-@Timeout(value = 5, unit = java.util.concurrent.TimeUnit.MINUTES) // against a hang only: every wait below is for a condition
+/**
+ * A long query blocks nobody: /ping and other queries answer; a query is killed when its client
+ * leaves or KILL QUERY names it.
+ */
+@Timeout(
+    value = 5,
+    unit =
+        java.util.concurrent.TimeUnit
+            .MINUTES) // against a hang only: every wait below is for a condition
 class HttpConcurrencyTest {
   @TempDir Path dir;
   StoreFixture f;
@@ -36,16 +43,25 @@ class HttpConcurrencyTest {
   private static final String RUNNING_LONG =
       "SELECT count() FROM system.processes WHERE query LIKE '%sipHash64%' AND query NOT LIKE '%system.processes%'";
 
-  /** Asks the engine until it runs {@code expected} long queries (each ask is a round trip: no sleeping). */
+  /**
+   * Asks the engine until it runs {@code expected} long queries (each ask is a round trip: no
+   * sleeping).
+   */
   static void awaitRunningLong(Http http, String expected) throws Exception {
     while (!http.post(RUNNING_LONG).body().equals(expected + "\n")) {
       Thread.onSpinWait();
     }
   }
 
-  /** Until the server holds {@code queryId} as running: KILL ... TEST needs no turn and names it once it has one. */
+  /**
+   * Until the server holds {@code queryId} as running: KILL ... TEST needs no turn and names it
+   * once it has one.
+   */
   static void awaitAdmitted(Http http, String queryId) throws Exception {
-    while (http.post(Map.of("default_format", "TSV"), "KILL QUERY WHERE query_id = '" + queryId + "' TEST").body().isEmpty()) {
+    while (http.post(
+            Map.of("default_format", "TSV"), "KILL QUERY WHERE query_id = '" + queryId + "' TEST")
+        .body()
+        .isEmpty()) {
       Thread.onSpinWait();
     }
   }
@@ -54,7 +70,8 @@ class HttpConcurrencyTest {
   void pingAndOtherQueriesAnswerWhileALongQueryRuns() throws Exception {
     f = new StoreFixture(dir);
     Http http = f.http;
-    Future<Http.Reply> longOne = background.submit(() -> http.post(Map.of("query_id", "long-1"), StoreFixture.LONG_QUERY));
+    Future<Http.Reply> longOne =
+        background.submit(() -> http.post(Map.of("query_id", "long-1"), StoreFixture.LONG_QUERY));
     awaitRunningLong(http, "1");
 
     Http.Reply ping = http.send("GET", Map.of(), Map.of(), null);
@@ -64,7 +81,8 @@ class HttpConcurrencyTest {
     assertThat(longOne.isDone()).as("answered while the long query still runs").isFalse();
 
     // KILL QUERY by the id the client gave: the engine stops it, its client gets ClickHouse's error
-    Http.Reply kill = http.post(Map.of("default_format", "TSV"), "KILL QUERY WHERE query_id = 'long-1' SYNC");
+    Http.Reply kill =
+        http.post(Map.of("default_format", "TSV"), "KILL QUERY WHERE query_id = 'long-1' SYNC");
     assertThat(kill.status()).isEqualTo(200);
     assertThat(kill.body()).startsWith("finished\tlong-1\tdefault\tSELECT count()");
     Http.Reply killed = longOne.get();
@@ -80,7 +98,9 @@ class HttpConcurrencyTest {
     try (Socket client = new Socket(uri.getHost(), uri.getPort())) {
       byte[] body = StoreFixture.LONG_QUERY.getBytes(StandardCharsets.UTF_8);
       OutputStream out = client.getOutputStream();
-      out.write(("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.write(
+          ("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1));
       out.write(body);
       out.flush();
       awaitRunningLong(f.http, "1");
@@ -88,12 +108,17 @@ class HttpConcurrencyTest {
     awaitRunningLong(f.http, "0");
     // a streamed result is stopped too when its reader leaves
     try (Socket client = new Socket(uri.getHost(), uri.getPort())) {
-      byte[] body = "SELECT number, sipHash64(number) FROM numbers(100000000000) SETTINGS max_block_size = 1000".getBytes(StandardCharsets.UTF_8);
+      byte[] body =
+          "SELECT number, sipHash64(number) FROM numbers(100000000000) SETTINGS max_block_size = 1000"
+              .getBytes(StandardCharsets.UTF_8);
       OutputStream out = client.getOutputStream();
-      out.write(("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.write(
+          ("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + body.length + "\r\n\r\n")
+              .getBytes(StandardCharsets.ISO_8859_1));
       out.write(body);
       out.flush();
-      assertThat(client.getInputStream().readNBytes(100_000)).hasSize(100_000); // rows arrive as they are made
+      assertThat(client.getInputStream().readNBytes(100_000))
+          .hasSize(100_000); // rows arrive as they are made
       awaitRunningLong(f.http, "1");
     }
     awaitRunningLong(f.http, "0");
@@ -102,9 +127,12 @@ class HttpConcurrencyTest {
   @Test
   void aSaturatedServerSays503AtOnceAndStillPings() throws Exception {
     // one turn, one place in the queue, and a queue timeout no test reaches
-    f = new StoreFixture(dir, ServerConfig.loopbackWithoutPassword(0).withLimits(1, 1, Duration.ofHours(1)));
+    f =
+        new StoreFixture(
+            dir, ServerConfig.loopbackWithoutPassword(0).withLimits(1, 1, Duration.ofHours(1)));
     Http http = f.http;
-    Future<Http.Reply> longOne = background.submit(() -> http.post(Map.of("query_id", "long-2"), StoreFixture.LONG_QUERY));
+    Future<Http.Reply> longOne =
+        background.submit(() -> http.post(Map.of("query_id", "long-2"), StoreFixture.LONG_QUERY));
     awaitAdmitted(http, "long-2");
     // of two more, one takes the place in the queue and the other is refused at once
     ExecutorCompletionService<Http.Reply> two = new ExecutorCompletionService<>(background);
@@ -113,7 +141,9 @@ class HttpConcurrencyTest {
     Http.Reply refused = two.take().get();
     assertThat(refused.status()).isEqualTo(503);
     assertThat(refused.header("X-ClickHouse-Exception-Code")).isEqualTo("202");
-    assertThat(refused.body()).contains("Maximum: 1 running and 1 waiting").contains("(TOO_MANY_SIMULTANEOUS_QUERIES)");
+    assertThat(refused.body())
+        .contains("Maximum: 1 running and 1 waiting")
+        .contains("(TOO_MANY_SIMULTANEOUS_QUERIES)");
     assertThat(longOne.isDone()).isFalse();
     assertThat(http.send("GET", Map.of(), Map.of(), null).body()).isEqualTo("Ok.\n");
     // KILL needs no turn; the query that waited runs once the turn is free
@@ -127,12 +157,14 @@ class HttpConcurrencyTest {
   void aRunningQueryIdCannotBeReused() throws Exception {
     f = new StoreFixture(dir);
     Http http = f.http;
-    Future<Http.Reply> longOne = background.submit(() -> http.post(Map.of("query_id", "same"), StoreFixture.LONG_QUERY));
+    Future<Http.Reply> longOne =
+        background.submit(() -> http.post(Map.of("query_id", "same"), StoreFixture.LONG_QUERY));
     awaitRunningLong(http, "1");
     Http.Reply second = http.post(Map.of("query_id", "same"), "SELECT 1");
     assertThat(second.header("X-ClickHouse-Exception-Code")).isEqualTo("216");
     // replace_running_query=1 stops the first and runs the second, as ClickHouse does
-    Http.Reply replaced = http.post(Map.of("query_id", "same", "replace_running_query", "1"), "SELECT 2");
+    Http.Reply replaced =
+        http.post(Map.of("query_id", "same", "replace_running_query", "1"), "SELECT 2");
     assertThat(replaced.body()).isEqualTo("2\n");
     assertThat(longOne.get().header("X-ClickHouse-Exception-Code")).isEqualTo("394");
   }
@@ -144,7 +176,9 @@ class HttpConcurrencyTest {
     Future<Http.Reply> longOne = background.submit(() -> http.post(StoreFixture.LONG_QUERY));
     awaitRunningLong(http, "1");
     // SYNC would hang chDB 26.5; the front end asks the engine for ASYNC
-    Http.Reply kill = http.post("KILL QUERY WHERE query LIKE '%sipHash64(number) % 7%' AND query NOT LIKE '%KILL%' SYNC");
+    Http.Reply kill =
+        http.post(
+            "KILL QUERY WHERE query LIKE '%sipHash64(number) % 7%' AND query NOT LIKE '%KILL%' SYNC");
     assertThat(kill.status()).isEqualTo(200);
     assertThat(longOne.get().header("X-ClickHouse-Exception-Code")).isEqualTo("394");
   }

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What one request sets stays with it; what a session sets stays with that session; GET only reads. */
+/**
+ * What one request sets stays with it; what a session sets stays with that session; GET only reads.
+ */
 class HttpIsolationTest {
   @TempDir Path dir;
   StoreFixture f;
@@ -47,7 +49,13 @@ class HttpIsolationTest {
       List<Future<String>> answers = new ArrayList<>();
       for (int i = 0; i < 40; i++) {
         String mine = "client-" + i;
-        answers.add(pool.submit(() -> mine + "=" + http.post(Map.of("param_v", mine), "SELECT {v:String}, sleep(0.01)").body()));
+        answers.add(
+            pool.submit(
+                () ->
+                    mine
+                        + "="
+                        + http.post(Map.of("param_v", mine), "SELECT {v:String}, sleep(0.01)")
+                            .body()));
       }
       for (Future<String> answer : answers) {
         String[] got = answer.get().split("=", 2);
@@ -61,7 +69,8 @@ class HttpIsolationTest {
   @Test
   void settingsApplyToTheirRequestOnly() throws Exception {
     String defaultThreads = http.post("SELECT getSetting('max_threads')").body();
-    assertThat(http.post(Map.of("max_threads", "1"), "SELECT getSetting('max_threads')").body()).isEqualTo("1\n");
+    assertThat(http.post(Map.of("max_threads", "1"), "SELECT getSetting('max_threads')").body())
+        .isEqualTo("1\n");
     assertThat(http.post("SELECT getSetting('max_threads')").body()).isEqualTo(defaultThreads);
 
     // a SET without a session changes nothing for the next request
@@ -69,7 +78,8 @@ class HttpIsolationTest {
     assertThat(http.post("SELECT getSetting('max_threads')").body()).isEqualTo(defaultThreads);
 
     // readonly=1 on one request refuses its DDL and leaves the next request writable
-    Http.Reply refused = http.post(Map.of("readonly", "1"), "CREATE TABLE t (a UInt8) ENGINE = Memory");
+    Http.Reply refused =
+        http.post(Map.of("readonly", "1"), "CREATE TABLE t (a UInt8) ENGINE = Memory");
     assertThat(refused.header("X-ClickHouse-Exception-Code")).isEqualTo("164");
     assertThat(http.post("CREATE TABLE t (a UInt8) ENGINE = Memory").status()).isEqualTo(200);
 
@@ -88,7 +98,8 @@ class HttpIsolationTest {
     assertThat(http.post("USE other").status()).isEqualTo(200);
     assertThat(http.post("SELECT currentDatabase()").body()).isEqualTo("default\n");
     // the database parameter applies to its request
-    assertThat(http.post(Map.of("database", "other"), "SELECT currentDatabase()").body()).isEqualTo("other\n");
+    assertThat(http.post(Map.of("database", "other"), "SELECT currentDatabase()").body())
+        .isEqualTo("other\n");
     assertThat(http.post("SELECT currentDatabase()").body()).isEqualTo("default\n");
   }
 
@@ -102,25 +113,40 @@ class HttpIsolationTest {
     assertThat(http.post(s1, "CREATE DATABASE IF NOT EXISTS other").status()).isEqualTo(200);
     assertThat(http.post(s1, "USE other").status()).isEqualTo(200);
 
-    assertThat(http.post(s1, "SELECT getSetting('max_threads'), currentDatabase(), (SELECT sum(a) FROM tmp)").body())
+    assertThat(
+            http.post(
+                    s1,
+                    "SELECT getSetting('max_threads'), currentDatabase(), (SELECT sum(a) FROM tmp)")
+                .body())
         .isEqualTo("1\tother\t7\n");
     String defaults = http.post("SELECT getSetting('max_threads')").body();
     assertThat(defaults).isNotEqualTo("1\n");
-    assertThat(http.post(s2, "SELECT getSetting('max_threads'), currentDatabase()").body()).isEqualTo(defaults.strip() + "\tdefault\n");
+    assertThat(http.post(s2, "SELECT getSetting('max_threads'), currentDatabase()").body())
+        .isEqualTo(defaults.strip() + "\tdefault\n");
     assertThat(http.post(s2, "SELECT count() FROM tmp").status()).isEqualTo(404);
 
     // a request's own settings apply to it, then the session's come back
-    assertThat(http.post(Map.of("session_id", "s1", "max_threads", "3"), "SELECT getSetting('max_threads')").body()).isEqualTo("3\n");
+    assertThat(
+            http.post(
+                    Map.of("session_id", "s1", "max_threads", "3"),
+                    "SELECT getSetting('max_threads')")
+                .body())
+        .isEqualTo("3\n");
     assertThat(http.post(s1, "SELECT getSetting('max_threads')").body()).isEqualTo("1\n");
     // and a request's database too
-    assertThat(http.post(Map.of("session_id", "s1", "database", "default"), "SELECT currentDatabase()").body()).isEqualTo("default\n");
+    assertThat(
+            http.post(Map.of("session_id", "s1", "database", "default"), "SELECT currentDatabase()")
+                .body())
+        .isEqualTo("default\n");
     assertThat(http.post(s1, "SELECT currentDatabase()").body()).isEqualTo("other\n");
 
     // parameters SET in a session stay for its later queries; a request's own apply to it alone
     assertThat(http.post(s1, "SET param_p = 'kept'").status()).isEqualTo(200);
     assertThat(http.post(s1, "SELECT {p:String}").body()).isEqualTo("kept\n");
-    assertThat(http.post(Map.of("session_id", "s2", "param_p", "mine"), "SELECT {p:String}").body()).isEqualTo("mine\n");
-    assertThat(http.post(s2, "SELECT {p:String}").header("X-ClickHouse-Exception-Code")).isEqualTo("456");
+    assertThat(http.post(Map.of("session_id", "s2", "param_p", "mine"), "SELECT {p:String}").body())
+        .isEqualTo("mine\n");
+    assertThat(http.post(s2, "SELECT {p:String}").header("X-ClickHouse-Exception-Code"))
+        .isEqualTo("456");
 
     Http.Reply missing = http.post(Map.of("session_id", "nope", "session_check", "1"), "SELECT 1");
     assertThat(missing.header("X-ClickHouse-Exception-Code")).isEqualTo("372");
@@ -131,7 +157,11 @@ class HttpIsolationTest {
   void aSessionServesOneRequestAtATime() throws Exception {
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<Http.Reply> longOne = pool.submit(() -> http.post(Map.of("session_id", "busy", "query_id", "busy-1"), StoreFixture.LONG_QUERY));
+      Future<Http.Reply> longOne =
+          pool.submit(
+              () ->
+                  http.post(
+                      Map.of("session_id", "busy", "query_id", "busy-1"), StoreFixture.LONG_QUERY));
       waitUntilRunning("busy-1");
       Http.Reply second = http.post(Map.of("session_id", "busy"), "SELECT 1");
       assertThat(second.header("X-ClickHouse-Exception-Code")).isEqualTo("373");
@@ -150,14 +180,26 @@ class HttpIsolationTest {
 
   @Test
   void getOnlyReads() throws Exception {
-    assertThat(http.post("CREATE TABLE keep (a UInt8) ENGINE = MergeTree ORDER BY a").status()).isEqualTo(200);
-    for (String write : List.of("DROP TABLE keep", "CREATE TABLE made (a UInt8) ENGINE = Memory", "INSERT INTO keep VALUES (1)",
-        "TRUNCATE TABLE keep", "INSERT INTO FUNCTION file('" + dir.resolve("x.tsv") + "', 'TSV', 'a UInt8') VALUES (1)",
-        "SELECT 1 INTO OUTFILE '" + dir.resolve("out.tsv") + "'", "OPTIMIZE TABLE keep")) {
+    assertThat(http.post("CREATE TABLE keep (a UInt8) ENGINE = MergeTree ORDER BY a").status())
+        .isEqualTo(200);
+    for (String write :
+        List.of(
+            "DROP TABLE keep",
+            "CREATE TABLE made (a UInt8) ENGINE = Memory",
+            "INSERT INTO keep VALUES (1)",
+            "TRUNCATE TABLE keep",
+            "INSERT INTO FUNCTION file('"
+                + dir.resolve("x.tsv")
+                + "', 'TSV', 'a UInt8') VALUES (1)",
+            "SELECT 1 INTO OUTFILE '" + dir.resolve("out.tsv") + "'",
+            "OPTIMIZE TABLE keep")) {
       Http.Reply r = http.get(Map.of("query", write));
       assertThat(r.status()).as(write).isEqualTo(500);
       assertThat(r.header("X-ClickHouse-Exception-Code")).as(write).isEqualTo("164");
-      assertThat(r.body()).as(write).contains("method GET implies readonly").endsWith("(READONLY)\n");
+      assertThat(r.body())
+          .as(write)
+          .contains("method GET implies readonly")
+          .endsWith("(READONLY)\n");
     }
     assertThat(http.get(Map.of("query", "EXISTS TABLE keep")).body()).isEqualTo("1\n");
     assertThat(http.get(Map.of("query", "EXISTS TABLE made")).body()).isEqualTo("0\n");
@@ -165,9 +207,15 @@ class HttpIsolationTest {
     assertThat(dir.resolve("x.tsv")).doesNotExist();
     assertThat(dir.resolve("out.tsv")).doesNotExist();
     // reading works, with settings (readonly=2, as ClickHouse's GET), and in a session
-    assertThat(http.get(Map.of("query", "SELECT getSetting('max_threads')", "max_threads", "1")).body()).isEqualTo("1\n");
+    assertThat(
+            http.get(Map.of("query", "SELECT getSetting('max_threads')", "max_threads", "1"))
+                .body())
+        .isEqualTo("1\n");
     assertThat(http.get(Map.of("query", "SELECT 1", "session_id", "g")).body()).isEqualTo("1\n");
-    assertThat(http.get(Map.of("query", "DROP TABLE keep", "session_id", "g")).header("X-ClickHouse-Exception-Code")).isEqualTo("164");
+    assertThat(
+            http.get(Map.of("query", "DROP TABLE keep", "session_id", "g"))
+                .header("X-ClickHouse-Exception-Code"))
+        .isEqualTo("164");
     // and the next POST writes as before
     assertThat(http.post("DROP TABLE keep").status()).isEqualTo(200);
   }

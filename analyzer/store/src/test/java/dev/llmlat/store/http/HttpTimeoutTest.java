@@ -19,10 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Slow and idle connections are cut, so that thousands of them cannot pile up: the headers must
  * arrive within the header timeout, a body may not pause longer than the receive timeout, and a
- * kept-alive connection waits for its next request no longer than the keep-alive timeout.
- * The timeout under test is short and the others are an hour, so that only the one under test can
- * end the connection: the test observes its effect (a 408, the connection closed), and a read's
- * own timeout only guards against a hang.
+ * kept-alive connection waits for its next request no longer than the keep-alive timeout. The
+ * timeout under test is short and the others are an hour, so that only the one under test can end
+ * the connection: the test observes its effect (a 408, the connection closed), and a read's own
+ * timeout only guards against a hang.
  */
 class HttpTimeoutTest {
   private static final Duration SHORT = Duration.ofMillis(500);
@@ -39,14 +39,18 @@ class HttpTimeoutTest {
     }
   }
 
-  private StoreFixture start(Duration header, Duration keepAlive, Duration receive) throws IOException {
-    f = new StoreFixture(dir, ServerConfig.loopbackWithoutPassword(0).withTimeouts(header, keepAlive, receive));
+  private StoreFixture start(Duration header, Duration keepAlive, Duration receive)
+      throws IOException {
+    f =
+        new StoreFixture(
+            dir, ServerConfig.loopbackWithoutPassword(0).withTimeouts(header, keepAlive, receive));
     return f;
   }
 
   private Socket connect() throws IOException {
     Socket s = new Socket(InetAddress.getLoopbackAddress(), f.server.port());
-    s.setSoTimeout(HANG_GUARD_MILLIS); // a read that waits longer fails the test with SocketTimeoutException
+    s.setSoTimeout(
+        HANG_GUARD_MILLIS); // a read that waits longer fails the test with SocketTimeoutException
     return s;
   }
 
@@ -55,22 +59,30 @@ class HttpTimeoutTest {
     start(SHORT, NEVER, NEVER);
     try (Socket s = connect()) {
       OutputStream out = s.getOutputStream();
-      out.write("GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Slow: ".getBytes(StandardCharsets.ISO_8859_1));
-      // one header byte every 50 ms: each read is quick, only the deadline for the whole head cuts it
-      Thread trickle = Thread.ofVirtual().start(() -> {
-        try {
-          while (true) {
-            out.write('a');
-            out.flush();
-            Thread.sleep(50);
-          }
-        } catch (IOException | InterruptedException e) {
-          // cut, as it should be
-        }
-      });
+      out.write(
+          "GET /ping HTTP/1.1\r\nHost: localhost\r\nX-Slow: "
+              .getBytes(StandardCharsets.ISO_8859_1));
+      // one header byte every 50 ms: each read is quick, only the deadline for the whole head cuts
+      // it
+      Thread trickle =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      while (true) {
+                        out.write('a');
+                        out.flush();
+                        Thread.sleep(50);
+                      }
+                    } catch (IOException | InterruptedException e) {
+                      // cut, as it should be
+                    }
+                  });
       try {
         String answer = readToEnd(s.getInputStream());
-        assertThat(answer).startsWith("HTTP/1.1 408 Request Timeout\r\n").containsIgnoringCase("Connection: close\r\n");
+        assertThat(answer)
+            .startsWith("HTTP/1.1 408 Request Timeout\r\n")
+            .containsIgnoringCase("Connection: close\r\n");
       } finally {
         trickle.interrupt();
       }
@@ -91,14 +103,21 @@ class HttpTimeoutTest {
   void idleKeptAliveConnectionIsClosedAfterTheKeepAliveTimeout() throws Exception {
     start(NEVER, SHORT, NEVER);
     try (Socket s = connect()) {
-      s.getOutputStream().write("GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream()
+          .write(
+              "GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                  .getBytes(StandardCharsets.ISO_8859_1));
       InputStream in = s.getInputStream();
       String head = readHead(in);
-      // HTTP/1.1 keeps the connection unless it says Connection: close; Keep-Alive says for how long
-      assertThat(head).startsWith("HTTP/1.1 200 OK\r\n").doesNotContainIgnoringCase("Connection: close")
+      // HTTP/1.1 keeps the connection unless it says Connection: close; Keep-Alive says for how
+      // long
+      assertThat(head)
+          .startsWith("HTTP/1.1 200 OK\r\n")
+          .doesNotContainIgnoringCase("Connection: close")
           .contains("Keep-Alive: timeout=1\r\n");
       assertThat(new String(in.readNBytes(4), StandardCharsets.ISO_8859_1)).isEqualTo("Ok.\n");
-      assertThat(in.read()).isEqualTo(-1); // closed by the server: nothing else would within the hour
+      assertThat(in.read())
+          .isEqualTo(-1); // closed by the server: nothing else would within the hour
     }
     assertPing();
   }
@@ -106,12 +125,19 @@ class HttpTimeoutTest {
   @Test
   void bodyThatStallsIsCutAtTheReceiveTimeoutAndInsertsNothing() throws Exception {
     start(NEVER, NEVER, SHORT);
-    assertThat(f.http.post("CREATE TABLE stalled (a UInt32) ENGINE = MergeTree ORDER BY a").status()).isEqualTo(200);
+    assertThat(
+            f.http.post("CREATE TABLE stalled (a UInt32) ENGINE = MergeTree ORDER BY a").status())
+        .isEqualTo(200);
     try (Socket s = connect()) {
-      s.getOutputStream().write(("POST /?query=INSERT%20INTO%20stalled%20FORMAT%20TSV HTTP/1.1\r\nHost: localhost\r\n"
-          + "Content-Length: 100\r\n\r\n1\n2\n").getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream()
+          .write(
+              ("POST /?query=INSERT%20INTO%20stalled%20FORMAT%20TSV HTTP/1.1\r\nHost: localhost\r\n"
+                      + "Content-Length: 100\r\n\r\n1\n2\n")
+                  .getBytes(StandardCharsets.ISO_8859_1));
       // and then nothing, with the connection open
-      assertThat(readToEnd(s.getInputStream())).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("paused");
+      assertThat(readToEnd(s.getInputStream()))
+          .startsWith("HTTP/1.1 408 Request Timeout\r\n")
+          .contains("paused");
     }
     assertThat(f.http.post("SELECT count() FROM stalled").body()).isEqualTo("0\n");
     assertPing();
@@ -123,10 +149,12 @@ class HttpTimeoutTest {
     assertThat(config.headerTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.keepAliveTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.receiveTimeout()).isEqualTo(Duration.ofSeconds(30));
-    assertThatThrownBy(() -> config.withTimeouts(Duration.ZERO, SHORT, SHORT)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> config.withTimeouts(Duration.ZERO, SHORT, SHORT))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> config.withTimeouts(SHORT, Duration.ofSeconds(-1), SHORT))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> config.withTimeouts(SHORT, SHORT, null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> config.withTimeouts(SHORT, SHORT, null))
+        .isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> config.withTimeouts(SHORT, SHORT, Duration.ofDays(365)))
         .isInstanceOf(IllegalArgumentException.class);
   }
@@ -135,7 +163,9 @@ class HttpTimeoutTest {
     try (Socket s = connect()) {
       String ping = "GET /ping HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
       s.getOutputStream().write(ping.getBytes(StandardCharsets.ISO_8859_1));
-      assertThat(readToEnd(s.getInputStream())).startsWith("HTTP/1.1 200 OK\r\n").endsWith("\r\n\r\nOk.\n");
+      assertThat(readToEnd(s.getInputStream()))
+          .startsWith("HTTP/1.1 200 OK\r\n")
+          .endsWith("\r\n\r\nOk.\n");
     }
   }
 

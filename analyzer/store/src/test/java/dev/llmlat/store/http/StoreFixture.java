@@ -32,7 +32,8 @@ final class StoreFixture implements AutoCloseable {
   }
 
   /** A query that keeps one engine thread busy for far longer than any test waits. */
-  static final String LONG_QUERY = "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3 SETTINGS max_threads = 1";
+  static final String LONG_QUERY =
+      "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3 SETTINGS max_threads = 1";
 
   @Override
   public void close() {

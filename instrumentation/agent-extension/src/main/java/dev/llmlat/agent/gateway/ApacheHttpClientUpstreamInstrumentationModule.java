@@ -27,11 +27,11 @@ import org.apache.hc.core5.http.protocol.HttpContext;
 /**
  * The upstream side of gateways that call the engine with Apache HttpClient 5, classic I/O
  * (directly, or through Spring's {@code HttpComponentsClientHttpRequestFactory}): when the engine's
- * first content chunk is read from the response entity, and how the call got its connection
- * ({@code ApacheConnection}): the endpoint lease from the connection manager (with the pool's
- * figures for the route), a new connection's TCP connect and TLS handshake (the connection
- * operator's hooks from 5.4, the socket factories before), and the request's head and body written.
- * Methods are matched by names that 5.2 to 5.5 share; a hook whose method is absent does nothing.
+ * first content chunk is read from the response entity, and how the call got its connection ({@code
+ * ApacheConnection}): the endpoint lease from the connection manager (with the pool's figures for
+ * the route), a new connection's TCP connect and TLS handshake (the connection operator's hooks
+ * from 5.4, the socket factories before), and the request's head and body written. Methods are
+ * matched by names that 5.2 to 5.5 share; a hook whose method is absent does nothing.
  */
 public final class ApacheHttpClientUpstreamInstrumentationModule extends InstrumentationModule {
 
@@ -51,20 +51,30 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
 
   @Override
   public ElementMatcher.Junction<ClassLoader> classLoaderMatcher() {
-    return hasClassesNamed("org.apache.hc.core5.http.impl.io.HttpRequestExecutor",
+    return hasClassesNamed(
+        "org.apache.hc.core5.http.impl.io.HttpRequestExecutor",
         "org.apache.hc.core5.http.io.entity.HttpEntityWrapper");
   }
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withUpstream("ApacheUpstream", "ApacheUpstreamEntity", "ApacheUpstreamEntity$Observed",
-        "UpstreamConnection", "ApacheConnection");
+    return GatewayHelpers.withUpstream(
+        "ApacheUpstream",
+        "ApacheUpstreamEntity",
+        "ApacheUpstreamEntity$Observed",
+        "UpstreamConnection",
+        "ApacheConnection");
   }
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new ExecuteInstrumentation(), new ConnectExecInstrumentation(), new ExecRuntimeInstrumentation(),
-        new ConnectionOperatorInstrumentation(), new SocketFactoryInstrumentation(), new LayeredSocketFactoryInstrumentation(),
+    return List.of(
+        new ExecuteInstrumentation(),
+        new ConnectExecInstrumentation(),
+        new ExecRuntimeInstrumentation(),
+        new ConnectionOperatorInstrumentation(),
+        new SocketFactoryInstrumentation(),
+        new LayeredSocketFactoryInstrumentation(),
         new ClientConnectionInstrumentation());
   }
 
@@ -80,10 +90,13 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // execute(request, connection, informationCallback, context): every classic exchange, once the
+      // execute(request, connection, informationCallback, context): every classic exchange, once
+      // the
       // response head and its entity (not yet read) are received
       transformer.applyAdviceToMethod(
-          named("execute").and(isPublic()).and(takesArguments(4))
+          named("execute")
+              .and(isPublic())
+              .and(takesArguments(4))
               .and(takesArgument(0, named("org.apache.hc.core5.http.ClassicHttpRequest"))),
           ApacheHttpClientUpstreamInstrumentationModule.class.getName() + "$ExecuteAdvice");
     }
@@ -99,7 +112,9 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    public static void onExit(@Advice.Argument(0) ClassicHttpRequest request, @Advice.Return ClassicHttpResponse response) {
+    public static void onExit(
+        @Advice.Argument(0) ClassicHttpRequest request,
+        @Advice.Return ClassicHttpResponse response) {
       ApacheConnection.written();
       ApacheUpstream.observe(request, response);
     }
@@ -115,7 +130,9 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     public void transform(TypeTransformer transformer) {
       // the stage that acquires and connects the endpoint, with the request as the chain has it
       transformer.applyAdviceToMethod(
-          named("execute").and(isPublic()).and(takesArguments(3))
+          named("execute")
+              .and(isPublic())
+              .and(takesArguments(3))
               .and(takesArgument(1, named("org.apache.hc.client5.http.classic.ExecChain$Scope"))),
           advice("ConnectExecAdvice"));
     }
@@ -131,7 +148,9 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     public void transform(TypeTransformer transformer) {
       // acquireEndpoint(id, route, state, context): the lease and the wait for it
       transformer.applyAdviceToMethod(
-          named("acquireEndpoint").and(isPublic()).and(takesArguments(4))
+          named("acquireEndpoint")
+              .and(isPublic())
+              .and(takesArguments(4))
               .and(takesArgument(1, named("org.apache.hc.client5.http.HttpRoute"))),
           advice("AcquireEndpointAdvice"));
     }
@@ -146,30 +165,41 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     @Override
     public void transform(TypeTransformer transformer) {
       // 5.4 and later: the operator's own hooks around the socket connect and the TLS upgrade
-      transformer.applyAdviceToMethod(socketHook("onBeforeSocketConnect"), advice("BeforeSocketConnectAdvice"));
-      transformer.applyAdviceToMethod(socketHook("onAfterSocketConnect"), advice("AfterSocketConnectAdvice"));
-      transformer.applyAdviceToMethod(socketHook("onBeforeTlsHandshake"), advice("BeforeTlsHandshakeAdvice"));
-      transformer.applyAdviceToMethod(socketHook("onAfterTlsHandshake"), advice("AfterTlsHandshakeAdvice"));
+      transformer.applyAdviceToMethod(
+          socketHook("onBeforeSocketConnect"), advice("BeforeSocketConnectAdvice"));
+      transformer.applyAdviceToMethod(
+          socketHook("onAfterSocketConnect"), advice("AfterSocketConnectAdvice"));
+      transformer.applyAdviceToMethod(
+          socketHook("onBeforeTlsHandshake"), advice("BeforeTlsHandshakeAdvice"));
+      transformer.applyAdviceToMethod(
+          socketHook("onAfterTlsHandshake"), advice("AfterTlsHandshakeAdvice"));
     }
 
     private static ElementMatcher.Junction<MethodDescription> socketHook(String name) {
-      return named(name).and(takesArguments(2)).and(takesArgument(0, named("org.apache.hc.core5.http.protocol.HttpContext")));
+      return named(name)
+          .and(takesArguments(2))
+          .and(takesArgument(0, named("org.apache.hc.core5.http.protocol.HttpContext")));
     }
   }
 
   static final class SocketFactoryInstrumentation implements TypeInstrumentation {
     @Override
     public ElementMatcher<TypeDescription> typeMatcher() {
-      return implementsInterface(named("org.apache.hc.client5.http.socket.ConnectionSocketFactory"));
+      return implementsInterface(
+          named("org.apache.hc.client5.http.socket.ConnectionSocketFactory"));
     }
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // before 5.4 the socket factory connects (and the TLS one upgrades within): every connectSocket
+      // before 5.4 the socket factory connects (and the TLS one upgrades within): every
+      // connectSocket
       // overload ends with the context; the outermost enter and the innermost exit count
       transformer.applyAdviceToMethod(
-          named("connectSocket").and(isPublic()).and(takesArgument(0, named("java.net.Socket"))
-              .or(takesArgument(1, named("java.net.Socket")))),
+          named("connectSocket")
+              .and(isPublic())
+              .and(
+                  takesArgument(0, named("java.net.Socket"))
+                      .or(takesArgument(1, named("java.net.Socket")))),
           advice("ConnectSocketAdvice"));
     }
   }
@@ -177,14 +207,18 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
   static final class LayeredSocketFactoryInstrumentation implements TypeInstrumentation {
     @Override
     public ElementMatcher<TypeDescription> typeMatcher() {
-      return implementsInterface(named("org.apache.hc.client5.http.socket.LayeredConnectionSocketFactory"));
+      return implementsInterface(
+          named("org.apache.hc.client5.http.socket.LayeredConnectionSocketFactory"));
     }
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // createLayeredSocket(socket, target, port, attachment, context): the TLS handshake before 5.4
+      // createLayeredSocket(socket, target, port, attachment, context): the TLS handshake before
+      // 5.4
       transformer.applyAdviceToMethod(
-          named("createLayeredSocket").and(isPublic()).and(takesArguments(5))
+          named("createLayeredSocket")
+              .and(isPublic())
+              .and(takesArguments(5))
               .and(takesArgument(4, named("org.apache.hc.core5.http.protocol.HttpContext"))),
           advice("LayeredSocketAdvice"));
     }
@@ -199,9 +233,11 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     @Override
     public void transform(TypeTransformer transformer) {
       transformer.applyAdviceToMethod(
-          named("sendRequestHeader").and(isPublic()).and(takesArguments(1)), advice("RequestHeaderAdvice"));
+          named("sendRequestHeader").and(isPublic()).and(takesArguments(1)),
+          advice("RequestHeaderAdvice"));
       transformer.applyAdviceToMethod(
-          named("sendRequestEntity").and(isPublic()).and(takesArguments(1)), advice("RequestEntityAdvice"));
+          named("sendRequestEntity").and(isPublic()).and(takesArguments(1)),
+          advice("RequestEntityAdvice"));
     }
   }
 
@@ -210,7 +246,8 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     private ConnectExecAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.Argument(0) ClassicHttpRequest request, @Advice.Argument(1) ExecChain.Scope scope) {
+    public static void onEnter(
+        @Advice.Argument(0) ClassicHttpRequest request, @Advice.Argument(1) ExecChain.Scope scope) {
       ApacheConnection.begin(request, scope.clientContext);
     }
   }
@@ -229,7 +266,9 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
     public static void onExit(
-        @Advice.This ExecRuntime runtime, @Advice.Argument(3) HttpContext context, @Advice.Thrown Throwable thrown) {
+        @Advice.This ExecRuntime runtime,
+        @Advice.Argument(3) HttpContext context,
+        @Advice.Thrown Throwable thrown) {
       if (thrown == null) {
         ApacheConnection.acquired(context, runtime.isEndpointConnected());
       }
@@ -289,7 +328,8 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    public static void onExit(@Advice.AllArguments Object[] arguments, @Advice.Thrown Throwable thrown) {
+    public static void onExit(
+        @Advice.AllArguments Object[] arguments, @Advice.Thrown Throwable thrown) {
       Object last = arguments.length == 0 ? null : arguments[arguments.length - 1];
       if (thrown == null && last instanceof HttpContext) {
         ApacheConnection.connected((HttpContext) last);
@@ -307,7 +347,8 @@ public final class ApacheHttpClientUpstreamInstrumentationModule extends Instrum
     }
 
     @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
-    public static void onExit(@Advice.Argument(4) HttpContext context, @Advice.Thrown Throwable thrown) {
+    public static void onExit(
+        @Advice.Argument(4) HttpContext context, @Advice.Thrown Throwable thrown) {
       if (thrown == null) {
         ApacheConnection.tlsDone(context);
       }

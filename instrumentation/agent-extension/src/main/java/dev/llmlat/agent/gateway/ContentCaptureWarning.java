@@ -23,8 +23,11 @@ public final class ContentCaptureWarning implements AgentListener {
     if (!ContentCapture.enabled()) {
       return null;
     }
-    return "llmlat: " + ContentCapture.PROPERTY + "=true: PROMPTS AND COMPLETIONS WILL BE STORED in gateway spans"
-        + " (gen_ai.input.messages, gen_ai.output.messages; up to " + ContentCapture.maxLength()
+    return "llmlat: "
+        + ContentCapture.PROPERTY
+        + "=true: PROMPTS AND COMPLETIONS WILL BE STORED in gateway spans"
+        + " (gen_ai.input.messages, gen_ai.output.messages; up to "
+        + ContentCapture.maxLength()
         + " characters each) and exported to wherever the spans go. They may hold personal or confidential data;"
         + " unset it to stop.";
   }

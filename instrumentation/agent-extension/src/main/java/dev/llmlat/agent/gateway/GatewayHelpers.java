@@ -5,8 +5,8 @@ import java.util.List;
 
 /**
  * The helper classes injected next to the server stack or HTTP client (no muzzle code generation
- * here): the ones every server hook or every upstream hook needs, plus each hook's own, named
- * by their simple names in {@code dev.llmlat.agent.gateway.internal}.
+ * here): the ones every server hook or every upstream hook needs, plus each hook's own, named by
+ * their simple names in {@code dev.llmlat.agent.gateway.internal}.
  */
 final class GatewayHelpers {
   private static final String PACKAGE = "dev.llmlat.agent.gateway.internal.";
@@ -17,13 +17,15 @@ final class GatewayHelpers {
           PACKAGE + "OpenAiRequestScanner$Listener",
           PACKAGE + "SseEventCounter",
           PACKAGE + "ContentCapture",
-          PACKAGE + "TenantConfig", PACKAGE + "TenantConfig$Source",
+          PACKAGE + "TenantConfig",
+          PACKAGE + "TenantConfig$Source",
           PACKAGE + "CompletionText",
           PACKAGE + "GatewayExchange",
           PACKAGE + "GatewayExchange$ResponseMode");
 
   private static final List<String> UPSTREAM =
-      List.of(PACKAGE + "OpenAiEndpoint", PACKAGE + "SseEventCounter", PACKAGE + "UpstreamExchange");
+      List.of(
+          PACKAGE + "OpenAiEndpoint", PACKAGE + "SseEventCounter", PACKAGE + "UpstreamExchange");
 
   private GatewayHelpers() {}
 

@@ -55,8 +55,14 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withUpstream("JdkUpstreamBodyHandler", "JdkUpstreamBodySubscriber",
-        "UpstreamConnection", "NamedVirtualField", "JdkConnection", "JdkConnection$Call", "JdkConnection$Mark");
+    return GatewayHelpers.withUpstream(
+        "JdkUpstreamBodyHandler",
+        "JdkUpstreamBodySubscriber",
+        "UpstreamConnection",
+        "NamedVirtualField",
+        "JdkConnection",
+        "JdkConnection$Call",
+        "JdkConnection$Mark");
   }
 
   @Override
@@ -71,8 +77,13 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new SendAsyncInstrumentation(), new ExchangeInstrumentation(), new Http1ExchangeInstrumentation(),
-        new ConnectionPoolInstrumentation(), new PlainConnectionInstrumentation(), new SslConnectionInstrumentation());
+    return List.of(
+        new SendAsyncInstrumentation(),
+        new ExchangeInstrumentation(),
+        new Http1ExchangeInstrumentation(),
+        new ConnectionPoolInstrumentation(),
+        new PlainConnectionInstrumentation(),
+        new SslConnectionInstrumentation());
   }
 
   private static String advice(String name) {
@@ -89,9 +100,11 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // Exchange(request, multi[, acc]): the call's first is made in its MultiExchange's constructor, in sendAsync
+      // Exchange(request, multi[, acc]): the call's first is made in its MultiExchange's
+      // constructor, in sendAsync
       transformer.applyAdviceToMethod(
-          isConstructor().and(takesArgument(0, named(INTERNAL + "HttpRequestImpl")))
+          isConstructor()
+              .and(takesArgument(0, named(INTERNAL + "HttpRequestImpl")))
               .and(takesArgument(1, named(INTERNAL + "MultiExchange"))),
           advice("ExchangeAdvice"));
     }
@@ -105,12 +118,17 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // Http1Exchange(exchange, connection): gets its connection from the pool or a new one when given none
+      // Http1Exchange(exchange, connection): gets its connection from the pool or a new one when
+      // given none
       transformer.applyAdviceToMethod(
-          isConstructor().and(takesArguments(2)).and(takesArgument(0, named(INTERNAL + "Exchange"))),
+          isConstructor()
+              .and(takesArguments(2))
+              .and(takesArgument(0, named(INTERNAL + "Exchange"))),
           advice("Http1ExchangeAdvice"));
-      transformer.applyAdviceToMethod(named("sendHeadersAsync").and(takesArguments(0)), advice("SendHeadersAdvice"));
-      transformer.applyAdviceToMethod(named("sendBodyAsync").and(takesArguments(0)), advice("SendBodyAdvice"));
+      transformer.applyAdviceToMethod(
+          named("sendHeadersAsync").and(takesArguments(0)), advice("SendHeadersAdvice"));
+      transformer.applyAdviceToMethod(
+          named("sendBodyAsync").and(takesArguments(0)), advice("SendBodyAdvice"));
     }
   }
 
@@ -124,7 +142,9 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
     public void transform(TypeTransformer transformer) {
       // getConnection(secure, address, proxy): an idle connection, or null
       transformer.applyAdviceToMethod(
-          named("getConnection").and(takesArguments(3)).and(takesArgument(1, named("java.net.InetSocketAddress"))),
+          named("getConnection")
+              .and(takesArguments(3))
+              .and(takesArgument(1, named("java.net.InetSocketAddress"))),
           advice("PoolGetAdvice"));
     }
   }
@@ -139,7 +159,9 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
     public void transform(TypeTransformer transformer) {
       // connectAsync(exchange): the non-blocking TCP connect, its future completes once connected
       transformer.applyAdviceToMethod(
-          named("connectAsync").and(takesArguments(1)).and(takesArgument(0, named(INTERNAL + "Exchange"))),
+          named("connectAsync")
+              .and(takesArguments(1))
+              .and(takesArgument(0, named(INTERNAL + "Exchange"))),
           advice("ConnectAdvice"));
     }
   }
@@ -152,11 +174,15 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // connectAsync(exchange): its plain connection's connect, then the SSL tube; finishConnect(): the handshake
+      // connectAsync(exchange): its plain connection's connect, then the SSL tube; finishConnect():
+      // the handshake
       transformer.applyAdviceToMethod(
-          named("connectAsync").and(takesArguments(1)).and(takesArgument(0, named(INTERNAL + "Exchange"))),
+          named("connectAsync")
+              .and(takesArguments(1))
+              .and(takesArgument(0, named(INTERNAL + "Exchange"))),
           advice("SslConnectAdvice"));
-      transformer.applyAdviceToMethod(named("finishConnect").and(takesArguments(0)), advice("FinishConnectAdvice"));
+      transformer.applyAdviceToMethod(
+          named("finishConnect").and(takesArguments(0)), advice("FinishConnectAdvice"));
     }
   }
 
@@ -166,7 +192,9 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void onExit(
-        @Advice.This Object exchange, @Advice.Argument(0) HttpRequest request, @Advice.Argument(1) Object multi) {
+        @Advice.This Object exchange,
+        @Advice.Argument(0) HttpRequest request,
+        @Advice.Argument(1) Object multi) {
       JdkConnection.exchange(exchange, request, multi);
     }
   }
@@ -176,12 +204,14 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
     private Http1ExchangeAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.Argument(0) Object exchange, @Advice.Argument(1) Object given) {
+    public static void onEnter(
+        @Advice.Argument(0) Object exchange, @Advice.Argument(1) Object given) {
       JdkConnection.acquiring(exchange, given);
     }
 
     @Advice.OnMethodExit(suppress = Throwable.class)
-    public static void onExit(@Advice.Argument(0) Object exchange, @Advice.FieldValue("connection") Object connection) {
+    public static void onExit(
+        @Advice.Argument(0) Object exchange, @Advice.FieldValue("connection") Object connection) {
       JdkConnection.acquired(exchange, connection);
     }
   }
@@ -202,7 +232,8 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void onExit(
-        @Advice.Argument(0) Object exchange, @Advice.Return(readOnly = false) CompletableFuture connecting) {
+        @Advice.Argument(0) Object exchange,
+        @Advice.Return(readOnly = false) CompletableFuture connecting) {
       connecting = JdkConnection.connecting(exchange, connecting);
     }
   }
@@ -212,7 +243,8 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
     private SslConnectAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.This Object connection, @Advice.Argument(0) Object exchange) {
+    public static void onEnter(
+        @Advice.This Object connection, @Advice.Argument(0) Object exchange) {
       JdkConnection.secureConnecting(connection, exchange);
     }
   }
@@ -222,7 +254,9 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
     private FinishConnectAdvice() {}
 
     @Advice.OnMethodExit(suppress = Throwable.class)
-    public static void onExit(@Advice.This Object connection, @Advice.Return(readOnly = false) CompletableFuture finishing) {
+    public static void onExit(
+        @Advice.This Object connection,
+        @Advice.Return(readOnly = false) CompletableFuture finishing) {
       finishing = JdkConnection.handshaking(connection, finishing);
     }
   }
@@ -233,7 +267,8 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void onExit(
-        @Advice.FieldValue("exchange") Object exchange, @Advice.Return(readOnly = false) CompletableFuture sent) {
+        @Advice.FieldValue("exchange") Object exchange,
+        @Advice.Return(readOnly = false) CompletableFuture sent) {
       sent = JdkConnection.sendingHeaders(exchange, sent);
     }
   }
@@ -244,7 +279,8 @@ public final class JdkHttpClientUpstreamInstrumentationModule extends Instrument
 
     @Advice.OnMethodExit(suppress = Throwable.class)
     public static void onExit(
-        @Advice.FieldValue("exchange") Object exchange, @Advice.Return(readOnly = false) CompletableFuture sent) {
+        @Advice.FieldValue("exchange") Object exchange,
+        @Advice.Return(readOnly = false) CompletableFuture sent) {
       sent = JdkConnection.sendingBody(exchange, sent);
     }
   }

@@ -34,7 +34,8 @@ public final class JdkHttpServerGatewayInstrumentationModule extends Instrumenta
 
   @Override
   public boolean defaultEnabled(io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties config) {
-    // installing the extension is the opt-in; otel.instrumentation.llmlat-gateway.enabled=false opts out
+    // installing the extension is the opt-in; otel.instrumentation.llmlat-gateway.enabled=false
+    // opts out
     return true;
   }
 
@@ -46,9 +47,7 @@ public final class JdkHttpServerGatewayInstrumentationModule extends Instrumenta
   @Override
   public List<String> getAdditionalHelperClassNames() {
     return GatewayHelpers.withCommon(
-        "JdkGatewayFilter",
-        "JdkObservedRequestBody",
-        "JdkObservedResponseBody");
+        "JdkGatewayFilter", "JdkObservedRequestBody", "JdkObservedResponseBody");
   }
 
   @Override

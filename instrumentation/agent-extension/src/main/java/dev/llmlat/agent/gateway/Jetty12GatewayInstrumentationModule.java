@@ -16,8 +16,8 @@ import net.bytebuddy.matcher.ElementMatcher;
 import org.eclipse.jetty.server.Request;
 
 /**
- * Gateways on Jetty 12 (core handlers or servlets): wraps each OpenAI-style request's
- * {@code HttpStream} where the agent's {@code jetty} instrumentation starts the SERVER span.
+ * Gateways on Jetty 12 (core handlers or servlets): wraps each OpenAI-style request's {@code
+ * HttpStream} where the agent's {@code jetty} instrumentation starts the SERVER span.
  */
 public final class Jetty12GatewayInstrumentationModule extends InstrumentationModule {
 
@@ -38,7 +38,8 @@ public final class Jetty12GatewayInstrumentationModule extends InstrumentationMo
 
   @Override
   public ElementMatcher.Junction<ClassLoader> classLoaderMatcher() {
-    return hasClassesNamed("org.eclipse.jetty.server.Request$Handler", "org.eclipse.jetty.server.HttpStream$Wrapper");
+    return hasClassesNamed(
+        "org.eclipse.jetty.server.Request$Handler", "org.eclipse.jetty.server.HttpStream$Wrapper");
   }
 
   @Override

@@ -58,19 +58,29 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withUpstream("JettyUpstream", "JettyUpstreamContentSource",
-        "UpstreamConnection", "JettyConnection", "JettyConnection$Opened", "JettyConnection$TimedPromise");
+    return GatewayHelpers.withUpstream(
+        "JettyUpstream",
+        "JettyUpstreamContentSource",
+        "UpstreamConnection",
+        "JettyConnection",
+        "JettyConnection$Opened",
+        "JettyConnection$TimedPromise");
   }
 
   @Override
   public void registerVirtualFields(BiConsumer<String, String> virtualFields) {
-    // JettyConnection's state on the client's connections (no muzzle code generation here: named by hand)
-    virtualFields.accept("org.eclipse.jetty.client.Connection", GatewayHelpers.helper("JettyConnection$Opened"));
+    // JettyConnection's state on the client's connections (no muzzle code generation here: named by
+    // hand)
+    virtualFields.accept(
+        "org.eclipse.jetty.client.Connection", GatewayHelpers.helper("JettyConnection$Opened"));
   }
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new SendInstrumentation(), new ContentSourceInstrumentation(), new DestinationInstrumentation(),
+    return List.of(
+        new SendInstrumentation(),
+        new ContentSourceInstrumentation(),
+        new DestinationInstrumentation(),
         new NewConnectionInstrumentation());
   }
 
@@ -84,7 +94,9 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
     public void transform(TypeTransformer transformer) {
       // send(listener): where the blocking send() and every asynchronous send go
       transformer.applyAdviceToMethod(
-          named("send").and(isPublic()).and(takesArguments(1))
+          named("send")
+              .and(isPublic())
+              .and(takesArguments(1))
               .and(takesArgument(0, named("org.eclipse.jetty.client.Response$CompleteListener"))),
           JettyClientUpstreamInstrumentationModule.class.getName() + "$SendAdvice");
     }
@@ -99,7 +111,9 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
     @Override
     public void transform(TypeTransformer transformer) {
       transformer.applyAdviceToMethod(
-          named("notifyContentSource").and(isPublic()).and(takesArguments(2))
+          named("notifyContentSource")
+              .and(isPublic())
+              .and(takesArguments(2))
               .and(takesArgument(0, named("org.eclipse.jetty.client.Response")))
               .and(takesArgument(1, named("org.eclipse.jetty.io.Content$Source"))),
           JettyClientUpstreamInstrumentationModule.class.getName() + "$ContentSourceAdvice");
@@ -114,13 +128,17 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // send(exchange): the exchange joins the queue; send(connection, exchange): it leaves it on a connection
+      // send(exchange): the exchange joins the queue; send(connection, exchange): it leaves it on a
+      // connection
       transformer.applyAdviceToMethod(
-          named("send").and(isPublic()).and(takesArguments(1))
+          named("send")
+              .and(isPublic())
+              .and(takesArguments(1))
               .and(takesArgument(0, named("org.eclipse.jetty.client.transport.HttpExchange"))),
           JettyClientUpstreamInstrumentationModule.class.getName() + "$QueueAdvice");
       transformer.applyAdviceToMethod(
-          named("send").and(takesArguments(2))
+          named("send")
+              .and(takesArguments(2))
               .and(takesArgument(0, named("org.eclipse.jetty.client.transport.IConnection")))
               .and(takesArgument(1, named("org.eclipse.jetty.client.transport.HttpExchange"))),
           JettyClientUpstreamInstrumentationModule.class.getName() + "$ConnectionSendAdvice");
@@ -136,7 +154,9 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
     @Override
     public void transform(TypeTransformer transformer) {
       transformer.applyAdviceToMethod(
-          named("newConnection").and(isPublic()).and(takesArguments(2))
+          named("newConnection")
+              .and(isPublic())
+              .and(takesArguments(2))
               .and(takesArgument(0, named("org.eclipse.jetty.client.Destination")))
               .and(takesArgument(1, named("org.eclipse.jetty.util.Promise"))),
           JettyClientUpstreamInstrumentationModule.class.getName() + "$NewConnectionAdvice");
@@ -148,7 +168,8 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
     private QueueAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.This HttpDestination destination, @Advice.Argument(0) HttpExchange exchange) {
+    public static void onEnter(
+        @Advice.This HttpDestination destination, @Advice.Argument(0) HttpExchange exchange) {
       JettyConnection.queued(destination, exchange);
     }
   }
@@ -158,7 +179,8 @@ public final class JettyClientUpstreamInstrumentationModule extends Instrumentat
     private ConnectionSendAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.Argument(0) Connection connection, @Advice.Argument(1) HttpExchange exchange) {
+    public static void onEnter(
+        @Advice.Argument(0) Connection connection, @Advice.Argument(1) HttpExchange exchange) {
       JettyConnection.sending(connection, exchange);
     }
   }

@@ -64,7 +64,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
   public ElementMatcher.Junction<ClassLoader> classLoaderMatcher() {
     // CombinedHttpHeaders: Netty 4.1.0 and later, as the agent's netty-4.1 module requires
     return hasClassesNamed(
-        "io.netty.handler.codec.http.HttpServerCodec", "io.netty.handler.codec.http.CombinedHttpHeaders");
+        "io.netty.handler.codec.http.HttpServerCodec",
+        "io.netty.handler.codec.http.CombinedHttpHeaders");
   }
 
   @Override
@@ -90,7 +91,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
   @Override
   public void registerVirtualFields(BiConsumer<String, String> virtualFields) {
     // the pools' state on their objects (no muzzle code generation here: named by hand)
-    virtualFields.accept("reactor.core.publisher.MonoSink", GatewayHelpers.helper("ReactorNettyAcquire$Started"));
+    virtualFields.accept(
+        "reactor.core.publisher.MonoSink", GatewayHelpers.helper("ReactorNettyAcquire$Started"));
     String acquisition = GatewayHelpers.helper("VertxAcquire$Acquisition");
     virtualFields.accept(VertxAcquire.HANDLER_4, acquisition);
     virtualFields.accept(VertxAcquire.HANDLER_5, acquisition);
@@ -99,13 +101,19 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
 
   @Override
   public List<TypeInstrumentation> typeInstrumentations() {
-    return List.of(new PipelineAddInstrumentation(), new ReactorNettyAcquireInstrumentation(),
-        new VertxPoolInstrumentation(), new VertxLeaseInstrumentation(), new VertxStreamInstrumentation(),
+    return List.of(
+        new PipelineAddInstrumentation(),
+        new ReactorNettyAcquireInstrumentation(),
+        new VertxPoolInstrumentation(),
+        new VertxLeaseInstrumentation(),
+        new VertxStreamInstrumentation(),
         new VertxChannelInstrumentation());
   }
 
   /** Vert.x 4.5 and 5 keep the pool in different packages, with the same classes and members. */
-  private static final String[] VERTX_POOLS = {"io.vertx.core.net.impl.pool.", "io.vertx.core.internal.pool."};
+  private static final String[] VERTX_POOLS = {
+    "io.vertx.core.net.impl.pool.", "io.vertx.core.internal.pool."
+  };
 
   private static String[] vertxPool(String simpleName) {
     return new String[] {VERTX_POOLS[0] + simpleName, VERTX_POOLS[1] + simpleName};
@@ -119,7 +127,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // acquire(context, listener, kind, handler) and acquire(context, kind, handler): a lease is asked for
+      // acquire(context, listener, kind, handler) and acquire(context, kind, handler): a lease is
+      // asked for
       transformer.applyAdviceToMethod(
           named("acquire").and(isPublic()).and(takesArguments(4)).and(takesArgument(2, int.class)),
           NettyGatewayInstrumentationModule.class.getName() + "$VertxAcquireAdvice");
@@ -138,7 +147,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     @Override
     public void transform(TypeTransformer transformer) {
       // emit(): the lease (its connection) is handed to the waiter's handler
-      transformer.applyAdviceToMethod(named("emit").and(takesArguments(0)),
+      transformer.applyAdviceToMethod(
+          named("emit").and(takesArguments(0)),
           NettyGatewayInstrumentationModule.class.getName() + "$VertxLeaseAdvice");
     }
   }
@@ -152,7 +162,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     @Override
     public void transform(TypeTransformer transformer) {
       // createStream(context[, handler]): the leased connection makes the request's stream
-      transformer.applyAdviceToMethod(named("createStream").and(isPublic()),
+      transformer.applyAdviceToMethod(
+          named("createStream").and(isPublic()),
           NettyGatewayInstrumentationModule.class.getName() + "$VertxStreamAdvice");
     }
   }
@@ -165,9 +176,12 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
 
     @Override
     public void transform(TypeTransformer transformer) {
-      // initSSL(handler, peer, serverName, ssl, ..., channel, promise): each new client channel, before its connect
+      // initSSL(handler, peer, serverName, ssl, ..., channel, promise): each new client channel,
+      // before its connect
       transformer.applyAdviceToMethod(
-          named("initSSL").and(takesArguments(7)).and(takesArgument(5, named("io.netty.channel.Channel"))),
+          named("initSSL")
+              .and(takesArguments(7))
+              .and(takesArgument(5, named("io.netty.channel.Channel"))),
           NettyGatewayInstrumentationModule.class.getName() + "$VertxChannelAdvice");
     }
   }
@@ -207,7 +221,9 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private VertxLeaseAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.FieldValue("handler") Object handler, @Advice.FieldValue("connection") Object connection) {
+    public static void onEnter(
+        @Advice.FieldValue("handler") Object handler,
+        @Advice.FieldValue("connection") Object connection) {
       VertxAcquire.granted(handler, connection);
     }
   }
@@ -217,7 +233,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private VertxStreamAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.This Object connection, @Advice.FieldValue("chctx") ChannelHandlerContext context) {
+    public static void onEnter(
+        @Advice.This Object connection, @Advice.FieldValue("chctx") ChannelHandlerContext context) {
       VertxAcquire.streamCreated(connection, context);
     }
   }
@@ -271,7 +288,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
           named("onSubscribe").and(takesArguments(1)),
           NettyGatewayInstrumentationModule.class.getName() + "$AcquireStartAdvice");
       transformer.applyAdviceToMethod(
-          named("onNext").and(takesArguments(1))
+          named("onNext")
+              .and(takesArguments(1))
               .and(takesArgument(0, named("reactor.netty.internal.shaded.reactor.pool.PooledRef"))),
           NettyGatewayInstrumentationModule.class.getName() + "$AcquiredAdvice");
     }
@@ -282,9 +300,15 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private AcquireStartAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.FieldValue("sink") MonoSink<?> sink, @Advice.FieldValue("pool") InstrumentedPool<?> pool) {
+    public static void onEnter(
+        @Advice.FieldValue("sink") MonoSink<?> sink,
+        @Advice.FieldValue("pool") InstrumentedPool<?> pool) {
       InstrumentedPool.PoolMetrics metrics = pool.metrics();
-      ReactorNettyAcquire.started(sink, metrics.getMaxAllocatedSize(), metrics.pendingAcquireSize(), metrics.acquiredSize());
+      ReactorNettyAcquire.started(
+          sink,
+          metrics.getMaxAllocatedSize(),
+          metrics.pendingAcquireSize(),
+          metrics.acquiredSize());
     }
   }
 
@@ -293,10 +317,12 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private AcquiredAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
-    public static void onEnter(@Advice.FieldValue("sink") MonoSink<?> sink, @Advice.Argument(0) PooledRef<?> ref) {
+    public static void onEnter(
+        @Advice.FieldValue("sink") MonoSink<?> sink, @Advice.Argument(0) PooledRef<?> ref) {
       Object poolable = ref.poolable();
       if (poolable instanceof Connection) {
-        ReactorNettyAcquire.acquired(sink, ((Connection) poolable).channel(), ref.metadata().acquireCount());
+        ReactorNettyAcquire.acquired(
+            sink, ((Connection) poolable).channel(), ref.metadata().acquireCount());
       }
     }
   }
@@ -306,7 +332,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private PipelineAddAdvice() {}
 
     @Advice.OnMethodExit(suppress = Throwable.class)
-    public static void onExit(@Advice.This ChannelPipeline pipeline, @Advice.Argument(2) ChannelHandler handler) {
+    public static void onExit(
+        @Advice.This ChannelPipeline pipeline, @Advice.Argument(2) ChannelHandler handler) {
       NettyGatewayHandler.addAfterServerCodec(pipeline, handler);
       NettyUpstreamHandler.addAfterClientCodec(pipeline, handler);
     }
@@ -317,7 +344,8 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
     private PipelineAddWithGroupAdvice() {}
 
     @Advice.OnMethodExit(suppress = Throwable.class)
-    public static void onExit(@Advice.This ChannelPipeline pipeline, @Advice.Argument(3) ChannelHandler handler) {
+    public static void onExit(
+        @Advice.This ChannelPipeline pipeline, @Advice.Argument(3) ChannelHandler handler) {
       NettyGatewayHandler.addAfterServerCodec(pipeline, handler);
       NettyUpstreamHandler.addAfterClientCodec(pipeline, handler);
     }

@@ -20,9 +20,9 @@ import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.matcher.ElementMatcher;
 
 /**
- * Gateways on Jakarta Servlet containers (Tomcat 10+, Undertow 2.2+, Jetty 11): the first filter
- * or servlet that receives an OpenAI-style request receives observing wrappers instead, inside
- * the SERVER span the agent's container instrumentation ({@code tomcat}, {@code undertow}, ...)
+ * Gateways on Jakarta Servlet containers (Tomcat 10+, Undertow 2.2+, Jetty 11): the first filter or
+ * servlet that receives an OpenAI-style request receives observing wrappers instead, inside the
+ * SERVER span the agent's container instrumentation ({@code tomcat}, {@code undertow}, ...)
  * started.
  */
 public final class ServletGatewayInstrumentationModule extends InstrumentationModule {

@@ -1,7 +1,7 @@
 package dev.llmlat.agent.kafka;
 
-import dev.llmlat.otlpkafka.KafkaSpanExporterBuilder;
 import dev.llmlat.otlpkafka.KafkaSpanExporter;
+import dev.llmlat.otlpkafka.KafkaSpanExporterBuilder;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigProperties;
 import io.opentelemetry.sdk.autoconfigure.spi.ConfigurationException;
 import io.opentelemetry.sdk.autoconfigure.spi.traces.ConfigurableSpanExporterProvider;
@@ -31,6 +31,7 @@ import java.util.Map;
  */
 public final class KafkaSpanExporterProvider implements ConfigurableSpanExporterProvider {
   static final String PREFIX = "otel.exporter.kafka.";
+
   /** The exporter's name in {@code otel.traces.exporter}. */
   static final String NAME = "kafka";
 
@@ -44,7 +45,9 @@ public final class KafkaSpanExporterProvider implements ConfigurableSpanExporter
     KafkaSpanExporterBuilder builder =
         KafkaSpanExporter.builder()
             .setBootstrapServers(
-                config.getString(PREFIX + "bootstrap.servers", KafkaSpanExporterBuilder.DEFAULT_BOOTSTRAP_SERVERS))
+                config.getString(
+                    PREFIX + "bootstrap.servers",
+                    KafkaSpanExporterBuilder.DEFAULT_BOOTSTRAP_SERVERS))
             .setTopic(config.getString(PREFIX + "topic", KafkaSpanExporterBuilder.DEFAULT_TOPIC))
             .setQueueCapacity(config.getInt(PREFIX + "queue.size", 2048))
             .setMaxBlock(config.getDuration(PREFIX + "max.block", Duration.ofSeconds(1)))
@@ -59,7 +62,8 @@ public final class KafkaSpanExporterProvider implements ConfigurableSpanExporter
         throw new ConfigurationException(PREFIX + "config.file: " + e.getMessage(), e);
       }
     }
-    for (Map.Entry<String, String> property : config.getMap(PREFIX + "producer.properties").entrySet()) {
+    for (Map.Entry<String, String> property :
+        config.getMap(PREFIX + "producer.properties").entrySet()) {
       try {
         builder.putProducerProperty(property.getKey(), property.getValue());
       } catch (IllegalArgumentException e) {

@@ -15,6 +15,7 @@ public final class GatewayLayerResourceProvider implements ResourceProvider {
   @Override
   public Resource createResource(ConfigProperties config) {
     return Resource.create(
-        Attributes.of(AttributeKey.stringKey(LlmlatAttributes.LAYER), LlmlatAttributes.LAYER_GATEWAY));
+        Attributes.of(
+            AttributeKey.stringKey(LlmlatAttributes.LAYER), LlmlatAttributes.LAYER_GATEWAY));
   }
 }

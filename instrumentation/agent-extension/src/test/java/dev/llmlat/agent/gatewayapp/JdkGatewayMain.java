@@ -11,16 +11,17 @@ import java.net.http.HttpResponse;
 import java.util.concurrent.Executors;
 
 /**
- * A minimal LLM gateway with no OpenTelemetry code: JDK {@code HttpServer} in, JDK
- * {@code HttpClient} out, relaying the engine's SSE stream event by event. Args: upstream base URL.
- * Prints {@code LISTENING <port>} once it serves.
+ * A minimal LLM gateway with no OpenTelemetry code: JDK {@code HttpServer} in, JDK {@code
+ * HttpClient} out, relaying the engine's SSE stream event by event. Args: upstream base URL. Prints
+ * {@code LISTENING <port>} once it serves.
  */
 public final class JdkGatewayMain {
   private JdkGatewayMain() {}
 
   public static void main(String[] args) throws IOException {
     Upstream upstream = new Upstream(args[0]);
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
     server.createContext("/v1/", exchange -> relay(upstream, exchange));
     server.setExecutor(Executors.newFixedThreadPool(8));
     server.start();

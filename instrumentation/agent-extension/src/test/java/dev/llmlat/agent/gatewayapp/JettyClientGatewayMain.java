@@ -31,18 +31,21 @@ public final class JettyClientGatewayMain {
       client.setMaxConnectionsPerDestination(Integer.parseInt(args[1]));
     }
     client.start();
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
     server.createContext("/v1/", exchange -> relay(client, upstream, exchange));
     server.setExecutor(Executors.newFixedThreadPool(8));
     server.start();
     System.out.println("LISTENING " + server.getAddress().getPort());
   }
 
-  private static void relay(HttpClient client, String upstream, HttpExchange exchange) throws IOException {
+  private static void relay(HttpClient client, String upstream, HttpExchange exchange)
+      throws IOException {
     try (exchange) {
       byte[] body = exchange.getRequestBody().readAllBytes();
       InputStreamResponseListener listener = new InputStreamResponseListener();
-      client.newRequest(upstream + exchange.getRequestURI().getPath())
+      client
+          .newRequest(upstream + exchange.getRequestURI().getPath())
           .method(HttpMethod.POST)
           .body(new BytesRequestContent("application/json", body))
           .timeout(30, TimeUnit.SECONDS)

@@ -15,8 +15,8 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The same gateway on Jetty 12 (core handler API): relays the engine's SSE stream through
- * Jetty's response output stream. Args: upstream base URL. Prints {@code LISTENING <port>}.
+ * The same gateway on Jetty 12 (core handler API): relays the engine's SSE stream through Jetty's
+ * response output stream. Args: upstream base URL. Prints {@code LISTENING <port>}.
  */
 public final class JettyGatewayMain {
   private JettyGatewayMain() {}
@@ -29,24 +29,28 @@ public final class JettyGatewayMain {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
-    server.setHandler(new Handler.Abstract() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) throws Exception {
-        relay(upstream, request, response, callback);
-        return true;
-      }
-    });
+    server.setHandler(
+        new Handler.Abstract() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback)
+              throws Exception {
+            relay(upstream, request, response, callback);
+            return true;
+          }
+        });
     server.start();
     System.out.println("LISTENING " + connector.getLocalPort());
     server.join();
   }
 
-  private static void relay(Upstream upstream, Request request, Response response, Callback callback) throws Exception {
+  private static void relay(
+      Upstream upstream, Request request, Response response, Callback callback) throws Exception {
     byte[] body;
     try (InputStream in = Content.Source.asInputStream(request)) {
       body = in.readAllBytes();
     }
-    HttpResponse<InputStream> upstreamResponse = upstream.forward(request.getHttpURI().getPath(), body);
+    HttpResponse<InputStream> upstreamResponse =
+        upstream.forward(request.getHttpURI().getPath(), body);
     String contentType = Upstream.contentType(upstreamResponse);
     response.setStatus(upstreamResponse.statusCode());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);

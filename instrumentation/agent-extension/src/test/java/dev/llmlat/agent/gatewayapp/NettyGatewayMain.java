@@ -30,10 +30,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * The gateway on a plain Netty HTTP server (the API is the same on Netty 4.1 and 4.2; the test
- * runs it on 4.2): requests are aggregated, relayed with the JDK HttpClient from a worker thread,
- * and the engine's SSE stream written back chunk by chunk from that thread. Args: upstream base
- * URL. Prints {@code LISTENING <port>}.
+ * The gateway on a plain Netty HTTP server (the API is the same on Netty 4.1 and 4.2; the test runs
+ * it on 4.2): requests are aggregated, relayed with the JDK HttpClient from a worker thread, and
+ * the engine's SSE stream written back chunk by chunk from that thread. Args: upstream base URL.
+ * Prints {@code LISTENING <port>}.
  */
 public final class NettyGatewayMain {
   private NettyGatewayMain() {}
@@ -42,17 +42,25 @@ public final class NettyGatewayMain {
   public static void main(String[] args) throws Exception {
     Upstream upstream = new Upstream(args[0]);
     ExecutorService relays = Executors.newCachedThreadPool();
-    Channel server = new ServerBootstrap()
-        .group(new NioEventLoopGroup(1), new NioEventLoopGroup(2))
-        .channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel channel) {
-            channel.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(1 << 20),
-                new RelayHandler(upstream, relays));
-          }
-        })
-        .bind("127.0.0.1", 0).sync().channel();
+    Channel server =
+        new ServerBootstrap()
+            .group(new NioEventLoopGroup(1), new NioEventLoopGroup(2))
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel channel) {
+                    channel
+                        .pipeline()
+                        .addLast(
+                            new HttpServerCodec(),
+                            new HttpObjectAggregator(1 << 20),
+                            new RelayHandler(upstream, relays));
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
     System.out.println("NETTY " + Version.identify().get("netty-codec-http").artifactVersion());
     System.out.println("LISTENING " + ((InetSocketAddress) server.localAddress()).getPort());
     server.closeFuture().sync();
@@ -81,8 +89,9 @@ public final class NettyGatewayMain {
         HttpResponseStatus status = HttpResponseStatus.valueOf(response.statusCode());
         try (InputStream in = response.body()) {
           if (!Upstream.isEventStream(contentType)) {
-            FullHttpResponse full = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                Unpooled.wrappedBuffer(in.readAllBytes()));
+            FullHttpResponse full =
+                new DefaultFullHttpResponse(
+                    HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(in.readAllBytes()));
             full.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
             HttpUtil.setContentLength(full, full.content().readableBytes());
             ctx.writeAndFlush(full);

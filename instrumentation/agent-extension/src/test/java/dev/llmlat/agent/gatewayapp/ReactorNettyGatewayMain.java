@@ -20,32 +20,57 @@ public final class ReactorNettyGatewayMain {
 
   public static void main(String[] args) {
     HttpClient upstream = HttpClient.create().baseUrl(args[0]);
-    DisposableServer server = HttpServer.create()
-        .host("127.0.0.1")
-        .port(0)
-        .route(routes -> routes.post("/v1/**", (request, response) -> relay(upstream, request, response)))
-        .bindNow();
+    DisposableServer server =
+        HttpServer.create()
+            .host("127.0.0.1")
+            .port(0)
+            .route(
+                routes ->
+                    routes.post(
+                        "/v1/**", (request, response) -> relay(upstream, request, response)))
+            .bindNow();
     System.out.println("LISTENING " + server.port());
     server.onDispose().block();
   }
 
-  private static Publisher<Void> relay(HttpClient upstream, HttpServerRequest request, HttpServerResponse response) {
-    return request.receive().aggregate().asByteArray().flatMap(body -> upstream
-        .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"))
-        .post()
-        .uri(request.uri())
-        .send(Mono.just(Unpooled.wrappedBuffer(body)))
-        .response((upstreamResponse, content) -> {
-          String contentType = upstreamResponse.responseHeaders().get(HttpHeaderNames.CONTENT_TYPE, "application/json");
-          response.status(upstreamResponse.status()).header(HttpHeaderNames.CONTENT_TYPE, contentType);
-          if (Upstream.isEventStream(contentType)) {
-            return response.send(content.retain(), buffer -> true); // flush each buffer
-          }
-          return content.aggregate().asByteArray().flatMap(all -> response
-              .header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(all.length))
-              .sendByteArray(Mono.just(all))
-              .then());
-        })
-        .then());
+  private static Publisher<Void> relay(
+      HttpClient upstream, HttpServerRequest request, HttpServerResponse response) {
+    return request
+        .receive()
+        .aggregate()
+        .asByteArray()
+        .flatMap(
+            body ->
+                upstream
+                    .headers(h -> h.set(HttpHeaderNames.CONTENT_TYPE, "application/json"))
+                    .post()
+                    .uri(request.uri())
+                    .send(Mono.just(Unpooled.wrappedBuffer(body)))
+                    .response(
+                        (upstreamResponse, content) -> {
+                          String contentType =
+                              upstreamResponse
+                                  .responseHeaders()
+                                  .get(HttpHeaderNames.CONTENT_TYPE, "application/json");
+                          response
+                              .status(upstreamResponse.status())
+                              .header(HttpHeaderNames.CONTENT_TYPE, contentType);
+                          if (Upstream.isEventStream(contentType)) {
+                            return response.send(
+                                content.retain(), buffer -> true); // flush each buffer
+                          }
+                          return content
+                              .aggregate()
+                              .asByteArray()
+                              .flatMap(
+                                  all ->
+                                      response
+                                          .header(
+                                              HttpHeaderNames.CONTENT_LENGTH,
+                                              Integer.toString(all.length))
+                                          .sendByteArray(Mono.just(all))
+                                          .then());
+                        })
+                    .then());
   }
 }

@@ -31,7 +31,8 @@ public final class TomcatGatewayMain {
     connector.setProperty("address", "127.0.0.1");
     tomcat.setConnector(connector);
     Context context = tomcat.addContext("", null);
-    Tomcat.addServlet(context, "relay", new RelayServlet(new Upstream(args[0]))).setAsyncSupported(true);
+    Tomcat.addServlet(context, "relay", new RelayServlet(new Upstream(args[0])))
+        .setAsyncSupported(true);
     context.addServletMappingDecoded("/v1/*", "relay");
     tomcat.start();
     System.out.println("LISTENING " + connector.getLocalPort());
@@ -47,7 +48,8 @@ public final class TomcatGatewayMain {
     }
 
     @Override
-    protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void doPost(HttpServletRequest request, HttpServletResponse response)
+        throws IOException {
       byte[] body = request.getInputStream().readAllBytes();
       HttpResponse<InputStream> upstreamResponse;
       try {
@@ -69,20 +71,21 @@ public final class TomcatGatewayMain {
         return;
       }
       AsyncContext async = request.startAsync();
-      relays.execute(() -> {
-        try (InputStream in = upstreamResponse.body()) {
-          ServletOutputStream out = async.getResponse().getOutputStream();
-          byte[] buffer = new byte[8192];
-          for (int n; (n = in.read(buffer)) >= 0; ) {
-            out.write(buffer, 0, n);
-            out.flush();
-          }
-        } catch (IOException e) {
-          e.printStackTrace();
-        } finally {
-          async.complete();
-        }
-      });
+      relays.execute(
+          () -> {
+            try (InputStream in = upstreamResponse.body()) {
+              ServletOutputStream out = async.getResponse().getOutputStream();
+              byte[] buffer = new byte[8192];
+              for (int n; (n = in.read(buffer)) >= 0; ) {
+                out.write(buffer, 0, n);
+                out.flush();
+              }
+            } catch (IOException e) {
+              e.printStackTrace();
+            } finally {
+              async.complete();
+            }
+          });
     }
   }
 }

@@ -12,18 +12,23 @@ import java.time.Duration;
 final class Upstream {
   private final URI base;
   private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   Upstream(String base) {
     this.base = URI.create(base);
   }
 
-  HttpResponse<InputStream> forward(String path, byte[] body) throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(base.resolve(path))
-        .header("Content-Type", "application/json")
-        .timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-        .build();
+  HttpResponse<InputStream> forward(String path, byte[] body)
+      throws IOException, InterruptedException {
+    HttpRequest request =
+        HttpRequest.newBuilder(base.resolve(path))
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+            .build();
     return client.send(request, HttpResponse.BodyHandlers.ofInputStream());
   }
 

@@ -21,7 +21,8 @@ public final class VertxGatewayMain {
     URI upstream = URI.create(args[0]);
     Vertx vertx = Vertx.vertx();
     // an https engine: TLS, trusted as the JVM's javax.net.ssl settings say
-    HttpClientOptions options = new HttpClientOptions().setSsl("https".equals(upstream.getScheme()));
+    HttpClientOptions options =
+        new HttpClientOptions().setSsl("https".equals(upstream.getScheme()));
     PoolOptions pool = new PoolOptions();
     if (args.length > 1) {
       pool.setHttp1MaxSize(Integer.parseInt(args[1]));
@@ -30,13 +31,15 @@ public final class VertxGatewayMain {
     HttpProxy proxy = HttpProxy.reverseProxy(client).origin(upstream.getPort(), upstream.getHost());
     Router router = Router.router(vertx);
     router.route("/v1/*").handler(ProxyHandler.create(proxy));
-    vertx.createHttpServer()
+    vertx
+        .createHttpServer()
         .requestHandler(router)
         .listen(0, "127.0.0.1")
         .onSuccess(server -> System.out.println("LISTENING " + server.actualPort()))
-        .onFailure(failure -> {
-          failure.printStackTrace();
-          System.exit(1);
-        });
+        .onFailure(
+            failure -> {
+              failure.printStackTrace();
+              System.exit(1);
+            });
   }
 }

@@ -39,8 +39,9 @@ import org.junit.jupiter.api.TestInstance;
  * the 15 MB still to come), and the gateway's channel turns unwritable until the client reads
  * again: the SERVER span's longest {@code llmlat.gateway.backpressure} event is that interval,
  * within 15 % of the pause (it starts once the buffers are full and ends once the client has
- * drained enough of them), and spans the moment the client resumed. The same stream read promptly (the default receive buffer, reading at
- * once) holds the gateway up never: a count of 0 and no event.
+ * drained enough of them), and spans the moment the client resumed. The same stream read promptly
+ * (the default receive buffer, reading at once) holds the gateway up never: a count of 0 and no
+ * event.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BackpressureIT {
@@ -48,11 +49,13 @@ class BackpressureIT {
   private static final int CONTENT_BYTES = 16 * 1024;
   private static final int SMALL_RECEIVE_BUFFER = 16 * 1024;
   private static final int READ_BEFORE_PAUSE = 1024 * 1024;
+
   /**
-   * Long enough that the gateway's filling its send buffer (up to 4 MB before it blocks: 40 to 200 ms
-   * at the relay rates of a loaded two-core machine) is a small part of it.
+   * Long enough that the gateway's filling its send buffer (up to 4 MB before it blocks: 40 to 200
+   * ms at the relay rates of a loaded two-core machine) is a small part of it.
    */
   private static final long PAUSE_MILLIS = 2500;
+
   private static final double RELATIVE_SLACK = 0.15;
   private static final byte[] DONE = "data: [DONE]".getBytes(StandardCharsets.US_ASCII);
 
@@ -66,21 +69,28 @@ class BackpressureIT {
     broker.ensureRunning();
     long sendBufferMax = sendBufferMax();
     assertThat((long) EVENTS * CONTENT_BYTES - READ_BEFORE_PAUSE)
-        .as("the stream after the pause begins outlasts the most a socket's send buffer holds (tcp_wmem)")
+        .as(
+            "the stream after the pause begins outlasts the most a socket's send buffer holds (tcp_wmem)")
         .isGreaterThan(2 * sendBufferMax);
     engine = FakeEngine.withLargeEvents(EVENTS, CONTENT_BYTES);
-    gateway = GatewayProcess.start(GatewayProcess.java17OrCurrent(), ReactorNettyGatewayMain.class,
-        GatewayProcess.extensionWithKafka(broker.bootstrapServers(),
-            "-Dotel.instrumentation.netty.enabled=true",
-            "-Dotel.instrumentation.reactor.enabled=true",
-            "-Dotel.instrumentation.reactor-netty.enabled=true"),
-        engine.baseUrl());
+    gateway =
+        GatewayProcess.start(
+            GatewayProcess.java17OrCurrent(),
+            ReactorNettyGatewayMain.class,
+            GatewayProcess.extensionWithKafka(
+                broker.bootstrapServers(),
+                "-Dotel.instrumentation.netty.enabled=true",
+                "-Dotel.instrumentation.reactor.enabled=true",
+                "-Dotel.instrumentation.reactor-netty.enabled=true"),
+            engine.baseUrl());
     for (int i = 0; i < 3; i++) { // warm-up: the relay path's first runs are interpreted
       read(hex(16), 0, 0, 0);
     }
   }
 
-  /** The largest send buffer TCP autotuning gives a socket (Linux), 4 MB where that is not known. */
+  /**
+   * The largest send buffer TCP autotuning gives a socket (Linux), 4 MB where that is not known.
+   */
   private static long sendBufferMax() throws IOException {
     Path wmem = Path.of("/proc/sys/net/ipv4/tcp_wmem");
     if (!Files.isReadable(wmem)) {
@@ -107,14 +117,25 @@ class BackpressureIT {
     Span server = serverSpan(traceId);
     List<Span.Event> events = backpressure(server);
     Map<String, AnyValue> attrs = GatewayAgentIT.attributes(server.getAttributesList());
-    System.out.printf("%s: client paused %.1f ms; gateway backpressure events (start after the pause began, ms:"
-            + " duration): %s%n", gateway.name(), read.pauseNanos() / 1e6,
-        events.stream().map(e -> String.format("%.1f: %.1f", (e.getTimeUnixNano() - read.pausedEpochNanos()) / 1e6,
-            duration(e) / 1e6)).toList());
+    System.out.printf(
+        "%s: client paused %.1f ms; gateway backpressure events (start after the pause began, ms:"
+            + " duration): %s%n",
+        gateway.name(),
+        read.pauseNanos() / 1e6,
+        events.stream()
+            .map(
+                e ->
+                    String.format(
+                        "%.1f: %.1f",
+                        (e.getTimeUnixNano() - read.pausedEpochNanos()) / 1e6, duration(e) / 1e6))
+            .toList());
     assertThat(read.completeStream()).as("the client read the whole stream").isTrue();
     assertThat(attrs.get("llmlat.gateway.chunks").getIntValue()).isEqualTo(EVENTS);
     assertThat(events).as("backpressure events on the SERVER span").isNotEmpty();
-    assertThat(attrs).containsKeys(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT, LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
+    assertThat(attrs)
+        .containsKeys(
+            LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT,
+            LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
     long count = attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT).getIntValue();
     long total = attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS).getIntValue();
     assertThat(count).isGreaterThanOrEqualTo(events.size());
@@ -122,14 +143,18 @@ class BackpressureIT {
       assertThat(total).isEqualTo(events.stream().mapToLong(BackpressureIT::duration).sum());
     }
 
-    Span.Event longest = events.stream().max(Comparator.comparingLong(BackpressureIT::duration)).orElseThrow();
+    Span.Event longest =
+        events.stream().max(Comparator.comparingLong(BackpressureIT::duration)).orElseThrow();
     long slack = (long) (RELATIVE_SLACK * read.pauseNanos());
-    assertThat(duration(longest)).as("the longest backpressure, ns (the client's pause: %d ns)", read.pauseNanos())
+    assertThat(duration(longest))
+        .as("the longest backpressure, ns (the client's pause: %d ns)", read.pauseNanos())
         .isBetween(read.pauseNanos() - slack, read.pauseNanos() + slack);
     // same host clock: the gateway was held up when the client resumed reading
-    assertThat(longest.getTimeUnixNano()).as("began before the client resumed")
+    assertThat(longest.getTimeUnixNano())
+        .as("began before the client resumed")
         .isLessThan(read.resumedEpochNanos());
-    assertThat(longest.getTimeUnixNano() + duration(longest)).as("ended after the client resumed")
+    assertThat(longest.getTimeUnixNano() + duration(longest))
+        .as("ended after the client resumed")
         .isGreaterThanOrEqualTo(read.resumedEpochNanos());
     assertThat(total).isGreaterThanOrEqualTo(duration(longest));
   }
@@ -138,16 +163,19 @@ class BackpressureIT {
   void aClientThatReadsPromptlyHoldsTheGatewayUpNever() throws Exception {
     String traceId = hex(16);
     Read read = read(traceId, 0, 0, 0);
-    System.out.printf("%s: a prompt client read %d bytes in %.1f ms%n", gateway.name(), read.bytes(),
-        read.readNanos() / 1e6);
+    System.out.printf(
+        "%s: a prompt client read %d bytes in %.1f ms%n",
+        gateway.name(), read.bytes(), read.readNanos() / 1e6);
     Span server = serverSpan(traceId);
     Map<String, AnyValue> attrs = GatewayAgentIT.attributes(server.getAttributesList());
 
     assertThat(read.completeStream()).as("the client read the whole stream").isTrue();
     assertThat(attrs.get("llmlat.gateway.chunks").getIntValue()).isEqualTo(EVENTS);
-    assertThat(attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT)).as("backpressure observed")
+    assertThat(attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT))
+        .as("backpressure observed")
         .isNotNull()
-        .extracting(AnyValue::getIntValue).isEqualTo(0L);
+        .extracting(AnyValue::getIntValue)
+        .isEqualTo(0L);
     assertThat(attrs).doesNotContainKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
     assertThat(backpressure(server)).isEmpty();
   }
@@ -157,7 +185,11 @@ class BackpressureIT {
    * long, and when it began and ended (epoch ns); the body's bytes and how long reading them took.
    */
   private record Read(
-      boolean completeStream, long pauseNanos, long pausedEpochNanos, long resumedEpochNanos, long bytes,
+      boolean completeStream,
+      long pauseNanos,
+      long pausedEpochNanos,
+      long resumedEpochNanos,
+      long bytes,
       long readNanos) {}
 
   /**
@@ -166,7 +198,8 @@ class BackpressureIT {
    * beforePause} bytes of its body read, then no read for {@code pauseMillis} (0: none), then the
    * rest until the gateway closes the connection.
    */
-  private Read read(String traceId, int receiveBuffer, int beforePause, long pauseMillis) throws IOException {
+  private Read read(String traceId, int receiveBuffer, int beforePause, long pauseMillis)
+      throws IOException {
     byte[] body = GatewayClient.chatBody(true, EVENTS).getBytes(StandardCharsets.UTF_8);
     URI gw = URI.create(gateway.baseUrl());
     try (Socket socket = new Socket()) {
@@ -176,12 +209,24 @@ class BackpressureIT {
       socket.setSoTimeout((int) TimeUnit.SECONDS.toMillis(60));
       socket.connect(new InetSocketAddress(gw.getHost(), gw.getPort()), 5000);
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/chat/completions HTTP/1.1\r\n"
-          + "Host: " + gw.getHost() + ":" + gw.getPort() + "\r\n"
-          + "Content-Type: application/json\r\n"
-          + "Content-Length: " + body.length + "\r\n"
-          + "traceparent: 00-" + traceId + "-" + hex(8) + "-01\r\n"
-          + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("POST /v1/chat/completions HTTP/1.1\r\n"
+                  + "Host: "
+                  + gw.getHost()
+                  + ":"
+                  + gw.getPort()
+                  + "\r\n"
+                  + "Content-Type: application/json\r\n"
+                  + "Content-Length: "
+                  + body.length
+                  + "\r\n"
+                  + "traceparent: 00-"
+                  + traceId
+                  + "-"
+                  + hex(8)
+                  + "-01\r\n"
+                  + "Connection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.write(body);
       out.flush();
 
@@ -205,7 +250,11 @@ class BackpressureIT {
           pauseNanos = System.nanoTime() - stopped;
           paused = true;
         }
-        int n = in.read(buffer, 0, paused ? buffer.length : (int) Math.min(buffer.length, beforePause - bodyBytes));
+        int n =
+            in.read(
+                buffer,
+                0,
+                paused ? buffer.length : (int) Math.min(buffer.length, beforePause - bodyBytes));
         if (n < 0) {
           break;
         }
@@ -213,7 +262,13 @@ class BackpressureIT {
         tail = lastBytes(tail, buffer, n, 256);
       }
       boolean complete = indexOf(tail, DONE) >= 0;
-      return new Read(complete, pauseNanos, pausedEpochNanos, resumedEpochNanos, bodyBytes, System.nanoTime() - begin);
+      return new Read(
+          complete,
+          pauseNanos,
+          pausedEpochNanos,
+          resumedEpochNanos,
+          bodyBytes,
+          System.nanoTime() - begin);
     }
   }
 
@@ -225,7 +280,8 @@ class BackpressureIT {
     while (matched < end.length) {
       int b = in.read();
       if (b < 0) {
-        throw new AssertionError("the gateway closed the connection in the response's head: " + head);
+        throw new AssertionError(
+            "the gateway closed the connection in the response's head: " + head);
       }
       head.write(b);
       matched = b == end[matched] ? matched + 1 : (b == end[0] ? 1 : 0);
@@ -259,10 +315,17 @@ class BackpressureIT {
   private Span serverSpan(String traceId) {
     List<SpanTopic.Record> records;
     try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
-      records = topic.trace(traceId, spans -> spans.stream().anyMatch(BackpressureIT::isServer), Duration.ofSeconds(30));
+      records =
+          topic.trace(
+              traceId,
+              spans -> spans.stream().anyMatch(BackpressureIT::isServer),
+              Duration.ofSeconds(30));
     }
-    List<Span> servers = records.stream().flatMap(r -> r.spans().stream()).filter(BackpressureIT::isServer).toList();
-    assertThat(servers).as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log()).hasSize(1);
+    List<Span> servers =
+        records.stream().flatMap(r -> r.spans().stream()).filter(BackpressureIT::isServer).toList();
+    assertThat(servers)
+        .as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log())
+        .hasSize(1);
     return servers.get(0);
   }
 
@@ -272,14 +335,18 @@ class BackpressureIT {
 
   private static List<Span.Event> backpressure(Span server) {
     return server.getEventsList().stream()
-        .filter(e -> e.getName().equals(LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE)).toList();
+        .filter(e -> e.getName().equals(LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE))
+        .toList();
   }
 
   private static long duration(Span.Event event) {
     return event.getAttributesList().stream()
         .filter(kv -> kv.getKey().equals(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS))
-        .map(KeyValue::getValue).mapToLong(AnyValue::getIntValue).findFirst()
-        .orElseThrow(() -> new AssertionError("a backpressure event without its duration: " + event));
+        .map(KeyValue::getValue)
+        .mapToLong(AnyValue::getIntValue)
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError("a backpressure event without its duration: " + event));
   }
 
   private static void sleep(long millis) {

@@ -25,8 +25,10 @@ import org.junit.jupiter.api.TestInstance;
 class ContentCaptureIT {
   private static final int CHUNKS = 5;
   private static final String WARNING = "PROMPTS AND COMPLETIONS WILL BE STORED";
+
   /** The engine's streamed tokens and its non-streamed completion text. */
   private static final String STREAMED = "tok0tok1tok2tok3tok4";
+
   private static final String COMPLETION = "hello";
 
   private TestBroker broker;
@@ -57,25 +59,48 @@ class ContentCaptureIT {
     }
     List<Span> spans = records.stream().flatMap(r -> r.spans().stream()).toList();
     // every attribute and event attribute value of every span of the trace, as text
-    String allValues = spans.stream().flatMap(s -> Stream.concat(s.getAttributesList().stream(),
-            s.getEventsList().stream().flatMap(e -> e.getAttributesList().stream())))
-        .map(kv -> kv.getKey() + "=" + kv.getValue()).collect(Collectors.joining("\n"));
-    byte[] raw = records.stream().map(r -> new String(r.value(), StandardCharsets.ISO_8859_1)).collect(Collectors.joining())
-        .getBytes(StandardCharsets.ISO_8859_1);
-    Span server = spans.stream().filter(s -> s.getKind() == Span.SpanKind.SPAN_KIND_SERVER).findFirst().orElseThrow();
+    String allValues =
+        spans.stream()
+            .flatMap(
+                s ->
+                    Stream.concat(
+                        s.getAttributesList().stream(),
+                        s.getEventsList().stream().flatMap(e -> e.getAttributesList().stream())))
+            .map(kv -> kv.getKey() + "=" + kv.getValue())
+            .collect(Collectors.joining("\n"));
+    byte[] raw =
+        records.stream()
+            .map(r -> new String(r.value(), StandardCharsets.ISO_8859_1))
+            .collect(Collectors.joining())
+            .getBytes(StandardCharsets.ISO_8859_1);
+    Span server =
+        spans.stream()
+            .filter(s -> s.getKind() == Span.SpanKind.SPAN_KIND_SERVER)
+            .findFirst()
+            .orElseThrow();
     return new Exchanged(server, allValues, raw);
   }
 
   @Test
   void byDefaultNoPromptOrCompletionTextReachesKafka() throws Exception {
-    try (GatewayProcess gateway = GatewayProcess.start(GatewayProcess.java17OrCurrent(), JdkGatewayMain.class,
-        GatewayProcess.extensionWithKafka(broker.bootstrapServers()), engine.baseUrl())) {
-      for (Exchanged e : List.of(exchange(gateway, "/v1/chat/completions", GatewayClient.chatBody(true, 64)),
-          exchange(gateway, "/v1/completions", GatewayClient.completionBody()))) {
+    try (GatewayProcess gateway =
+        GatewayProcess.start(
+            GatewayProcess.java17OrCurrent(),
+            JdkGatewayMain.class,
+            GatewayProcess.extensionWithKafka(broker.bootstrapServers()),
+            engine.baseUrl())) {
+      for (Exchanged e :
+          List.of(
+              exchange(gateway, "/v1/chat/completions", GatewayClient.chatBody(true, 64)),
+              exchange(gateway, "/v1/completions", GatewayClient.completionBody()))) {
         assertThat(e.allValues()).as("the spans were read").contains("gen_ai.request.model");
         String raw = new String(e.raw(), StandardCharsets.ISO_8859_1);
-        assertThat(raw).doesNotContain(GatewayClient.SECRET_PROMPT).doesNotContain("tok1").doesNotContain(COMPLETION)
-            .doesNotContain("gen_ai.input.messages").doesNotContain("gen_ai.output.messages");
+        assertThat(raw)
+            .doesNotContain(GatewayClient.SECRET_PROMPT)
+            .doesNotContain("tok1")
+            .doesNotContain(COMPLETION)
+            .doesNotContain("gen_ai.input.messages")
+            .doesNotContain("gen_ai.output.messages");
       }
       assertThat(gateway.log()).doesNotContain(WARNING);
     }
@@ -84,28 +109,42 @@ class ContentCaptureIT {
   @Test
   void optedInPromptsAndCompletionsAreOnTheServerSpanCutAtTheLimitWithAWarning() throws Exception {
     int max = 30;
-    try (GatewayProcess gateway = GatewayProcess.start(GatewayProcess.java17OrCurrent(), JdkGatewayMain.class,
-        GatewayProcess.extensionWithKafka(broker.bootstrapServers(),
-            "-Dotel.instrumentation.genai.capture-message-content=true",
-            "-Dotel.instrumentation.genai.message-content.max-length=" + max), engine.baseUrl())) {
+    try (GatewayProcess gateway =
+        GatewayProcess.start(
+            GatewayProcess.java17OrCurrent(),
+            JdkGatewayMain.class,
+            GatewayProcess.extensionWithKafka(
+                broker.bootstrapServers(),
+                "-Dotel.instrumentation.genai.capture-message-content=true",
+                "-Dotel.instrumentation.genai.message-content.max-length=" + max),
+            engine.baseUrl())) {
       Exchanged chat = exchange(gateway, "/v1/chat/completions", GatewayClient.chatBody(true, 64));
       Map<String, AnyValue> attrs = GatewayAgentIT.attributes(chat.server().getAttributesList());
       String messages = "[{\"role\":\"user\",\"content\":\"" + GatewayClient.SECRET_PROMPT + "\"}]";
       assertThat(attrs.get("gen_ai.input.messages").getStringValue())
-          .isEqualTo(messages.substring(0, max) + "...[truncated: " + messages.length() + " chars]");
+          .isEqualTo(
+              messages.substring(0, max) + "...[truncated: " + messages.length() + " chars]");
       assertThat(attrs.get("gen_ai.output.messages").getStringValue())
-          .isEqualTo("[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"" + STREAMED + "\"}]}]");
+          .isEqualTo(
+              "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\""
+                  + STREAMED
+                  + "\"}]}]");
 
       Exchanged completion = exchange(gateway, "/v1/completions", GatewayClient.completionBody());
       Map<String, AnyValue> c = GatewayAgentIT.attributes(completion.server().getAttributesList());
       String prompt = "\"" + GatewayClient.SECRET_PROMPT + "\"";
       assertThat(c.get("gen_ai.input.messages").getStringValue())
           .isEqualTo(prompt.substring(0, max) + "...[truncated: " + prompt.length() + " chars]");
-      assertThat(c.get("gen_ai.output.messages").getStringValue()).contains("\"content\":\"" + COMPLETION + "\"");
+      assertThat(c.get("gen_ai.output.messages").getStringValue())
+          .contains("\"content\":\"" + COMPLETION + "\"");
 
-      assertThat(GatewayAgentIT.firstLine(gateway.log(), WARNING)).as("gateway log:\n%s", gateway.log()).isPresent();
-      assertThat(GatewayAgentIT.firstLine(gateway.log(), WARNING).orElseThrow()).contains("WARN")
-          .contains("otel.instrumentation.genai.capture-message-content=true").contains("up to " + max + " characters");
+      assertThat(GatewayAgentIT.firstLine(gateway.log(), WARNING))
+          .as("gateway log:\n%s", gateway.log())
+          .isPresent();
+      assertThat(GatewayAgentIT.firstLine(gateway.log(), WARNING).orElseThrow())
+          .contains("WARN")
+          .contains("otel.instrumentation.genai.capture-message-content=true")
+          .contains("up to " + max + " characters");
     }
   }
 }

@@ -18,17 +18,22 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 
 /**
- * An OpenAI-compatible upstream engine (no agent): answers {@code /v1/chat/completions} and
- * {@code /v1/completions}, streaming SSE when asked to, and records the {@code traceparent} it
- * received, when the request arrived, when it wrote its first chunk and when its last write was
- * done, and the client's port (which TCP connection carried it). Over HTTP, or HTTPS with a given server certificate; it can be told to close each
- * connection after its response (so a gateway's pool holds none afterwards). Its streamed events can be made large (their
- * content padded to a size), written back to back, for a gateway whose client reads slowly.
+ * An OpenAI-compatible upstream engine (no agent): answers {@code /v1/chat/completions} and {@code
+ * /v1/completions}, streaming SSE when asked to, and records the {@code traceparent} it received,
+ * when the request arrived, when it wrote its first chunk and when its last write was done, and the
+ * client's port (which TCP connection carried it). Over HTTP, or HTTPS with a given server
+ * certificate; it can be told to close each connection after its response (so a gateway's pool
+ * holds none afterwards). Its streamed events can be made large (their content padded to a size),
+ * written back to back, for a gateway whose client reads slowly.
  */
 public final class FakeEngine implements AutoCloseable {
   /** What the engine saw of one request. */
   public record Received(
-      String path, String traceparent, long firstWriteEpochNanos, long arrivalEpochNanos, long lastWriteEpochNanos,
+      String path,
+      String traceparent,
+      long firstWriteEpochNanos,
+      long arrivalEpochNanos,
+      long lastWriteEpochNanos,
       int remotePort) {
     public String traceId() {
       return traceparent == null ? null : traceparent.split("-")[1];
@@ -45,6 +50,7 @@ public final class FakeEngine implements AutoCloseable {
   private final int chunks;
   private final long prefillMillis;
   private final long gapMillis;
+
   /** Appended to each streamed event's content (empty unless asked for). */
   private final String padding;
 
@@ -56,16 +62,21 @@ public final class FakeEngine implements AutoCloseable {
   }
 
   /** Over HTTPS with {@code tls}'s server certificate when it is not null. */
-  public FakeEngine(int chunks, long prefillMillis, long gapMillis, SSLContext tls) throws IOException {
+  public FakeEngine(int chunks, long prefillMillis, long gapMillis, SSLContext tls)
+      throws IOException {
     this(chunks, prefillMillis, gapMillis, tls, 0);
   }
 
-  /** {@code chunks} events written back to back, each with {@code contentBytes} more bytes of content (ASCII). */
+  /**
+   * {@code chunks} events written back to back, each with {@code contentBytes} more bytes of
+   * content (ASCII).
+   */
   public static FakeEngine withLargeEvents(int chunks, int contentBytes) throws IOException {
     return new FakeEngine(chunks, 0, 0, null, contentBytes);
   }
 
-  private FakeEngine(int chunks, long prefillMillis, long gapMillis, SSLContext tls, int contentBytes)
+  private FakeEngine(
+      int chunks, long prefillMillis, long gapMillis, SSLContext tls, int contentBytes)
       throws IOException {
     this.chunks = chunks;
     this.prefillMillis = prefillMillis;
@@ -118,13 +129,21 @@ public final class FakeEngine implements AutoCloseable {
       boolean stream = body.replace(" ", "").contains("\"stream\":true");
       sleep(prefillMillis);
       if (!stream) {
-        byte[] json = "{\"id\":\"cmpl-1\",\"choices\":[{\"text\":\"hello\"}]}".getBytes(StandardCharsets.UTF_8);
+        byte[] json =
+            "{\"id\":\"cmpl-1\",\"choices\":[{\"text\":\"hello\"}]}"
+                .getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         long first = epochNanos();
         exchange.sendResponseHeaders(200, json.length);
         exchange.getResponseBody().write(json);
-        received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos(),
-            exchange.getRemoteAddress().getPort()));
+        received.add(
+            new Received(
+                exchange.getRequestURI().getPath(),
+                traceparent,
+                first,
+                arrival,
+                epochNanos(),
+                exchange.getRemoteAddress().getPort()));
         return;
       }
       exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
@@ -138,14 +157,21 @@ public final class FakeEngine implements AutoCloseable {
         if (i == 0) {
           first = epochNanos(); // before the write: the gateway cannot see the chunk earlier
         }
-        out.write(("data: {\"choices\":[{\"delta\":{\"content\":\"tok" + i + padding + "\"}}]}\n\n")
-            .getBytes(StandardCharsets.UTF_8));
+        out.write(
+            ("data: {\"choices\":[{\"delta\":{\"content\":\"tok" + i + padding + "\"}}]}\n\n")
+                .getBytes(StandardCharsets.UTF_8));
         out.flush();
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
       out.close(); // the chunked body's end is on the wire: the exchange is over for the gateway
-      received.add(new Received(exchange.getRequestURI().getPath(), traceparent, first, arrival, epochNanos(),
-            exchange.getRemoteAddress().getPort()));
+      received.add(
+          new Received(
+              exchange.getRequestURI().getPath(),
+              traceparent,
+              first,
+              arrival,
+              epochNanos(),
+              exchange.getRemoteAddress().getPort()));
     }
   }
 

@@ -34,17 +34,30 @@ final class GatewayChecks {
     this.chunks = chunks;
   }
 
-  /** One request's result, what the engine received, the trace's SERVER span and all its spans, the raw records. */
-  record Exchanged(GatewayClient.Result result, FakeEngine.Received upstream, Span server, List<Span> spans, String raw) {}
+  /**
+   * One request's result, what the engine received, the trace's SERVER span and all its spans, the
+   * raw records.
+   */
+  record Exchanged(
+      GatewayClient.Result result,
+      FakeEngine.Received upstream,
+      Span server,
+      List<Span> spans,
+      String raw) {}
 
   /**
    * Warm-up requests, then streamed requests until one's first chunk is within the slack (at most
    * 5: this machine's two cores are shared by the engine, the broker and several gateways).
    */
-  void checkStreamedChat(GatewayProcess gateway, UpstreamFirstChunk.OnClientSpan onClient) throws Exception {
+  void checkStreamedChat(GatewayProcess gateway, UpstreamFirstChunk.OnClientSpan onClient)
+      throws Exception {
     for (int i = 0; i < 3; i++) { // warm-up: the relay path's first runs are interpreted
-      assertThat(client.post(gateway.baseUrl(), "/v1/chat/completions", GatewayClient.chatBody(true, 8)).status())
-          .as("gateway log:\n%s", gateway.log()).isEqualTo(200);
+      assertThat(
+              client
+                  .post(gateway.baseUrl(), "/v1/chat/completions", GatewayClient.chatBody(true, 8))
+                  .status())
+          .as("gateway log:\n%s", gateway.log())
+          .isEqualTo(200);
     }
     engine.clear();
     List<Long> delaysMicros = new ArrayList<>();
@@ -60,8 +73,12 @@ final class GatewayChecks {
         .isLessThanOrEqualTo(FIRST_CHUNK_SLACK_NANOS / 1000);
   }
 
-  /** Checks one streamed request's spans; returns its first chunk's delay after the engine's first write. */
-  private long checkOneStreamedChat(GatewayProcess gateway, UpstreamFirstChunk.OnClientSpan onClient) throws Exception {
+  /**
+   * Checks one streamed request's spans; returns its first chunk's delay after the engine's first
+   * write.
+   */
+  private long checkOneStreamedChat(
+      GatewayProcess gateway, UpstreamFirstChunk.OnClientSpan onClient) throws Exception {
     Exchanged e = exchange(gateway, "/v1/chat/completions", GatewayClient.chatBody(true, 64));
     assertThat(e.result().body()).contains("tok" + (chunks - 1)).contains("[DONE]");
     Span server = e.server();
@@ -74,18 +91,34 @@ final class GatewayChecks {
     assertThat(attrs).doesNotContainKeys("llmlat.gateway.first_chunk", "gen_ai.input.messages");
 
     long firstChunk = attrs.get("llmlat.gateway.first_chunk_unix_nano").getIntValue();
-    assertThat(server.getEventsList().stream().filter(ev -> ev.getName().equals("gen_ai.first_chunk"))
-        .map(Span.Event::getTimeUnixNano).toList()).containsExactly(firstChunk);
-    assertThat(firstChunk).as("within the SERVER span").isBetween(server.getStartTimeUnixNano(), server.getEndTimeUnixNano());
+    assertThat(
+            server.getEventsList().stream()
+                .filter(ev -> ev.getName().equals("gen_ai.first_chunk"))
+                .map(Span.Event::getTimeUnixNano)
+                .toList())
+        .containsExactly(firstChunk);
+    assertThat(firstChunk)
+        .as("within the SERVER span")
+        .isBetween(server.getStartTimeUnixNano(), server.getEndTimeUnixNano());
     // same host clock
-    assertThat(firstChunk).as("after the engine wrote its first chunk").isGreaterThanOrEqualTo(e.upstream().firstWriteEpochNanos());
-    assertThat(firstChunk).as("before the client read its first byte").isLessThanOrEqualTo(e.result().firstByteEpochNanos());
-    long upstreamChunk = UpstreamFirstChunk.check(server, e.spans(), e.upstream(), firstChunk, onClient);
-    assertThat(e.raw()).as("no prompt text in the exported records").doesNotContain(GatewayClient.SECRET_PROMPT);
-    System.out.printf("%s: upstream first chunk %d µs and first chunk %d µs after the engine's first write,"
-            + " %d µs before the client's first byte%n", gateway.name(),
+    assertThat(firstChunk)
+        .as("after the engine wrote its first chunk")
+        .isGreaterThanOrEqualTo(e.upstream().firstWriteEpochNanos());
+    assertThat(firstChunk)
+        .as("before the client read its first byte")
+        .isLessThanOrEqualTo(e.result().firstByteEpochNanos());
+    long upstreamChunk =
+        UpstreamFirstChunk.check(server, e.spans(), e.upstream(), firstChunk, onClient);
+    assertThat(e.raw())
+        .as("no prompt text in the exported records")
+        .doesNotContain(GatewayClient.SECRET_PROMPT);
+    System.out.printf(
+        "%s: upstream first chunk %d µs and first chunk %d µs after the engine's first write,"
+            + " %d µs before the client's first byte%n",
+        gateway.name(),
         (upstreamChunk - e.upstream().firstWriteEpochNanos()) / 1000,
-        (firstChunk - e.upstream().firstWriteEpochNanos()) / 1000, (e.result().firstByteEpochNanos() - firstChunk) / 1000);
+        (firstChunk - e.upstream().firstWriteEpochNanos()) / 1000,
+        (e.result().firstByteEpochNanos() - firstChunk) / 1000);
     return firstChunk - e.upstream().firstWriteEpochNanos();
   }
 
@@ -95,11 +128,21 @@ final class GatewayChecks {
     assertThat(attrs.get("gen_ai.operation.name").getStringValue()).isEqualTo("text_completion");
     assertThat(attrs.get("gen_ai.request.model").getStringValue()).isEqualTo("tinylm-1b");
     assertThat(attrs.get("gen_ai.request.max_tokens").getIntValue()).isEqualTo(16);
-    assertThat(attrs).doesNotContainKeys("gen_ai.request.stream", "llmlat.gateway.chunks",
-        "llmlat.gateway.first_chunk_unix_nano", "llmlat.gateway.first_chunk");
-    assertThat(e.spans()).as("no first chunk of a body of known length")
-        .allSatisfy(s -> assertThat(s.getEventsList()).noneMatch(ev -> ev.getName().equals("gen_ai.first_chunk")
-            || ev.getName().equals(UpstreamFirstChunk.EVENT)));
+    assertThat(attrs)
+        .doesNotContainKeys(
+            "gen_ai.request.stream",
+            "llmlat.gateway.chunks",
+            "llmlat.gateway.first_chunk_unix_nano",
+            "llmlat.gateway.first_chunk");
+    assertThat(e.spans())
+        .as("no first chunk of a body of known length")
+        .allSatisfy(
+            s ->
+                assertThat(s.getEventsList())
+                    .noneMatch(
+                        ev ->
+                            ev.getName().equals("gen_ai.first_chunk")
+                                || ev.getName().equals(UpstreamFirstChunk.EVENT)));
     assertThat(e.raw()).doesNotContain(GatewayClient.SECRET_PROMPT);
   }
 
@@ -111,19 +154,34 @@ final class GatewayChecks {
   Exchanged exchange(GatewayProcess gateway, String path, String body) throws Exception {
     engine.clear();
     String traceId = hex(16);
-    GatewayClient.Result result = client.post(gateway.baseUrl(), path, body, "00-" + traceId + "-" + hex(8) + "-01");
+    GatewayClient.Result result =
+        client.post(gateway.baseUrl(), path, body, "00-" + traceId + "-" + hex(8) + "-01");
     assertThat(result.status()).as("gateway log:\n%s", gateway.log()).isEqualTo(200);
     FakeEngine.Received upstream = engine.take();
-    assertThat(upstream.traceId()).as("the gateway's client propagated the trace").isEqualTo(traceId);
+    assertThat(upstream.traceId())
+        .as("the gateway's client propagated the trace")
+        .isEqualTo(traceId);
     List<SpanTopic.Record> records;
     try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
-      records = topic.trace(traceId, spans -> spans.stream().anyMatch(GatewayChecks::isServer)
-          && spans.stream().anyMatch(s -> SpanTopic.hex(s.getSpanId()).equals(upstream.parentSpanId())), Duration.ofSeconds(30));
+      records =
+          topic.trace(
+              traceId,
+              spans ->
+                  spans.stream().anyMatch(GatewayChecks::isServer)
+                      && spans.stream()
+                          .anyMatch(
+                              s -> SpanTopic.hex(s.getSpanId()).equals(upstream.parentSpanId())),
+              Duration.ofSeconds(30));
     }
     List<Span> spans = records.stream().flatMap(r -> r.spans().stream()).toList();
     List<Span> servers = spans.stream().filter(GatewayChecks::isServer).toList();
-    assertThat(servers).as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log()).hasSize(1);
-    String raw = records.stream().map(r -> new String(r.value(), StandardCharsets.ISO_8859_1)).reduce("", String::concat);
+    assertThat(servers)
+        .as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log())
+        .hasSize(1);
+    String raw =
+        records.stream()
+            .map(r -> new String(r.value(), StandardCharsets.ISO_8859_1))
+            .reduce("", String::concat);
     return new Exchanged(result, upstream, servers.get(0), spans, raw);
   }
 

@@ -20,12 +20,12 @@ import org.junit.jupiter.api.TestInstance;
  * The server stacks most gateways run, each as an unmodified gateway process under the real agent
  * and the extension: Reactor Netty (Netty 4.1; what Spring WebFlux and Spring Cloud Gateway serve
  * with), Vert.x's stock reverse proxy (vertx-web-proxy, Netty 4.1), a plain Netty 4.2 server
- * writing from a worker thread, and a servlet on Tomcat 10.1 relaying from an async context. Their SERVER spans carry the
- * first chunk (within 5 ms of the engine's first write), the engine's first chunk as the gateway's
- * client received it (Reactor Netty's, Vert.x's, the JDK's, Apache HttpClient 5's behind a JDK
- * server), the chunk count and the {@code gen_ai.*}
- * request attributes, and no prompt text ({@link GatewayChecks}). A stack no hook covers (here Tomcat with the servlet hook
- * switched off) is marked on its spans and named once in the log.
+ * writing from a worker thread, and a servlet on Tomcat 10.1 relaying from an async context. Their
+ * SERVER spans carry the first chunk (within 5 ms of the engine's first write), the engine's first
+ * chunk as the gateway's client received it (Reactor Netty's, Vert.x's, the JDK's, Apache
+ * HttpClient 5's behind a JDK server), the chunk count and the {@code gen_ai.*} request attributes,
+ * and no prompt text ({@link GatewayChecks}). A stack no hook covers (here Tomcat with the servlet
+ * hook switched off) is marked on its spans and named once in the log.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GatewayStacksIT {
@@ -49,33 +49,48 @@ class GatewayStacksIT {
     engine = new FakeEngine(CHUNKS, 40, 15);
     checks = new GatewayChecks(broker, engine, CHUNKS);
     // started together: the JVMs' start-up is most of this test's time
-    CompletableFuture<GatewayProcess> netty = startAsync(ReactorNettyGatewayMain.class,
-        "-Dotel.instrumentation.netty.enabled=true",
-        "-Dotel.instrumentation.reactor.enabled=true",
-        "-Dotel.instrumentation.reactor-netty.enabled=true");
-    CompletableFuture<GatewayProcess> vertxProxy = startAsync(VertxGatewayMain.class,
-        "-Dotel.instrumentation.netty.enabled=true",
-        "-Dotel.instrumentation.vertx.enabled=true");
-    CompletableFuture<GatewayProcess> plainNetty = CompletableFuture.supplyAsync(() -> {
-      try {
-        return GatewayProcess.startWithLibraries(GatewayProcess.java17OrCurrent(), NettyGatewayMain.class,
-            GatewayProcess.extensionWithKafka(broker.bootstrapServers(),
-                "-Dotel.instrumentation.netty.enabled=true",
-                "-Dotel.instrumentation.executors.enabled=true"),
-            engine.baseUrl(), TestDirs.netty42());
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
-    CompletableFuture<GatewayProcess> servlet = startAsync(TomcatGatewayMain.class,
-        "-Dotel.instrumentation.tomcat.enabled=true",
-        "-Dotel.instrumentation.servlet.enabled=true");
-    CompletableFuture<GatewayProcess> uncovered = startAsync(TomcatGatewayMain.class,
-        "-Dotel.instrumentation.tomcat.enabled=true",
-        "-Dotel.instrumentation.servlet.enabled=true",
-        "-Dotel.instrumentation.llmlat-gateway-servlet-5.0.enabled=false");
-    CompletableFuture<GatewayProcess> apacheClient = startAsync(ApacheGatewayMain.class,
-        "-Dotel.instrumentation.apache-httpclient.enabled=true");
+    CompletableFuture<GatewayProcess> netty =
+        startAsync(
+            ReactorNettyGatewayMain.class,
+            "-Dotel.instrumentation.netty.enabled=true",
+            "-Dotel.instrumentation.reactor.enabled=true",
+            "-Dotel.instrumentation.reactor-netty.enabled=true");
+    CompletableFuture<GatewayProcess> vertxProxy =
+        startAsync(
+            VertxGatewayMain.class,
+            "-Dotel.instrumentation.netty.enabled=true",
+            "-Dotel.instrumentation.vertx.enabled=true");
+    CompletableFuture<GatewayProcess> plainNetty =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return GatewayProcess.startWithLibraries(
+                    GatewayProcess.java17OrCurrent(),
+                    NettyGatewayMain.class,
+                    GatewayProcess.extensionWithKafka(
+                        broker.bootstrapServers(),
+                        "-Dotel.instrumentation.netty.enabled=true",
+                        "-Dotel.instrumentation.executors.enabled=true"),
+                    engine.baseUrl(),
+                    TestDirs.netty42());
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    CompletableFuture<GatewayProcess> servlet =
+        startAsync(
+            TomcatGatewayMain.class,
+            "-Dotel.instrumentation.tomcat.enabled=true",
+            "-Dotel.instrumentation.servlet.enabled=true");
+    CompletableFuture<GatewayProcess> uncovered =
+        startAsync(
+            TomcatGatewayMain.class,
+            "-Dotel.instrumentation.tomcat.enabled=true",
+            "-Dotel.instrumentation.servlet.enabled=true",
+            "-Dotel.instrumentation.llmlat-gateway-servlet-5.0.enabled=false");
+    CompletableFuture<GatewayProcess> apacheClient =
+        startAsync(
+            ApacheGatewayMain.class, "-Dotel.instrumentation.apache-httpclient.enabled=true");
     reactorNetty = netty.get(120, TimeUnit.SECONDS);
     vertx = vertxProxy.get(120, TimeUnit.SECONDS);
     netty42 = plainNetty.get(120, TimeUnit.SECONDS);
@@ -85,19 +100,24 @@ class GatewayStacksIT {
   }
 
   private CompletableFuture<GatewayProcess> startAsync(Class<?> main, String... flags) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return GatewayProcess.start(GatewayProcess.java17OrCurrent(), main,
-            GatewayProcess.extensionWithKafka(broker.bootstrapServers(), flags), engine.baseUrl());
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return GatewayProcess.start(
+                GatewayProcess.java17OrCurrent(),
+                main,
+                GatewayProcess.extensionWithKafka(broker.bootstrapServers(), flags),
+                engine.baseUrl());
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   @AfterAll
   void stop() throws Exception {
-    for (GatewayProcess gateway : new GatewayProcess[] {reactorNetty, vertx, netty42, tomcat, tomcatUncovered, apache}) {
+    for (GatewayProcess gateway :
+        new GatewayProcess[] {reactorNetty, vertx, netty42, tomcat, tomcatUncovered, apache}) {
       if (gateway != null) {
         gateway.close();
       }
@@ -115,7 +135,8 @@ class GatewayStacksIT {
 
   @Test
   void vertxWebProxyGatewaySpansCarryFirstChunkAndGenAi() throws Exception {
-    // the engine's parent is the agent's netty-4.1 CLIENT span (under Vert.x's own, which ends at the headers)
+    // the engine's parent is the agent's netty-4.1 CLIENT span (under Vert.x's own, which ends at
+    // the headers)
     checks.checkStreamedChat(vertx, UpstreamFirstChunk.OnClientSpan.REQUIRED);
     checks.checkNonStreamedCompletion(vertx);
   }
@@ -123,13 +144,15 @@ class GatewayStacksIT {
   @Test
   void plainNetty42GatewaySpansCarryFirstChunkAndGenAi() throws Exception {
     assertThat(netty42.log()).contains("NETTY 4.2.");
-    checks.checkStreamedChat(netty42, UpstreamFirstChunk.OnClientSpan.IF_STILL_OPEN); // JDK HttpClient upstream
+    checks.checkStreamedChat(
+        netty42, UpstreamFirstChunk.OnClientSpan.IF_STILL_OPEN); // JDK HttpClient upstream
     checks.checkNonStreamedCompletion(netty42);
   }
 
   @Test
   void tomcatServletGatewaySpansCarryFirstChunkAndGenAi() throws Exception {
-    checks.checkStreamedChat(tomcat, UpstreamFirstChunk.OnClientSpan.IF_STILL_OPEN); // JDK HttpClient upstream
+    checks.checkStreamedChat(
+        tomcat, UpstreamFirstChunk.OnClientSpan.IF_STILL_OPEN); // JDK HttpClient upstream
     checks.checkNonStreamedCompletion(tomcat);
   }
 
@@ -143,17 +166,27 @@ class GatewayStacksIT {
   @Test
   void uncoveredServerStackIsMarkedOnItsSpansAndNamedOnceInTheLog() throws Exception {
     for (int i = 0; i < 2; i++) {
-      GatewayChecks.Exchanged streamed = checks.exchange(tomcatUncovered, "/v1/chat/completions", GatewayClient.chatBody(true, 64));
-      Map<String, AnyValue> attrs = GatewayAgentIT.attributes(streamed.server().getAttributesList());
+      GatewayChecks.Exchanged streamed =
+          checks.exchange(
+              tomcatUncovered, "/v1/chat/completions", GatewayClient.chatBody(true, 64));
+      Map<String, AnyValue> attrs =
+          GatewayAgentIT.attributes(streamed.server().getAttributesList());
       assertThat(attrs.get("llmlat.gateway.first_chunk").getStringValue()).isEqualTo("unsupported");
-      assertThat(attrs.get("llmlat.gateway.server").getStringValue()).isEqualTo("io.opentelemetry.tomcat-10.0");
-      assertThat(attrs).doesNotContainKeys("gen_ai.operation.name", "llmlat.gateway.first_chunk_unix_nano");
+      assertThat(attrs.get("llmlat.gateway.server").getStringValue())
+          .isEqualTo("io.opentelemetry.tomcat-10.0");
+      assertThat(attrs)
+          .doesNotContainKeys("gen_ai.operation.name", "llmlat.gateway.first_chunk_unix_nano");
     }
-    GatewayChecks.Exchanged other = checks.exchange(tomcatUncovered, "/v1/embeddings", GatewayClient.chatBody(false, 1));
-    assertThat(GatewayAgentIT.attributes(other.server().getAttributesList())).as("not an endpoint llmlat reads")
+    GatewayChecks.Exchanged other =
+        checks.exchange(tomcatUncovered, "/v1/embeddings", GatewayClient.chatBody(false, 1));
+    assertThat(GatewayAgentIT.attributes(other.server().getAttributesList()))
+        .as("not an endpoint llmlat reads")
         .doesNotContainKeys("llmlat.gateway.first_chunk", "llmlat.gateway.server");
     String log = tomcatUncovered.log();
-    assertThat(log.lines().filter(l -> l.contains(UNSUPPORTED_LOG)).toList()).as("gateway log:\n%s", log)
-        .singleElement().asString().contains("io.opentelemetry.tomcat-10.0");
+    assertThat(log.lines().filter(l -> l.contains(UNSUPPORTED_LOG)).toList())
+        .as("gateway log:\n%s", log)
+        .singleElement()
+        .asString()
+        .contains("io.opentelemetry.tomcat-10.0");
   }
 }

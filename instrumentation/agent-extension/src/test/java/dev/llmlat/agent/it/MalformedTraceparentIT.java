@@ -10,7 +10,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,8 +40,12 @@ class MalformedTraceparentIT {
     broker = TestBroker.shared();
     broker.ensureRunning();
     engine = new FakeEngine(3, 5, 2);
-    gateway = GatewayProcess.start(GatewayProcess.currentJava(), JdkGatewayMain.class,
-        GatewayProcess.extensionWithKafka(broker.bootstrapServers()), engine.baseUrl());
+    gateway =
+        GatewayProcess.start(
+            GatewayProcess.currentJava(),
+            JdkGatewayMain.class,
+            GatewayProcess.extensionWithKafka(broker.bootstrapServers()),
+            engine.baseUrl());
   }
 
   @AfterAll
@@ -79,11 +82,20 @@ class MalformedTraceparentIT {
     for (Map.Entry<String, List<String>> c : malformed().entrySet()) {
       engine.clear();
       String response = post(gateway.baseUrl(), c.getValue());
-      assertThat(response).as(c.getKey()).startsWith("HTTP/1.1 200").contains("tok2").contains("[DONE]");
+      assertThat(response)
+          .as(c.getKey())
+          .startsWith("HTTP/1.1 200")
+          .contains("tok2")
+          .contains("[DONE]");
       FakeEngine.Received upstream = engine.take();
-      assertThat(upstream.traceparent()).as(c.getKey()).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-9a-f]");
+      assertThat(upstream.traceparent())
+          .as(c.getKey())
+          .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-9a-f]");
       if (!c.getKey().equals("two conflicting headers")) {
-        assertThat(upstream.traceId()).as(c.getKey() + ": a new trace").isNotEqualTo(TRACE).isNotEqualTo("0".repeat(32));
+        assertThat(upstream.traceId())
+            .as(c.getKey() + ": a new trace")
+            .isNotEqualTo(TRACE)
+            .isNotEqualTo("0".repeat(32));
         assertThat(traces.add(upstream.traceId())).as(c.getKey() + ": a trace of its own").isTrue();
         traceOfCase.put(c.getKey(), upstream.traceId());
       }
@@ -91,10 +103,16 @@ class MalformedTraceparentIT {
     // the gateway's server span of each is a root span, exported like any other
     try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
       for (Map.Entry<String, String> c : traceOfCase.entrySet()) {
-        List<Span> spans = topic.trace(c.getValue(), 2, Duration.ofSeconds(30)).stream().flatMap(r -> r.spans().stream()).toList();
-        List<Span> servers = spans.stream().filter(s -> s.getKind() == Span.SpanKind.SPAN_KIND_SERVER).toList();
+        List<Span> spans =
+            topic.trace(c.getValue(), 2, Duration.ofSeconds(30)).stream()
+                .flatMap(r -> r.spans().stream())
+                .toList();
+        List<Span> servers =
+            spans.stream().filter(s -> s.getKind() == Span.SpanKind.SPAN_KIND_SERVER).toList();
         assertThat(servers).as(c.getKey() + "; gateway log:\n" + gateway.log()).hasSize(1);
-        assertThat(servers.get(0).getParentSpanId().isEmpty()).as(c.getKey() + ": root span").isTrue();
+        assertThat(servers.get(0).getParentSpanId().isEmpty())
+            .as(c.getKey() + ": root span")
+            .isTrue();
       }
     }
   }
@@ -111,8 +129,12 @@ class MalformedTraceparentIT {
   private static String post(String baseUrl, List<String> traceparents) throws Exception {
     URI uri = URI.create(baseUrl);
     byte[] body = GatewayClient.chatBody(true, 3).getBytes(StandardCharsets.UTF_8);
-    StringBuilder head = new StringBuilder("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n");
+    StringBuilder head =
+        new StringBuilder(
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nConnection: close\r\nContent-Length: "
+                + body.length
+                + "\r\n");
     for (String value : traceparents) {
       head.append("traceparent: ").append(value).append("\r\n");
     }

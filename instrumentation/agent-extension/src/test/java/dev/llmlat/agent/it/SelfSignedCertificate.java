@@ -32,13 +32,49 @@ final class SelfSignedCertificate {
     Path keyStore = dir.resolve("engine.p12");
     Path certificate = dir.resolve("engine.crt");
     Path trustStore = dir.resolve("trust.p12");
-    keytool("-genkeypair", "-alias", "engine", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=127.0.0.1",
-        "-ext", "SAN=ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12", "-keystore", keyStore.toString(),
-        "-storepass", PASSWORD);
-    keytool("-exportcert", "-alias", "engine", "-keystore", keyStore.toString(), "-storepass", PASSWORD,
-        "-file", certificate.toString());
-    keytool("-importcert", "-noprompt", "-alias", "engine", "-file", certificate.toString(), "-storetype", "PKCS12",
-        "-keystore", trustStore.toString(), "-storepass", PASSWORD);
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "engine",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-dname",
+        "CN=127.0.0.1",
+        "-ext",
+        "SAN=ip:127.0.0.1",
+        "-validity",
+        "2",
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        keyStore.toString(),
+        "-storepass",
+        PASSWORD);
+    keytool(
+        "-exportcert",
+        "-alias",
+        "engine",
+        "-keystore",
+        keyStore.toString(),
+        "-storepass",
+        PASSWORD,
+        "-file",
+        certificate.toString());
+    keytool(
+        "-importcert",
+        "-noprompt",
+        "-alias",
+        "engine",
+        "-file",
+        certificate.toString(),
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        trustStore.toString(),
+        "-storepass",
+        PASSWORD);
     return new SelfSignedCertificate(keyStore, trustStore);
   }
 
@@ -55,9 +91,13 @@ final class SelfSignedCertificate {
     return context;
   }
 
-  /** JVM flags that make a client JVM trust the certificate (through the javax.net.ssl properties). */
+  /**
+   * JVM flags that make a client JVM trust the certificate (through the javax.net.ssl properties).
+   */
   List<String> trustFlags() {
-    return List.of("-Djavax.net.ssl.trustStore=" + trustStore, "-Djavax.net.ssl.trustStorePassword=" + PASSWORD,
+    return List.of(
+        "-Djavax.net.ssl.trustStore=" + trustStore,
+        "-Djavax.net.ssl.trustStorePassword=" + PASSWORD,
         "-Djavax.net.ssl.trustStoreType=PKCS12");
   }
 
@@ -68,7 +108,8 @@ final class SelfSignedCertificate {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     String output = new String(process.getInputStream().readAllBytes());
     if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      throw new IllegalStateException("keytool failed: " + String.join(" ", command) + "\n" + output);
+      throw new IllegalStateException(
+          "keytool failed: " + String.join(" ", command) + "\n" + output);
     }
   }
 }

@@ -37,11 +37,19 @@ public final class SpanTopic implements AutoCloseable {
   private final List<Record> records = new ArrayList<>();
 
   public SpanTopic(String bootstrapServers) {
-    consumer = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.GROUP_ID_CONFIG, "llmlat-agent-extension-test",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    consumer =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "llmlat-agent-extension-test",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest"),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer());
     TopicPartition partition = new TopicPartition(TestBroker.TOPIC, 0);
     consumer.assign(List.of(partition));
     consumer.seekToBeginning(List.of(partition));
@@ -57,10 +65,14 @@ public final class SpanTopic implements AutoCloseable {
     while (!done.test(records) && System.nanoTime() < deadline) {
       for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
         try {
-          records.add(new Record(r.key() == null ? null : new String(r.key(), StandardCharsets.US_ASCII), r.value(),
-              ExportTraceServiceRequest.parseFrom(r.value())));
+          records.add(
+              new Record(
+                  r.key() == null ? null : new String(r.key(), StandardCharsets.US_ASCII),
+                  r.value(),
+                  ExportTraceServiceRequest.parseFrom(r.value())));
         } catch (InvalidProtocolBufferException e) {
-          throw new AssertionError("record at offset " + r.offset() + " is not an ExportTraceServiceRequest", e);
+          throw new AssertionError(
+              "record at offset " + r.offset() + " is not an ExportTraceServiceRequest", e);
         }
       }
     }
@@ -69,13 +81,19 @@ public final class SpanTopic implements AutoCloseable {
 
   /** The records of one trace once it has at least {@code spans} spans (within the timeout). */
   public List<Record> trace(String traceId, int spans, Duration timeout) {
-    pollUntil(all -> forTrace(all, traceId).stream().mapToInt(r -> r.spans().size()).sum() >= spans, timeout);
+    pollUntil(
+        all -> forTrace(all, traceId).stream().mapToInt(r -> r.spans().size()).sum() >= spans,
+        timeout);
     return forTrace(records, traceId);
   }
 
   /** The records of one trace once its spans satisfy {@code complete} (within the timeout). */
   public List<Record> trace(String traceId, Predicate<List<Span>> complete, Duration timeout) {
-    pollUntil(all -> complete.test(forTrace(all, traceId).stream().flatMap(r -> r.spans().stream()).toList()), timeout);
+    pollUntil(
+        all ->
+            complete.test(
+                forTrace(all, traceId).stream().flatMap(r -> r.spans().stream()).toList()),
+        timeout);
     return forTrace(records, traceId);
   }
 

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Spring Cloud Gateway as its users build and run it: a Spring Boot executable jar with one route
- * in properties ({@code src/it/gateway-apps}, dependencies from Maven Central), started with
- * {@code java -javaagent:... -jar}, the agent's instrumentations all on (its default), in front of
- * the streaming engine. Checked as in {@link GatewayStacksIT}: the first chunk written to the caller,
+ * in properties ({@code src/it/gateway-apps}, dependencies from Maven Central), started with {@code
+ * java -javaagent:... -jar}, the agent's instrumentations all on (its default), in front of the
+ * streaming engine. Checked as in {@link GatewayStacksIT}: the first chunk written to the caller,
  * the engine's first chunk as the gateway's HTTP client received it, the {@code gen_ai.*} request
  * attributes, the chunk count, no prompt text.
  */
@@ -47,23 +47,32 @@ class SpringCloudGatewayIT {
 
   private CompletableFuture<GatewayProcess> startAsync(String app) throws Exception {
     java.nio.file.Path jar = GatewayApps.jar(app);
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        long start = System.nanoTime();
-        List<String> flags = GatewayProcess.extensionWithKafka(broker.bootstrapServers());
-        flags.removeIf(f -> f.startsWith("-Dotel.instrumentation.")); // every instrumentation, as users run the agent
-        GatewayProcess gateway = GatewayProcess.startJar(GatewayProcess.java17OrCurrent(), app, jar, flags, engine.baseUrl());
-        System.out.printf("%s listening %.1f s after its start%n", app, (System.nanoTime() - start) / 1e9);
-        return gateway;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            long start = System.nanoTime();
+            List<String> flags = GatewayProcess.extensionWithKafka(broker.bootstrapServers());
+            flags.removeIf(
+                f ->
+                    f.startsWith(
+                        "-Dotel.instrumentation.")); // every instrumentation, as users run the
+            // agent
+            GatewayProcess gateway =
+                GatewayProcess.startJar(
+                    GatewayProcess.java17OrCurrent(), app, jar, flags, engine.baseUrl());
+            System.out.printf(
+                "%s listening %.1f s after its start%n", app, (System.nanoTime() - start) / 1e9);
+            return gateway;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   @AfterAll
   void stop() throws Exception {
-    for (GatewayProcess gateway : new GatewayProcess[] {webfluxBoot35, webfluxBoot40, mvcTomcatBoot35, mvcJettyBoot40}) {
+    for (GatewayProcess gateway :
+        new GatewayProcess[] {webfluxBoot35, webfluxBoot40, mvcTomcatBoot35, mvcJettyBoot40}) {
       if (gateway != null) {
         gateway.close();
       }
@@ -95,7 +104,8 @@ class SpringCloudGatewayIT {
 
   @Test
   void serverMvcOnJettyBoot40() throws Exception {
-    // Spring picks Jetty's HttpClient here (jetty-client comes with the Jetty starter): its CLIENT span lasts the body
+    // Spring picks Jetty's HttpClient here (jetty-client comes with the Jetty starter): its CLIENT
+    // span lasts the body
     checks.checkStreamedChat(mvcJettyBoot40, UpstreamFirstChunk.OnClientSpan.REQUIRED);
     checks.checkNonStreamedCompletion(mvcJettyBoot40);
   }

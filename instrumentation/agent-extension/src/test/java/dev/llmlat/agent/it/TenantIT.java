@@ -24,10 +24,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The tenant with the real agent and the real broker: requests for different tenants through a
- * JDK HttpServer gateway and a Reactor Netty one (Netty 4.1) get their own {@code llmlat.tenant}
- * on their SERVER spans; the JDK gateway also takes it from the {@code user} field or a hash of
- * the API key (never the key); a bad setting is named in the log and records nothing.
+ * The tenant with the real agent and the real broker: requests for different tenants through a JDK
+ * HttpServer gateway and a Reactor Netty one (Netty 4.1) get their own {@code llmlat.tenant} on
+ * their SERVER spans; the JDK gateway also takes it from the {@code user} field or a hash of the
+ * API key (never the key); a bad setting is named in the log and records nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TenantIT {
@@ -42,10 +42,15 @@ class TenantIT {
   private GatewayProcess jdkUser;
   private GatewayProcess jdkKeyHash;
   private GatewayProcess jdkBadSetting;
+
   /** The SERVER span of the last request, as exported. */
   private Span lastServer;
+
   private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   @BeforeAll
   void start() throws Exception {
@@ -54,13 +59,17 @@ class TenantIT {
     engine = new FakeEngine(3, 5, 2);
     // started together: the JVMs' start-up is most of this test's time
     CompletableFuture<GatewayProcess> header = startAsync(JdkGatewayMain.class, SOURCE + "header");
-    CompletableFuture<GatewayProcess> netty = startAsync(ReactorNettyGatewayMain.class, SOURCE + "header",
-        "-Dotel.instrumentation.llmlat.tenant.header=X-Org",
-        "-Dotel.instrumentation.netty.enabled=true",
-        "-Dotel.instrumentation.reactor.enabled=true",
-        "-Dotel.instrumentation.reactor-netty.enabled=true");
+    CompletableFuture<GatewayProcess> netty =
+        startAsync(
+            ReactorNettyGatewayMain.class,
+            SOURCE + "header",
+            "-Dotel.instrumentation.llmlat.tenant.header=X-Org",
+            "-Dotel.instrumentation.netty.enabled=true",
+            "-Dotel.instrumentation.reactor.enabled=true",
+            "-Dotel.instrumentation.reactor-netty.enabled=true");
     CompletableFuture<GatewayProcess> user = startAsync(JdkGatewayMain.class, SOURCE + "user");
-    CompletableFuture<GatewayProcess> keyHash = startAsync(JdkGatewayMain.class, SOURCE + "api-key-hash");
+    CompletableFuture<GatewayProcess> keyHash =
+        startAsync(JdkGatewayMain.class, SOURCE + "api-key-hash");
     CompletableFuture<GatewayProcess> bad = startAsync(JdkGatewayMain.class, SOURCE + "tenant-id");
     jdkHeader = header.get(120, TimeUnit.SECONDS);
     nettyHeader = netty.get(120, TimeUnit.SECONDS);
@@ -70,19 +79,24 @@ class TenantIT {
   }
 
   private CompletableFuture<GatewayProcess> startAsync(Class<?> main, String... flags) {
-    return CompletableFuture.supplyAsync(() -> {
-      try {
-        return GatewayProcess.start(GatewayProcess.java17OrCurrent(), main,
-            GatewayProcess.extensionWithKafka(broker.bootstrapServers(), flags), engine.baseUrl());
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return GatewayProcess.start(
+                GatewayProcess.java17OrCurrent(),
+                main,
+                GatewayProcess.extensionWithKafka(broker.bootstrapServers(), flags),
+                engine.baseUrl());
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   @AfterAll
   void stop() throws Exception {
-    for (GatewayProcess gateway : new GatewayProcess[] {jdkHeader, nettyHeader, jdkUser, jdkKeyHash, jdkBadSetting}) {
+    for (GatewayProcess gateway :
+        new GatewayProcess[] {jdkHeader, nettyHeader, jdkUser, jdkKeyHash, jdkBadSetting}) {
       if (gateway != null) {
         gateway.close();
       }
@@ -95,17 +109,22 @@ class TenantIT {
   @Test
   void eachRequestsTenantHeaderIsOnItsServerSpan() throws Exception {
     for (String tenant : List.of("acme", "globex")) {
-      assertThat(tenantOf(jdkHeader, body(null), "x-tenant-id", "  " + tenant + " ")).isEqualTo(tenant);
-      assertThat(tenantOf(nettyHeader, body(null), "X-Org", tenant, "x-tenant-id", "not-this-one")).isEqualTo(tenant);
+      assertThat(tenantOf(jdkHeader, body(null), "x-tenant-id", "  " + tenant + " "))
+          .isEqualTo(tenant);
+      assertThat(tenantOf(nettyHeader, body(null), "X-Org", tenant, "x-tenant-id", "not-this-one"))
+          .isEqualTo(tenant);
     }
     assertThat(tenantOf(jdkHeader, body("team-a"))).as("no header, no tenant").isNull();
-    assertThat(GatewayAgentIT.firstLine(nettyHeader.log(), "llmlat.tenant")).as("gateway log:\n%s", nettyHeader.log())
-        .hasValueSatisfying(line -> assertThat(line).contains("INFO").endsWith("from the request header x-org"));
+    assertThat(GatewayAgentIT.firstLine(nettyHeader.log(), "llmlat.tenant"))
+        .as("gateway log:\n%s", nettyHeader.log())
+        .hasValueSatisfying(
+            line -> assertThat(line).contains("INFO").endsWith("from the request header x-org"));
   }
 
   @Test
   void theUserFieldIsTheTenant() throws Exception {
-    assertThat(tenantOf(jdkUser, body("team-a"), "x-tenant-id", "not-this-one")).isEqualTo("team-a");
+    assertThat(tenantOf(jdkUser, body("team-a"), "x-tenant-id", "not-this-one"))
+        .isEqualTo("team-a");
     assertThat(tenantOf(jdkUser, body("team-b"))).isEqualTo("team-b");
     assertThat(tenantOf(jdkUser, body(null))).isNull();
   }
@@ -113,44 +132,69 @@ class TenantIT {
   @Test
   void theApiKeyIsHashedNeverExported() throws Exception {
     // the first 16 hex characters of SHA-256 of each key, computed with sha256sum
-    assertThat(tenantOf(jdkKeyHash, body(null), "Authorization", "Bearer " + KEY_A)).isEqualTo("key-43b53901e1469bd7");
-    assertThat(tenantOf(jdkKeyHash, body(null), "Authorization", "Bearer " + KEY_B)).isEqualTo("key-2ee2fc626331c5f5");
-    assertThat(tenantOf(jdkKeyHash, body(null), "api-key", KEY_A)).isEqualTo("key-43b53901e1469bd7");
+    assertThat(tenantOf(jdkKeyHash, body(null), "Authorization", "Bearer " + KEY_A))
+        .isEqualTo("key-43b53901e1469bd7");
+    assertThat(tenantOf(jdkKeyHash, body(null), "Authorization", "Bearer " + KEY_B))
+        .isEqualTo("key-2ee2fc626331c5f5");
+    assertThat(tenantOf(jdkKeyHash, body(null), "api-key", KEY_A))
+        .isEqualTo("key-43b53901e1469bd7");
     assertThat(lastServer.toString()).doesNotContain(KEY_A).doesNotContain("sk-tenant");
   }
 
   @Test
   void aBadSettingIsNamedInTheLogAndRecordsNothing() throws Exception {
     assertThat(tenantOf(jdkBadSetting, body("team-a"), "x-tenant-id", "acme")).isNull();
-    assertThat(GatewayAgentIT.firstLine(jdkBadSetting.log(), "tenant.source")).as("gateway log:\n%s", jdkBadSetting.log())
-        .hasValueSatisfying(line -> assertThat(line).contains("WARN")
-            .contains("otel.instrumentation.llmlat.tenant.source=\"tenant-id\"").contains("no tenant is recorded"));
+    assertThat(GatewayAgentIT.firstLine(jdkBadSetting.log(), "tenant.source"))
+        .as("gateway log:\n%s", jdkBadSetting.log())
+        .hasValueSatisfying(
+            line ->
+                assertThat(line)
+                    .contains("WARN")
+                    .contains("otel.instrumentation.llmlat.tenant.source=\"tenant-id\"")
+                    .contains("no tenant is recorded"));
   }
 
   private static String body(String user) {
     return "{\"model\":\"tinylm-1b\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"stream\":true,"
-        + "\"max_tokens\":8" + (user == null ? "" : ",\"user\":\"" + user + "\"") + "}";
+        + "\"max_tokens\":8"
+        + (user == null ? "" : ",\"user\":\"" + user + "\"")
+        + "}";
   }
 
-  /** Sends a streamed chat with the headers (name, value, ...); the {@code llmlat.tenant} of its SERVER span, or null. */
+  /**
+   * Sends a streamed chat with the headers (name, value, ...); the {@code llmlat.tenant} of its
+   * SERVER span, or null.
+   */
   private String tenantOf(GatewayProcess gateway, String body, String... headers) throws Exception {
     String traceId = hex(16);
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/chat/completions"))
-        .header("Content-Type", "application/json")
-        .header("traceparent", "00-" + traceId + "-" + hex(8) + "-01")
-        .timeout(Duration.ofSeconds(30))
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/chat/completions"))
+            .header("Content-Type", "application/json")
+            .header("traceparent", "00-" + traceId + "-" + hex(8) + "-01")
+            .timeout(Duration.ofSeconds(30))
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     for (int i = 0; i < headers.length; i += 2) {
       request.header(headers[i], headers[i + 1]);
     }
-    HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response =
+        client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).as("gateway log:\n%s", gateway.log()).isEqualTo(200);
     List<Span> servers;
     try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
-      servers = topic.trace(traceId, spans -> spans.stream().anyMatch(TenantIT::isServer), Duration.ofSeconds(30))
-          .stream().flatMap(r -> r.spans().stream()).filter(TenantIT::isServer).toList();
+      servers =
+          topic
+              .trace(
+                  traceId,
+                  spans -> spans.stream().anyMatch(TenantIT::isServer),
+                  Duration.ofSeconds(30))
+              .stream()
+              .flatMap(r -> r.spans().stream())
+              .filter(TenantIT::isServer)
+              .toList();
     }
-    assertThat(servers).as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log()).hasSize(1);
+    assertThat(servers)
+        .as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log())
+        .hasSize(1);
     lastServer = servers.get(0);
     Map<String, AnyValue> attrs = GatewayAgentIT.attributes(lastServer.getAttributesList());
     assertThat(attrs).as("the extension observed the request").containsKey("gen_ai.request.model");

@@ -60,10 +60,11 @@ public final class TestBroker {
     if (isRunning()) {
       return;
     }
-    process = new ProcessBuilder(java("kafka.Kafka", dir.resolve("server.properties").toString()))
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile()))
-        .start();
+    process =
+        new ProcessBuilder(java("kafka.Kafka", dir.resolve("server.properties").toString()))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile()))
+            .start();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     Exception last = null;
     while (System.nanoTime() < deadline) {
@@ -74,7 +75,10 @@ public final class TestBroker {
         try (Admin admin = admin()) {
           Set<String> topics = admin.listTopics().names().get(5, TimeUnit.SECONDS);
           if (!topics.contains(TOPIC)) {
-            admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1))).all().get(10, TimeUnit.SECONDS);
+            admin
+                .createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)))
+                .all()
+                .get(10, TimeUnit.SECONDS);
           }
           return;
         } catch (Exception e) {
@@ -104,10 +108,11 @@ public final class TestBroker {
   }
 
   public Admin admin() {
-    return Admin.create(Map.of(
-        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-        AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
-        AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000));
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 3000,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000));
   }
 
   private void format() throws IOException {
@@ -117,7 +122,8 @@ public final class TestBroker {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
-    p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put(
+        "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
     p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
@@ -134,19 +140,30 @@ public final class TestBroker {
     p.put("num.network.threads", "1");
     p.put("num.io.threads", "2");
     p.put("auto.create.topics.enable", "false");
-    p.put("log.cleaner.dedupe.buffer.size", String.valueOf(8 << 20)); // the 128 MiB default overflows a small heap
+    p.put(
+        "log.cleaner.dedupe.buffer.size",
+        String.valueOf(8 << 20)); // the 128 MiB default overflows a small heap
     Path properties = dir.resolve("server.properties");
     try (var out = Files.newOutputStream(properties)) {
       p.store(out, "llmlat agent-extension tests");
     }
-    Process format = new ProcessBuilder(java("kafka.tools.StorageTool", "format", "-t", org.apache.kafka.common.Uuid.randomUuid().toString(),
-            "-c", properties.toString(), "--standalone"))
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile()))
-        .start();
+    Process format =
+        new ProcessBuilder(
+                java(
+                    "kafka.tools.StorageTool",
+                    "format",
+                    "-t",
+                    org.apache.kafka.common.Uuid.randomUuid().toString(),
+                    "-c",
+                    properties.toString(),
+                    "--standalone"))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile()))
+            .start();
     try {
       if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
-        throw new IllegalStateException("formatting Kafka storage failed; see " + dir.resolve("broker.log"));
+        throw new IllegalStateException(
+            "formatting Kafka storage failed; see " + dir.resolve("broker.log"));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -155,18 +172,30 @@ public final class TestBroker {
   }
 
   private static List<String> java(String mainClass, String... args) {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx192m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
-        "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-        "-cp", brokerClassPath(), mainClass));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx192m",
+                "-Xms64m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.awt.headless=true",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                brokerClassPath(),
+                mainClass));
     command.addAll(List.of(args));
     return command;
   }
 
-  /** The test class path, logging through slf4j-simple (the extension's slf4j-nop would hide a fatal error). */
+  /**
+   * The test class path, logging through slf4j-simple (the extension's slf4j-nop would hide a fatal
+   * error).
+   */
   private static String brokerClassPath() {
-    return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+    return java.util.Arrays.stream(
+            System.getProperty("java.class.path").split(java.io.File.pathSeparator))
         .filter(e -> !e.contains("slf4j-nop"))
         .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
   }

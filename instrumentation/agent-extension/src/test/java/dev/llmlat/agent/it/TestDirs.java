@@ -29,19 +29,23 @@ public final class TestDirs {
     return dir;
   }
 
-  /** Apache HttpClient 5.3's jars (and its core 5.2's), copied by the build for one gateway process. */
+  /**
+   * Apache HttpClient 5.3's jars (and its core 5.2's), copied by the build for one gateway process.
+   */
   public static Path httpclient53() {
     return copied("llmlat.httpclient53.dir", "target/gateway-libs/httpclient-5.3");
   }
 
   public static Path work() throws IOException {
-    return Files.createDirectories(Path.of(System.getProperty("llmlat.work.dir", "target/it-work")).toAbsolutePath());
+    return Files.createDirectories(
+        Path.of(System.getProperty("llmlat.work.dir", "target/it-work")).toAbsolutePath());
   }
 
   private static Path existing(String property, String fallback) {
     Path path = Path.of(System.getProperty(property, fallback)).toAbsolutePath();
     if (!Files.isRegularFile(path)) {
-      throw new IllegalStateException(path + " is missing: run `mvn verify` (it packages the extension and copies the agent)");
+      throw new IllegalStateException(
+          path + " is missing: run `mvn verify` (it packages the extension and copies the agent)");
     }
     return path;
   }

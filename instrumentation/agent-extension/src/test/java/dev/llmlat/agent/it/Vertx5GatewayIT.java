@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Vert.x 5's stock reverse proxy (vertx-web-proxy 5.0 on a router, its HTTP server and
- * {@code HttpClientAgent} on Netty 4.2) as an executable jar ({@code src/it/gateway-apps}: Vert.x 5
- * cannot share the test class path with the Vert.x 4.5 of {@link GatewayStacksIT}), started with
- * {@code java -javaagent:... -jar}, every instrumentation of the agent on (its default). Checked as
- * the Vert.x 4 gateway is ({@link GatewayChecks}).
+ * Vert.x 5's stock reverse proxy (vertx-web-proxy 5.0 on a router, its HTTP server and {@code
+ * HttpClientAgent} on Netty 4.2) as an executable jar ({@code src/it/gateway-apps}: Vert.x 5 cannot
+ * share the test class path with the Vert.x 4.5 of {@link GatewayStacksIT}), started with {@code
+ * java -javaagent:... -jar}, every instrumentation of the agent on (its default). Checked as the
+ * Vert.x 4 gateway is ({@link GatewayChecks}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Vertx5GatewayIT {
@@ -33,10 +33,16 @@ class Vertx5GatewayIT {
     checks = new GatewayChecks(broker, engine, CHUNKS);
     Path jar = GatewayApps.jar(APP);
     List<String> flags = GatewayProcess.extensionWithKafka(broker.bootstrapServers());
-    flags.removeIf(f -> f.startsWith("-Dotel.instrumentation.")); // every instrumentation, as users run the agent
+    flags.removeIf(
+        f ->
+            f.startsWith(
+                "-Dotel.instrumentation.")); // every instrumentation, as users run the agent
     long start = System.nanoTime();
-    gateway = GatewayProcess.startJar(GatewayProcess.java17OrCurrent(), APP, jar, flags, engine.baseUrl());
-    System.out.printf("%s listening %.1f s after its start%n", APP, (System.nanoTime() - start) / 1e9);
+    gateway =
+        GatewayProcess.startJar(
+            GatewayProcess.java17OrCurrent(), APP, jar, flags, engine.baseUrl());
+    System.out.printf(
+        "%s listening %.1f s after its start%n", APP, (System.nanoTime() - start) / 1e9);
   }
 
   @AfterAll

@@ -33,18 +33,27 @@ public final class ActivityStream implements AutoCloseable {
     return open(export, null);
   }
 
-  /** @param seenBelow per table kind, the rowid below which rows count as seen; null: read in rowid order */
-  private static ActivityStream open(NsysExport export, long[] seenBelow) throws SQLException,
-      InvalidExportException {
+  /**
+   * @param seenBelow per table kind, the rowid below which rows count as seen; null: read in rowid
+   *     order
+   */
+  private static ActivityStream open(NsysExport export, long[] seenBelow)
+      throws SQLException, InvalidExportException {
     List<ActivityCursor> cursors = new ArrayList<>(3);
     ActivityStream stream = new ActivityStream(cursors);
     try {
       for (int kind = 0; kind < TABLES.length; kind++) {
         if (export.has(TABLES[kind])) {
-          cursors.add(seenBelow == null
-              ? new ActivityCursor(kind, TABLES[kind], export, export.activityScan(TABLES[kind]), false)
-              : new ActivityCursor(kind, TABLES[kind], export, export.sortedActivityScan(TABLES[kind], seenBelow[kind]),
-                  true));
+          cursors.add(
+              seenBelow == null
+                  ? new ActivityCursor(
+                      kind, TABLES[kind], export, export.activityScan(TABLES[kind]), false)
+                  : new ActivityCursor(
+                      kind,
+                      TABLES[kind],
+                      export,
+                      export.sortedActivityScan(TABLES[kind], seenBelow[kind]),
+                      true));
         }
       }
     } catch (SQLException | InvalidExportException | RuntimeException e) {
@@ -56,8 +65,8 @@ public final class ActivityStream implements AutoCloseable {
 
   /**
    * Moves to the next activity in start order; false when all are read or when a table turned out
-   * not to be in start order ({@link #outOfOrder()}). The activity's fields are those of
-   * {@link #current()} until the next call.
+   * not to be in start order ({@link #outOfOrder()}). The activity's fields are those of {@link
+   * #current()} until the next call.
    */
   public boolean next() throws SQLException, InvalidExportException {
     if (outOfOrder) {
@@ -94,7 +103,8 @@ public final class ActivityStream implements AutoCloseable {
    * Closes this stream and reads all activities again, every table sorted by start, each marked
    * {@link ActivityCursor#seen} when this stream handed it out.
    */
-  public ActivityStream rescanSorted(NsysExport export) throws SQLException, InvalidExportException {
+  public ActivityStream rescanSorted(NsysExport export)
+      throws SQLException, InvalidExportException {
     long[] seenBelow = new long[TABLES.length];
     for (ActivityCursor c : cursors) {
       seenBelow[c.kind] = export.rowidAfter(TABLES[c.kind], c.rowsHandedOut());

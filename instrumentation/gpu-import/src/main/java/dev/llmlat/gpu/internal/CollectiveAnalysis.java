@@ -7,15 +7,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The figures of {@link CollectiveSummary} from ranks' timelines: match, align clocks, then measure. */
+/**
+ * The figures of {@link CollectiveSummary} from ranks' timelines: match, align clocks, then
+ * measure.
+ */
 public final class CollectiveAnalysis {
   private CollectiveAnalysis() {}
 
   /** Ranks ordered as numbered: by export, device, process. */
-  public static final Comparator<RankTimeline> RANK_ORDER = Comparator.comparingInt(RankTimeline::clockDomain)
-      .thenComparingLong(RankTimeline::device).thenComparingLong(RankTimeline::pid);
+  public static final Comparator<RankTimeline> RANK_ORDER =
+      Comparator.comparingInt(RankTimeline::clockDomain)
+          .thenComparingLong(RankTimeline::device)
+          .thenComparingLong(RankTimeline::pid);
 
-  /** @param ranks in rank order ({@link #RANK_ORDER}); rank i is {@code ranks.get(i)} */
+  /**
+   * @param ranks in rank order ({@link #RANK_ORDER}); rank i is {@code ranks.get(i)}
+   */
   public static CollectiveSummary summarize(List<RankTimeline> ranks) {
     int n = ranks.size();
     StepCollectives.Matched m = StepCollectives.match(ranks);
@@ -28,7 +35,8 @@ public final class CollectiveAnalysis {
     long[] own = new long[n];
     long[] wait = new long[n];
     Map<StepKey, long[]> late = new LinkedHashMap<>(); // per step: charged lateness per rank
-    Map<StepKey, long[]> firstStart = new LinkedHashMap<>(); // per step: earliest aligned start, count
+    Map<StepKey, long[]> firstStart =
+        new LinkedHashMap<>(); // per step: earliest aligned start, count
     for (StepCollectives.Collective c : m.collectives()) {
       long latest = Long.MIN_VALUE;
       long earliest = Long.MAX_VALUE;
@@ -62,8 +70,20 @@ public final class CollectiveAnalysis {
       for (CollectiveKernel c : t.collectives()) {
         total += c.durationNs();
       }
-      rows.add(new CollectiveSummary.RankCollectives(r, t.file(), t.pid(), t.device(), t.collectives().size(),
-          m.matchedPerRank()[r], total, own[r], wait[r], t.overlapNs(), off[r], offsets.evidence()[r]));
+      rows.add(
+          new CollectiveSummary.RankCollectives(
+              r,
+              t.file(),
+              t.pid(),
+              t.device(),
+              t.collectives().size(),
+              m.matchedPerRank()[r],
+              total,
+              own[r],
+              wait[r],
+              t.overlapNs(),
+              off[r],
+              offsets.evidence()[r]));
     }
     List<StepKey> order = new ArrayList<>(firstStart.keySet());
     order.sort(Comparator.comparingLong(k -> firstStart.get(k)[0]));
@@ -76,8 +96,14 @@ public final class CollectiveAnalysis {
           who = r;
         }
       }
-      steps.add(new CollectiveSummary.StepStraggler(steps.size(), k == null ? null : k.name(),
-          k == null ? 0 : k.occurrence(), (int) firstStart.get(k)[1], who, who < 0 ? 0 : l[who]));
+      steps.add(
+          new CollectiveSummary.StepStraggler(
+              steps.size(),
+              k == null ? null : k.name(),
+              k == null ? 0 : k.occurrence(),
+              (int) firstStart.get(k)[1],
+              who,
+              who < 0 ? 0 : l[who]));
     }
     return new CollectiveSummary(m.collectives().size(), rows, steps);
   }

@@ -18,7 +18,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
-/** Reads cudaEvent JSONL (see schemas/formats/gpu-exports.md): one step per line, bracketed by two CUDA events. */
+/**
+ * Reads cudaEvent JSONL (see schemas/formats/gpu-exports.md): one step per line, bracketed by two
+ * CUDA events.
+ */
 public final class CudaEventLog {
   public static final String RULE = "cudaevent:host_submit_unix_ns+gpu_elapsed_ms*1e6";
   private static final Pattern TRACE_ID = Pattern.compile("[0-9a-fA-F]{32}");
@@ -34,7 +37,8 @@ public final class CudaEventLog {
   private CudaEventLog() {}
 
   /** Reads every line, in order; the first bad line fails the whole file with its line number. */
-  public static long scan(Path file, ImportProgress progress, long base, long total, Visitor visitor)
+  public static long scan(
+      Path file, ImportProgress progress, long base, long total, Visitor visitor)
       throws InvalidExportException {
     long n = 0;
     int lineNo = 0;
@@ -66,7 +70,8 @@ public final class CudaEventLog {
     BigDecimal elapsedMs = null;
     String elapsedText = null;
     Long done = null;
-    try (JsonParser p = Inputs.parser(new java.io.ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)))) {
+    try (JsonParser p =
+        Inputs.parser(new java.io.ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)))) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw bad(file, lineNo, "not a JSON object");
       }
@@ -114,7 +119,10 @@ public final class CudaEventLog {
       throw bad(file, lineNo, "malformed JSON (" + e.getOriginalMessage() + ")");
     }
     if (submit == null || elapsedMs == null || traces == null) {
-      throw bad(file, lineNo, "needs host_submit_unix_ns (integer), gpu_elapsed_ms (number) and trace_ids");
+      throw bad(
+          file,
+          lineNo,
+          "needs host_submit_unix_ns (integer), gpu_elapsed_ms (number) and trace_ids");
     }
     if (elapsedMs.signum() < 0) {
       throw bad(file, lineNo, "gpu_elapsed_ms: " + elapsedText + " is negative");
@@ -122,8 +130,15 @@ public final class CudaEventLog {
     // Compared before rescaling: 1e308 ms would otherwise become a 300-digit number, and end as
     // garbage or an exception without the line.
     if (elapsedMs.compareTo(MAX_ELAPSED_MS) > 0) {
-      throw bad(file, lineNo, "gpu_elapsed_ms: " + elapsedText + " ms after host_submit_unix_ns " + submit + " "
-          + Limits.PAST_2262);
+      throw bad(
+          file,
+          lineNo,
+          "gpu_elapsed_ms: "
+              + elapsedText
+              + " ms after host_submit_unix_ns "
+              + submit
+              + " "
+              + Limits.PAST_2262);
     }
     if (traces.isEmpty()) {
       throw bad(file, lineNo, "trace_ids is empty");
@@ -139,32 +154,58 @@ public final class CudaEventLog {
     }
     long elapsedNs = elapsedMs.movePointRight(6).setScale(0, RoundingMode.HALF_UP).longValueExact();
     if (elapsedNs > Long.MAX_VALUE - submit) {
-      throw bad(file, lineNo, "gpu_elapsed_ms: " + elapsedText + " ms after host_submit_unix_ns " + submit + " "
-          + Limits.PAST_2262);
+      throw bad(
+          file,
+          lineNo,
+          "gpu_elapsed_ms: "
+              + elapsedText
+              + " ms after host_submit_unix_ns "
+              + submit
+              + " "
+              + Limits.PAST_2262);
     }
-    return new Step(new RangeMatch(kind, stepSpanId == null ? null : stepSpanId.toLowerCase(Locale.ROOT), traces),
-        submit, submit + elapsedNs, done);
+    return new Step(
+        new RangeMatch(
+            kind, stepSpanId == null ? null : stepSpanId.toLowerCase(Locale.ROOT), traces),
+        submit,
+        submit + elapsedNs,
+        done);
   }
 
-  /** The most gpu_elapsed_ms that can be nanoseconds in a long at all (checked before rescaling). */
-  private static final BigDecimal MAX_ELAPSED_MS = BigDecimal.valueOf(Long.MAX_VALUE).movePointLeft(6);
+  /**
+   * The most gpu_elapsed_ms that can be nanoseconds in a long at all (checked before rescaling).
+   */
+  private static final BigDecimal MAX_ELAPSED_MS =
+      BigDecimal.valueOf(Long.MAX_VALUE).movePointLeft(6);
 
   /**
    * A host clock reading: an integer of Unix ns in a long, not negative. Absent or null: null (the
    * caller says which are needed); anything else is refused naming the field.
    */
-  private static Long unixNs(Path file, int line, JsonParser p, JsonToken v, String field) throws IOException {
+  private static Long unixNs(Path file, int line, JsonParser p, JsonToken v, String field)
+      throws IOException {
     if (v == JsonToken.VALUE_NULL) {
       return null;
     }
     if (v != JsonToken.VALUE_NUMBER_INT) {
       p.skipChildren();
-      throw bad(file, line, field + ": " + (v.isScalarValue() ? "'" + p.getText() + "'" : "an " + v)
-          + " is not an integer (Unix ns)");
+      throw bad(
+          file,
+          line,
+          field
+              + ": "
+              + (v.isScalarValue() ? "'" + p.getText() + "'" : "an " + v)
+              + " is not an integer (Unix ns)");
     }
     if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-      throw bad(file, line, field + ": " + p.getText() + " " + (p.getText().startsWith("-") ? Limits.BEFORE_1970
-          : Limits.PAST_2262));
+      throw bad(
+          file,
+          line,
+          field
+              + ": "
+              + p.getText()
+              + " "
+              + (p.getText().startsWith("-") ? Limits.BEFORE_1970 : Limits.PAST_2262));
     }
     long value = p.getLongValue();
     if (value < 0) {

@@ -18,7 +18,8 @@ public final class Decimals {
   /**
    * {@code text} microseconds → nanoseconds, rounded half-up (away from zero) at the nanosecond.
    *
-   * @throws NumberFormatException when {@code text} is not a decimal number (empty, {@code abc}, {@code 1.2.3})
+   * @throws NumberFormatException when {@code text} is not a decimal number (empty, {@code abc},
+   *     {@code 1.2.3})
    * @throws ArithmeticException when the nanoseconds do not fit a long (past year 2262 as Unix ns)
    */
   public static long microsToNanos(String text) {

@@ -1,14 +1,14 @@
 package dev.llmlat.gpu.internal;
 
-import dev.llmlat.semconv.CollectiveKernels;
-import dev.llmlat.otlpkafka.OtlpAttributes;
 import com.google.protobuf.ByteString;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportReport;
-import dev.llmlat.nvtx.RangeMatch;
-import dev.llmlat.otlpkafka.SpanSink;
 import dev.llmlat.gpu.UnattributedReason;
+import dev.llmlat.nvtx.RangeMatch;
+import dev.llmlat.otlpkafka.OtlpAttributes;
+import dev.llmlat.otlpkafka.SpanSink;
+import dev.llmlat.semconv.CollectiveKernels;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatSpanNames;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -26,8 +26,8 @@ import java.util.Set;
 
 /**
  * Turns matched ranges and GPU activities into step and kernel spans per the contract in
- * schemas/kafka/README.md. Kernel spans stream out as they come; a step span goes out at
- * {@link #finish()}, once all its activities are known (busy time, first and last activity).
+ * schemas/kafka/README.md. Kernel spans stream out as they come; a step span goes out at {@link
+ * #finish()}, once all its activities are known (busy time, first and last activity).
  */
 public final class GpuSpanWriter {
   public static final int KERNEL = 0;
@@ -55,7 +55,8 @@ public final class GpuSpanWriter {
   private final IntAttribute streamAttr = new IntAttribute(LlmlatAttributes.GPU_STREAM, true);
   private final IntAttribute pidAttr = new IntAttribute("process.pid", true);
   private final IntAttribute tidAttr = new IntAttribute(LlmlatAttributes.THREAD_ID, true);
-  private final IntAttribute correlationAttr = new IntAttribute(LlmlatAttributes.CUDA_CORRELATION_ID);
+  private final IntAttribute correlationAttr =
+      new IntAttribute(LlmlatAttributes.CUDA_CORRELATION_ID);
   private final IntAttribute bytesAttr = new IntAttribute(LlmlatAttributes.GPU_BYTES);
   private final Map<String, byte[]> names = new HashMap<>();
   private final List<Step> steps = new ArrayList<>();
@@ -88,8 +89,17 @@ public final class GpuSpanWriter {
     long transferStart = Long.MAX_VALUE;
     long transferEnd = Long.MIN_VALUE;
 
-    Step(RangeMatch match, String text, long rangeStart, long rangeEnd, long pid, long tid, ByteString spanId,
-        ByteString traceId, byte[] sharedFields, IntervalUnion busy) {
+    Step(
+        RangeMatch match,
+        String text,
+        long rangeStart,
+        long rangeEnd,
+        long pid,
+        long tid,
+        ByteString spanId,
+        ByteString traceId,
+        byte[] sharedFields,
+        IntervalUnion busy) {
       this.match = match;
       this.text = text;
       this.rangeStart = rangeStart;
@@ -105,13 +115,21 @@ public final class GpuSpanWriter {
 
   /**
    * @param identity what makes ids of this export unique (file name, clock anchor)
-   * @param sortedActivities whether {@link #activity} is called in start order (constant memory per step)
+   * @param sortedActivities whether {@link #activity} is called in start order (constant memory per
+   *     step)
    */
-  public GpuSpanWriter(Path file, ExportFormat format, ImportOptions options, SpanSink sink, String clockRule,
-      String identity, boolean sortedActivities) {
+  public GpuSpanWriter(
+      Path file,
+      ExportFormat format,
+      ImportOptions options,
+      SpanSink sink,
+      String clockRule,
+      String identity,
+      boolean sortedActivities) {
     this.file = file;
     this.format = format;
-    this.out = new SpanRecords(options.serviceName(), options.hostName(), options.batchSize(), sink);
+    this.out =
+        new SpanRecords(options.serviceName(), options.hostName(), options.batchSize(), sink);
     this.ids = new Ids(identity);
     this.clockRule = clockRule;
     this.sortedActivities = sortedActivities;
@@ -119,7 +137,8 @@ public final class GpuSpanWriter {
     this.sourceAttr = OtlpAttributes.string(LlmlatAttributes.GPU_SOURCE, format.source());
     this.clockAttr = OtlpAttributes.string(LlmlatAttributes.CLOCK_RULE, clockRule);
     for (int k = 0; k < 3; k++) {
-      kindFields[k] = SpanFields.attribute(OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]));
+      kindFields[k] =
+          SpanFields.attribute(OtlpAttributes.string(LlmlatAttributes.GPU_KIND, KIND_NAMES[k]));
       kindNameBytes[k] = KIND_NAMES[k].getBytes(StandardCharsets.UTF_8);
     }
     ProtoWriter w = new ProtoWriter(256);
@@ -144,12 +163,13 @@ public final class GpuSpanWriter {
   }
 
   /**
-   * {@link #addStep(RangeMatch, String, long, long)} with the thread that opened the range (negative:
-   * unknown), which a KV transfer names as its instance. A KV-transfer range becomes a
-   * {@code llmlat.kv_send}/{@code llmlat.kv_recv} span instead of a step; its activities join it as a
-   * step's do.
+   * {@link #addStep(RangeMatch, String, long, long)} with the thread that opened the range
+   * (negative: unknown), which a KV transfer names as its instance. A KV-transfer range becomes a
+   * {@code llmlat.kv_send}/{@code llmlat.kv_recv} span instead of a step; its activities join it as
+   * a step's do.
    */
-  public int addStep(RangeMatch match, String text, long rangeStartNs, long rangeEndNs, long pid, long tid) {
+  public int addStep(
+      RangeMatch match, String text, long rangeStartNs, long rangeEndNs, long pid, long tid) {
     int index = steps.size();
     ByteString spanId = ids.spanId(ID_STEP, index);
     ByteString traceId = Ids.fromHex(match.traceIds().get(0));
@@ -164,8 +184,18 @@ public final class GpuSpanWriter {
     for (KeyValue kv : shared) {
       fields.raw(SpanFields.attribute(kv));
     }
-    steps.add(new Step(match, text, rangeStartNs, rangeEndNs, pid, tid, spanId, traceId,
-        Arrays.copyOf(fields.array(), fields.size()), newUnion()));
+    steps.add(
+        new Step(
+            match,
+            text,
+            rangeStartNs,
+            rangeEndNs,
+            pid,
+            tid,
+            spanId,
+            traceId,
+            Arrays.copyOf(fields.array(), fields.size()),
+            newUnion()));
     requests.addAll(match.traceIds());
     if (match.isKvTransfer()) {
       transfers++;
@@ -191,15 +221,51 @@ public final class GpuSpanWriter {
    * @param pid launching process, negative when unknown
    * @param tid launching thread, negative when unknown
    */
-  public void activity(int kind, long startNs, long endNs, String name, long device, long stream,
-      long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
-    activity(kind, startNs, endNs, name == null ? null : nameBytes(name), device, stream, correlation, bytes, pid, tid,
-        step, reason);
+  public void activity(
+      int kind,
+      long startNs,
+      long endNs,
+      String name,
+      long device,
+      long stream,
+      long correlation,
+      long bytes,
+      long pid,
+      long tid,
+      int step,
+      UnattributedReason reason) {
+    activity(
+        kind,
+        startNs,
+        endNs,
+        name == null ? null : nameBytes(name),
+        device,
+        stream,
+        correlation,
+        bytes,
+        pid,
+        tid,
+        step,
+        reason);
   }
 
-  /** {@link #activity(int, long, long, String, long, long, long, long, long, long, int, UnattributedReason)} with the name in UTF-8 (null: none). */
-  public void activity(int kind, long startNs, long endNs, byte[] name, long device, long stream,
-      long correlation, long bytes, long pid, long tid, int step, UnattributedReason reason) {
+  /**
+   * {@link #activity(int, long, long, String, long, long, long, long, long, long, int,
+   * UnattributedReason)} with the name in UTF-8 (null: none).
+   */
+  public void activity(
+      int kind,
+      long startNs,
+      long endNs,
+      byte[] name,
+      long device,
+      long stream,
+      long correlation,
+      long bytes,
+      long pid,
+      long tid,
+      int step,
+      UnattributedReason reason) {
     long seq = activitySeq++;
     long end = Math.max(startNs, endNs);
     Step st = count(kind, startNs, end, step, reason);
@@ -253,11 +319,14 @@ public final class GpuSpanWriter {
   }
 
   /** Rare (one range per request), so the name is decoded here only. */
-  private static void transferActivity(Step st, int kind, long startNs, long end, byte[] name, long device) {
+  private static void transferActivity(
+      Step st, int kind, long startNs, long end, byte[] name, long device) {
     if (st.device < 0 && device >= 0) {
       st.device = device;
     }
-    if (kind == KERNEL && name != null && CollectiveKernels.matches(new String(name, StandardCharsets.UTF_8))) {
+    if (kind == KERNEL
+        && name != null
+        && CollectiveKernels.matches(new String(name, StandardCharsets.UTF_8))) {
       st.transferStart = Math.min(st.transferStart, startNs);
       st.transferEnd = Math.max(st.transferEnd, end);
     }
@@ -322,13 +391,14 @@ public final class GpuSpanWriter {
    */
   public void bracketStep(RangeMatch match, long startNs, long endNs) {
     int index = steps.size() + (int) bracketSteps++;
-    Span.Builder s = Span.newBuilder()
-        .setTraceId(Ids.fromHex(match.traceIds().get(0)))
-        .setSpanId(ids.spanId(ID_STEP, index))
-        .setName(spanName(match))
-        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-        .setStartTimeUnixNano(startNs)
-        .setEndTimeUnixNano(Math.max(startNs, endNs));
+    Span.Builder s =
+        Span.newBuilder()
+            .setTraceId(Ids.fromHex(match.traceIds().get(0)))
+            .setSpanId(ids.spanId(ID_STEP, index))
+            .setName(spanName(match))
+            .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+            .setStartTimeUnixNano(startNs)
+            .setEndTimeUnixNano(Math.max(startNs, endNs));
     for (String t : match.traceIds()) {
       s.addLinks(Span.Link.newBuilder().setTraceId(Ids.fromHex(t)).setSpanId(NO_SPAN));
     }
@@ -345,26 +415,31 @@ public final class GpuSpanWriter {
   }
 
   private static String spanName(RangeMatch match) {
-    return !match.isKvTransfer() ? LlmlatSpanNames.STEP
-        : RangeMatch.KV_SEND.equals(match.kind()) ? LlmlatSpanNames.KV_SEND : LlmlatSpanNames.KV_RECV;
+    return !match.isKvTransfer()
+        ? LlmlatSpanNames.STEP
+        : RangeMatch.KV_SEND.equals(match.kind())
+            ? LlmlatSpanNames.KV_SEND
+            : LlmlatSpanNames.KV_RECV;
   }
 
   /**
-   * A KV transfer on its request's trace. The span covers the CPU range and its activities: the range
-   * of an asynchronous send closes once the kernel is enqueued, the KV has left when the kernel ends.
-   * The range's own times and the transfer kernels' first start and last end are attributes, so that
-   * the two sides give the wire time (their kernels' overlap) and the sender's wait for the receiver.
+   * A KV transfer on its request's trace. The span covers the CPU range and its activities: the
+   * range of an asynchronous send closes once the kernel is enqueued, the KV has left when the
+   * kernel ends. The range's own times and the transfer kernels' first start and last end are
+   * attributes, so that the two sides give the wire time (their kernels' overlap) and the sender's
+   * wait for the receiver.
    */
   private Span transferSpan(Step st) {
     long rangeEnd = Math.max(st.rangeStart, st.rangeEnd);
     boolean any = st.busy.count() > 0;
-    Span.Builder s = Span.newBuilder()
-        .setTraceId(st.traceId)
-        .setSpanId(st.spanId)
-        .setName(spanName(st.match))
-        .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-        .setStartTimeUnixNano(any ? Math.min(st.rangeStart, st.busy.min()) : st.rangeStart)
-        .setEndTimeUnixNano(any ? Math.max(rangeEnd, st.busy.max()) : rangeEnd);
+    Span.Builder s =
+        Span.newBuilder()
+            .setTraceId(st.traceId)
+            .setSpanId(st.spanId)
+            .setName(spanName(st.match))
+            .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+            .setStartTimeUnixNano(any ? Math.min(st.rangeStart, st.busy.min()) : st.rangeStart)
+            .setEndTimeUnixNano(any ? Math.max(rangeEnd, st.busy.max()) : rangeEnd);
     s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_RANGE_START, st.rangeStart))
         .addAttributes(OtlpAttributes.integer(LlmlatAttributes.KV_RANGE_END, rangeEnd));
     s.addAttributes(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, st.match.traceIds()));
@@ -392,13 +467,18 @@ public final class GpuSpanWriter {
     return s.addAttributes(sourceAttr).addAttributes(clockAttr).build();
   }
 
-  /** The GPU's busy time in a step or transfer range, its kernel count, and its first and last kernel. */
+  /**
+   * The GPU's busy time in a step or transfer range, its kernel count, and its first and last
+   * kernel.
+   */
   private static void busyAttributes(Span.Builder s, Step st) {
     s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_BUSY_NS, st.busy.length()))
         .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_KERNELS, st.kernels));
     if (st.busy.count() > 0) {
-      s.addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
-          .addAttributes(OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
+      s.addAttributes(
+              OtlpAttributes.integer(LlmlatAttributes.GPU_FIRST_KERNEL_START, st.busy.min()))
+          .addAttributes(
+              OtlpAttributes.integer(LlmlatAttributes.GPU_LAST_KERNEL_END, st.busy.max()));
     }
   }
 
@@ -410,13 +490,14 @@ public final class GpuSpanWriter {
         continue;
       }
       boolean any = st.busy.count() > 0;
-      Span.Builder s = Span.newBuilder()
-          .setTraceId(st.traceId)
-          .setSpanId(st.spanId)
-          .setName("step")
-          .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
-          .setStartTimeUnixNano(any ? st.busy.min() : st.rangeStart)
-          .setEndTimeUnixNano(any ? st.busy.max() : Math.max(st.rangeStart, st.rangeEnd));
+      Span.Builder s =
+          Span.newBuilder()
+              .setTraceId(st.traceId)
+              .setSpanId(st.spanId)
+              .setName("step")
+              .setKind(Span.SpanKind.SPAN_KIND_INTERNAL)
+              .setStartTimeUnixNano(any ? st.busy.min() : st.rangeStart)
+              .setEndTimeUnixNano(any ? st.busy.max() : Math.max(st.rangeStart, st.rangeEnd));
       for (String t : st.match.traceIds()) {
         s.addLinks(Span.Link.newBuilder().setTraceId(Ids.fromHex(t)).setSpanId(NO_SPAN));
       }
@@ -425,7 +506,8 @@ public final class GpuSpanWriter {
       }
       s.addAttributes(OtlpAttributes.strings(LlmlatAttributes.TRACE_IDS, st.match.traceIds()));
       if (st.match.stepSpanId() != null) {
-        s.addAttributes(OtlpAttributes.string(LlmlatAttributes.STEP_SPAN_ID, st.match.stepSpanId()));
+        s.addAttributes(
+            OtlpAttributes.string(LlmlatAttributes.STEP_SPAN_ID, st.match.stepSpanId()));
       }
       if (st.text != null) {
         s.addAttributes(OtlpAttributes.string(LlmlatAttributes.NVTX_TEXT, st.text));
@@ -442,7 +524,19 @@ public final class GpuSpanWriter {
       }
     }
     // KV transfers are matched ranges but no steps.
-    return new ImportReport(file, format, counts[KERNEL], counts[MEMCPY], counts[MEMSET], ranges,
-        steps.size() - transfers + bracketSteps, requests.size(), reasons, clockRule, out.spans(), out.batches(), warnings.list());
+    return new ImportReport(
+        file,
+        format,
+        counts[KERNEL],
+        counts[MEMCPY],
+        counts[MEMSET],
+        ranges,
+        steps.size() - transfers + bracketSteps,
+        requests.size(),
+        reasons,
+        clockRule,
+        out.spans(),
+        out.batches(),
+        warnings.list());
   }
 }

@@ -16,16 +16,21 @@ import java.nio.file.Path;
  * there) and words their problems as {@link InvalidExportException}s.
  */
 public final class Inputs {
-  static final JsonFactory JSON = JsonFactory.builder()
-      // Kineto kernel names can be several KiB; documents can be large.
-      .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(64 * 1024 * 1024)
-          .maxDocumentLength(-1).build())
-      .build();
+  static final JsonFactory JSON =
+      JsonFactory.builder()
+          // Kineto kernel names can be several KiB; documents can be large.
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxStringLength(64 * 1024 * 1024)
+                  .maxDocumentLength(-1)
+                  .build())
+          .build();
 
   private Inputs() {}
 
   /** Opens the file, decompressing gzip, and reports {@code base + bytes read} of {@code total}. */
-  public static InputStream open(Path file, ImportProgress progress, long base, long total) throws IOException {
+  public static InputStream open(Path file, ImportProgress progress, long base, long total)
+      throws IOException {
     try {
       return InputFiles.open(file, progress::update, base, total);
     } catch (InvalidOtlpJsonException e) {
@@ -33,7 +38,10 @@ public final class Inputs {
     }
   }
 
-  /** Refuses a path that is no readable regular file, saying which (see {@link InputFiles#checkReadable}). */
+  /**
+   * Refuses a path that is no readable regular file, saying which (see {@link
+   * InputFiles#checkReadable}).
+   */
   public static void checkReadable(Path file) throws InvalidExportException {
     try {
       InputFiles.checkReadable(file);

@@ -4,10 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Writes a span's integer attribute ({@code attributes} field: KeyValue { key, value { int_value } })
- * straight into a {@link ProtoWriter}; the key's bytes are encoded once. An attribute whose values
- * repeat (device, stream, process, thread) keeps the whole field of recent values encoded: one copy
- * instead of seven small writes per span.
+ * Writes a span's integer attribute ({@code attributes} field: KeyValue { key, value { int_value }
+ * }) straight into a {@link ProtoWriter}; the key's bytes are encoded once. An attribute whose
+ * values repeat (device, stream, process, thread) keeps the whole field of recent values encoded:
+ * one copy instead of seven small writes per span.
  */
 final class IntAttribute {
   private static final int KEY = ProtoWriter.lenTag(1);
@@ -16,8 +16,12 @@ final class IntAttribute {
   private static final int CACHED = 16;
 
   private final byte[] key;
-  /** By the value's varint size: the field's bytes before the value, which depend only on that size. */
+
+  /**
+   * By the value's varint size: the field's bytes before the value, which depend only on that size.
+   */
   private final byte[][] prefixes = new byte[11][];
+
   private final long[] cachedValues;
   private final byte[][] cachedFields;
 
@@ -26,7 +30,9 @@ final class IntAttribute {
     this(key, false);
   }
 
-  /** @param repeating whether to keep the fields of recent values encoded */
+  /**
+   * @param repeating whether to keep the fields of recent values encoded
+   */
   IntAttribute(String key, boolean repeating) {
     this.key = key.getBytes(StandardCharsets.UTF_8);
     this.cachedValues = repeating ? new long[CACHED] : null;

@@ -3,9 +3,10 @@ package dev.llmlat.gpu.internal;
 import java.util.Arrays;
 
 /**
- * Length of the union of [start, end) intervals. {@link #streaming()} needs intervals in start order
- * (as Nsight activities come, see {@link ActivityStream}) and keeps constant memory; {@link #buffered()} takes
- * any order (JSON traces) and keeps two longs per interval until {@link #length()}.
+ * Length of the union of [start, end) intervals. {@link #streaming()} needs intervals in start
+ * order (as Nsight activities come, see {@link ActivityStream}) and keeps constant memory; {@link
+ * #buffered()} takes any order (JSON traces) and keeps two longs per interval until {@link
+ * #length()}.
  */
 public final class IntervalUnion {
   private final boolean buffer;

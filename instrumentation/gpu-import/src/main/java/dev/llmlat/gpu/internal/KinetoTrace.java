@@ -12,12 +12,13 @@ import java.util.Locale;
 /**
  * Streams the events of a Kineto / PyTorch profiler Chrome trace (plain or gzip) without holding
  * the document: one reusable {@link Event} per {@code traceEvents} element. Timestamps stay in the
- * trace's microseconds (whatever {@code displayTimeUnit} says) and are turned into exact nanoseconds.
+ * trace's microseconds (whatever {@code displayTimeUnit} says) and are turned into exact
+ * nanoseconds.
  *
  * <p>Values are checked as they are read, and a bad one fails the file naming the event and field
- * ({@code traceEvents[1234].ts: 1e16 µs is past year 2262 (Unix ns overflow)}): a time that is not a
- * number or overflows nanoseconds, and on GPU activities, launch calls and CPU ops an id that is not
- * an integer, a device or stream that does not fit the store's columns. What Kineto itself has
+ * ({@code traceEvents[1234].ts: 1e16 µs is past year 2262 (Unix ns overflow)}): a time that is not
+ * a number or overflows nanoseconds, and on GPU activities, launch calls and CPU ops an id that is
+ * not an integer, a device or stream that does not fit the store's columns. What Kineto itself has
  * written (negative {@code dur} from CUPTI records without an end, before kineto#646) is kept and
  * counted in {@link Header}.
  */
@@ -32,8 +33,10 @@ public final class KinetoTrace {
     public String name;
     public long pid;
     public long tid;
+
     /** Both pid and tid are numbers (not names such as {@code "Spans"}). */
     public boolean numericThread;
+
     public boolean numericPid;
     public boolean numericTid;
     public long tsNs;
@@ -43,14 +46,19 @@ public final class KinetoTrace {
     public long externalId;
     public long device;
     public long stream;
+
     /** {@code args.device} / {@code args.stream} are given (else the pid / tid stand in). */
     public boolean hasDevice;
+
     public boolean hasStream;
     public long bytes;
+
     /** Position in {@code traceEvents}, for messages. */
     public long index;
+
     /** The first {@code args} field whose value is not an integer, and its text; null when none. */
     String badField;
+
     String badText;
 
     void clear() {
@@ -110,10 +118,16 @@ public final class KinetoTrace {
         return false;
       }
       String c = cat.toLowerCase(Locale.ROOT);
-      return c.equals("cuda_runtime") || c.equals("cuda_driver") || c.equals("runtime") || c.equals("driver");
+      return c.equals("cuda_runtime")
+          || c.equals("cuda_driver")
+          || c.equals("runtime")
+          || c.equals("driver");
     }
 
-    /** A GPU activity's device: {@code args.device}, else the pid (Chrome traces put each GPU in a process). */
+    /**
+     * A GPU activity's device: {@code args.device}, else the pid (Chrome traces put each GPU in a
+     * process).
+     */
     public long gpuDevice() {
       return hasDevice ? device : numericPid ? pid : -1;
     }
@@ -139,13 +153,27 @@ public final class KinetoTrace {
    * @param negativeDurs events whose {@code dur} was negative: read as 0
    * @param gpuWithoutTs GPU activities without a {@code ts}: skipped
    */
-  public record Header(Long baseTimeNanoseconds, long events, long minTsNs, long minTsAt, long maxEndNs,
-      long maxEndAt, long negativeDurs, long firstNegativeDurAt, long gpuWithoutTs, long firstGpuWithoutTsAt) {
+  public record Header(
+      Long baseTimeNanoseconds,
+      long events,
+      long minTsNs,
+      long minTsAt,
+      long maxEndNs,
+      long maxEndAt,
+      long negativeDurs,
+      long firstNegativeDurAt,
+      long gpuWithoutTs,
+      long firstGpuWithoutTsAt) {
     /** Adds what was kept to {@code w}. */
     public void warnings(Warnings w) {
-      w.add("events with a negative dur (CUPTI records without an end): kept as zero-length", negativeDurs,
+      w.add(
+          "events with a negative dur (CUPTI records without an end): kept as zero-length",
+          negativeDurs,
           "traceEvents[" + firstNegativeDurAt + "]");
-      w.add("GPU activities without a ts: skipped", gpuWithoutTs, "traceEvents[" + firstGpuWithoutTsAt + "]");
+      w.add(
+          "GPU activities without a ts: skipped",
+          gpuWithoutTs,
+          "traceEvents[" + firstGpuWithoutTsAt + "]");
     }
   }
 
@@ -165,13 +193,15 @@ public final class KinetoTrace {
   private KinetoTrace() {}
 
   /** Reads the whole file once, handing each event to {@code visitor}. */
-  public static Header scan(Path file, ImportProgress progress, long base, long total, Visitor visitor)
+  public static Header scan(
+      Path file, ImportProgress progress, long base, long total, Visitor visitor)
       throws InvalidExportException {
     Event ev = new Event();
     Long baseTime = null;
     Stats stats = new Stats();
     boolean sawEvents = false;
-    try (InputStream in = Inputs.open(file, progress, base, total); JsonParser p = Inputs.parser(in)) {
+    try (InputStream in = Inputs.open(file, progress, base, total);
+        JsonParser p = Inputs.parser(in)) {
       JsonToken t = p.nextToken();
       if (t == null) {
         throw new InvalidExportException(file, "empty file");
@@ -208,16 +238,29 @@ public final class KinetoTrace {
     } catch (IOException e) {
       throw Inputs.invalid(file, e);
     }
-    return new Header(baseTime, stats.events, stats.minTs, stats.minTsAt, stats.maxEnd, stats.maxEndAt,
-        stats.negativeDurs, stats.firstNegativeDurAt, stats.gpuWithoutTs, stats.firstGpuWithoutTsAt);
+    return new Header(
+        baseTime,
+        stats.events,
+        stats.minTs,
+        stats.minTsAt,
+        stats.maxEnd,
+        stats.maxEndAt,
+        stats.negativeDurs,
+        stats.firstNegativeDurAt,
+        stats.gpuWithoutTs,
+        stats.firstGpuWithoutTsAt);
   }
 
-  /** {@code baseTimeNanoseconds}: Unix ns, an integer (number or string) that fits a long, not negative. */
+  /**
+   * {@code baseTimeNanoseconds}: Unix ns, an integer (number or string) that fits a long, not
+   * negative.
+   */
   private static long baseTime(Path file, JsonParser p, JsonToken v) throws IOException {
     String text = p.getText().trim();
     long value;
     try {
-      if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+      if (v == JsonToken.VALUE_NUMBER_INT
+          && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
         value = p.getLongValue();
       } else if (v == JsonToken.VALUE_STRING || v == JsonToken.VALUE_NUMBER_INT) {
         value = Long.parseLong(text); // a BIG_INTEGER fails here too
@@ -225,17 +268,26 @@ public final class KinetoTrace {
         throw new NumberFormatException();
       }
     } catch (NumberFormatException e) {
-      boolean digits = !text.isEmpty() && text.chars().skip(text.charAt(0) == '-' ? 1 : 0).allMatch(Character::isDigit);
-      throw new InvalidExportException(file, "baseTimeNanoseconds: " + quote(text) + (digits && text.length() > 1
-          ? " ns " + (text.startsWith("-") ? Limits.BEFORE_1970 : Limits.PAST_2262) : " is not an integer (Unix ns)"));
+      boolean digits =
+          !text.isEmpty()
+              && text.chars().skip(text.charAt(0) == '-' ? 1 : 0).allMatch(Character::isDigit);
+      throw new InvalidExportException(
+          file,
+          "baseTimeNanoseconds: "
+              + quote(text)
+              + (digits && text.length() > 1
+                  ? " ns " + (text.startsWith("-") ? Limits.BEFORE_1970 : Limits.PAST_2262)
+                  : " is not an integer (Unix ns)"));
     }
     if (value < 0) {
-      throw new InvalidExportException(file, "baseTimeNanoseconds: " + value + " ns " + Limits.BEFORE_1970);
+      throw new InvalidExportException(
+          file, "baseTimeNanoseconds: " + value + " ns " + Limits.BEFORE_1970);
     }
     return value;
   }
 
-  private static void readEvents(Path file, JsonParser p, Event ev, Visitor visitor, Stats stats) throws IOException {
+  private static void readEvents(Path file, JsonParser p, Event ev, Visitor visitor, Stats stats)
+      throws IOException {
     long position = 0;
     JsonToken t;
     while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
@@ -267,8 +319,15 @@ public final class KinetoTrace {
     if (ev.hasTs) {
       long ts = ev.tsNs;
       if (ts > Long.MAX_VALUE - ev.durNs) {
-        throw bad(file, ev, "dur", Decimals.nanosAsMicros(ts) + " µs + " + Decimals.nanosAsMicros(ev.durNs) + " µs "
-            + Limits.PAST_2262);
+        throw bad(
+            file,
+            ev,
+            "dur",
+            Decimals.nanosAsMicros(ts)
+                + " µs + "
+                + Decimals.nanosAsMicros(ev.durNs)
+                + " µs "
+                + Limits.PAST_2262);
       }
       long end = ts + ev.durNs;
       if (ts < stats.minTs) {
@@ -296,23 +355,36 @@ public final class KinetoTrace {
       }
       long device = ev.gpuDevice();
       if (!Limits.fitsDevice(device)) {
-        throw bad(file, ev, ev.hasDevice ? "args.device" : "pid", ev.hasDevice || ev.numericPid
-            ? Limits.device(device) : "no args.device, and pid is not a number");
+        throw bad(
+            file,
+            ev,
+            ev.hasDevice ? "args.device" : "pid",
+            ev.hasDevice || ev.numericPid
+                ? Limits.device(device)
+                : "no args.device, and pid is not a number");
       }
       long stream = ev.gpuStream();
       if (!Limits.fitsUint32(stream)) {
-        throw bad(file, ev, ev.hasStream ? "args.stream" : "tid", ev.hasStream || ev.numericTid
-            ? Limits.stream(stream) : "no args.stream, and tid is not a number");
+        throw bad(
+            file,
+            ev,
+            ev.hasStream ? "args.stream" : "tid",
+            ev.hasStream || ev.numericTid
+                ? Limits.stream(stream)
+                : "no args.stream, and tid is not a number");
       }
-    } else if (ev.badField != null && (ev.badField.equals("correlation") || ev.badField.equals("External id"))
+    } else if (ev.badField != null
+        && (ev.badField.equals("correlation") || ev.badField.equals("External id"))
         && (ev.isLaunchCategory() || "cpu_op".equals(ev.cat))) {
-      // the ids that join a kernel to its launch: a garbled one would leave kernels unattributed unsaid
+      // the ids that join a kernel to its launch: a garbled one would leave kernels unattributed
+      // unsaid
       throw bad(file, ev, "args." + ev.badField, quote(ev.badText) + " is not an integer");
     }
   }
 
   private static InvalidExportException bad(Path file, Event ev, String field, String problem) {
-    return new InvalidExportException(file, "traceEvents[" + ev.index + "]." + field + ": " + problem);
+    return new InvalidExportException(
+        file, "traceEvents[" + ev.index + "]." + field + ": " + problem);
   }
 
   private static String quote(String text) {
@@ -376,7 +448,10 @@ public final class KinetoTrace {
     }
   }
 
-  /** A {@code ts} or {@code dur}: microseconds, to exact nanoseconds; refused when malformed or out of range. */
+  /**
+   * A {@code ts} or {@code dur}: microseconds, to exact nanoseconds; refused when malformed or out
+   * of range.
+   */
   private static long micros(Path file, JsonParser p, Event ev, String field) throws IOException {
     String text = p.getText().trim();
     try {
@@ -384,8 +459,15 @@ public final class KinetoTrace {
     } catch (NumberFormatException e) {
       throw bad(file, ev, field, quote(text) + " is not a number (µs)");
     } catch (ArithmeticException e) {
-      throw bad(file, ev, field, text + " µs " + (text.startsWith("-") ? "is before year 1677 (Unix ns overflow)"
-          : Limits.PAST_2262));
+      throw bad(
+          file,
+          ev,
+          field,
+          text
+              + " µs "
+              + (text.startsWith("-")
+                  ? "is before year 1677 (Unix ns overflow)"
+                  : Limits.PAST_2262));
     }
   }
 
@@ -439,7 +521,9 @@ public final class KinetoTrace {
     } else if (v == JsonToken.VALUE_STRING) {
       String s = p.getText().trim();
       try {
-        return s.startsWith("0x") || s.startsWith("0X") ? Long.parseLong(s.substring(2), 16) : Long.parseLong(s);
+        return s.startsWith("0x") || s.startsWith("0X")
+            ? Long.parseLong(s.substring(2), 16)
+            : Long.parseLong(s);
       } catch (NumberFormatException e) {
         // falls through to BAD
       }

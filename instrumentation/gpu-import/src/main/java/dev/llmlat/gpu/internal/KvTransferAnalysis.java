@@ -32,8 +32,14 @@ public final class KvTransferAnalysis {
 
     KvTransferSummary.Side build(long offset) {
       boolean any = kernelStart <= kernelEnd;
-      return new KvTransferSummary.Side(rank, range.pid(), device, range.startNs() + offset, range.endNs() + offset,
-          any ? kernelStart : -1, any ? kernelEnd : -1);
+      return new KvTransferSummary.Side(
+          rank,
+          range.pid(),
+          device,
+          range.startNs() + offset,
+          range.endNs() + offset,
+          any ? kernelStart : -1,
+          any ? kernelEnd : -1);
     }
   }
 
@@ -42,8 +48,8 @@ public final class KvTransferAnalysis {
    * @param collectives their summary (its clock offsets), null when fewer than two ranks
    * @return null when there are no transfer ranges
    */
-  public static KvTransferSummary summarize(List<RankTimeline> ranks, CollectiveSummary collectives,
-      List<KvRange> ranges) {
+  public static KvTransferSummary summarize(
+      List<RankTimeline> ranks, CollectiveSummary collectives, List<KvRange> ranges) {
     if (ranges.isEmpty()) {
       return null;
     }
@@ -60,7 +66,8 @@ public final class KvTransferAnalysis {
     for (int r = 0; r < ranks.size(); r++) {
       RankTimeline t = ranks.get(r);
       for (CollectiveKernel c : t.collectives()) {
-        SideBuilder b = c.step() == null ? null : sides.get(List.of(t.clockDomain(), t.pid(), c.step()));
+        SideBuilder b =
+            c.step() == null ? null : sides.get(List.of(t.clockDomain(), t.pid(), c.step()));
         if (b == null) {
           continue;
         }
@@ -75,7 +82,8 @@ public final class KvTransferAnalysis {
     Map<StepKey, KvTransferSummary.Side[]> byTransfer = new LinkedHashMap<>(); // [send, recv]
     Map<StepKey, String> traces = new HashMap<>();
     for (SideBuilder b : sides.values()) {
-      KvTransferSummary.Side[] pair = byTransfer.computeIfAbsent(b.range.key(), k -> new KvTransferSummary.Side[2]);
+      KvTransferSummary.Side[] pair =
+          byTransfer.computeIfAbsent(b.range.key(), k -> new KvTransferSummary.Side[2]);
       int at = RangeMatch.KV_SEND.equals(b.range.kind()) ? 0 : 1;
       if (pair[at] == null) { // a second side of one kind (a third instance) is left out
         pair[at] = b.build(domainOffset.getOrDefault(b.range.clockDomain(), 0L));
@@ -83,25 +91,30 @@ public final class KvTransferAnalysis {
       traces.put(b.range.key(), b.range.traceId());
     }
     List<KvTransferSummary.Transfer> out = new ArrayList<>();
-    byTransfer.forEach((key, pair) -> out.add(transfer(traces.get(key), key.occurrence(), pair[0], pair[1])));
+    byTransfer.forEach(
+        (key, pair) -> out.add(transfer(traces.get(key), key.occurrence(), pair[0], pair[1])));
     out.sort(Comparator.comparingLong(KvTransferAnalysis::firstStart));
     return new KvTransferSummary(out);
   }
 
-  static KvTransferSummary.Transfer transfer(String traceId, int occurrence, KvTransferSummary.Side send,
-      KvTransferSummary.Side recv) {
+  static KvTransferSummary.Transfer transfer(
+      String traceId, int occurrence, KvTransferSummary.Side send, KvTransferSummary.Side recv) {
     long wait = -1;
     long wire = -1;
     if (send != null && recv != null && send.hasKernel() && recv.hasKernel()) {
       wait = Math.max(0, recv.kernelStartNs() - send.kernelStartNs());
-      wire = Math.max(0, Math.min(send.kernelEndNs(), recv.kernelEndNs())
-          - Math.max(send.kernelStartNs(), recv.kernelStartNs()));
+      wire =
+          Math.max(
+              0,
+              Math.min(send.kernelEndNs(), recv.kernelEndNs())
+                  - Math.max(send.kernelStartNs(), recv.kernelStartNs()));
     }
     return new KvTransferSummary.Transfer(traceId, occurrence, send, recv, wait, wire, -1);
   }
 
   private static long firstStart(KvTransferSummary.Transfer t) {
-    return Math.min(t.send() == null ? Long.MAX_VALUE : t.send().rangeStartNs(),
+    return Math.min(
+        t.send() == null ? Long.MAX_VALUE : t.send().rangeStartNs(),
         t.recv() == null ? Long.MAX_VALUE : t.recv().rangeStartNs());
   }
 }

@@ -10,12 +10,16 @@ import java.util.HashMap;
  * The CUDA runtime/driver calls of an Nsight export by (correlation id, process): the launching
  * thread and start of the earliest call, which is how a kernel, memcpy or memset finds the range
  * open at its launch. Read in one plain scan of {@code CUPTI_ACTIVITY_KIND_RUNTIME} into primitive
- * arrays, one {@link ProcessCalls} per process (CUPTI counts correlation ids per process); measured:
- * a sqlite {@code GROUP BY} over the same rows took longer than the whole import should, a boxed
- * map spent most of its time allocating, and a primitive hash table missed the cache on every call.
+ * arrays, one {@link ProcessCalls} per process (CUPTI counts correlation ids per process);
+ * measured: a sqlite {@code GROUP BY} over the same rows took longer than the whole import should,
+ * a boxed map spent most of its time allocating, and a primitive hash table missed the cache on
+ * every call.
  */
 public final class LaunchCalls {
-  /** Marks a handle of the later of two tables in {@link #find(LaunchCalls, LaunchCalls, long, long)}. */
+  /**
+   * Marks a handle of the later of two tables in {@link #find(LaunchCalls, LaunchCalls, long,
+   * long)}.
+   */
   private static final long LATER = 1L << 62;
 
   private ProcessCalls[] processes = new ProcessCalls[4];
@@ -31,15 +35,18 @@ public final class LaunchCalls {
 
   /**
    * Reads the runtime calls with {@code fromRowid <= rowid < toRowid}; an empty table when the
-   * export has none. The importing thread and its reader each read a part, on connections of their own.
+   * export has none. The importing thread and its reader each read a part, on connections of their
+   * own.
    */
-  public static LaunchCalls read(NsysExport export, long fromRowid, long toRowid) throws SQLException {
+  public static LaunchCalls read(NsysExport export, long fromRowid, long toRowid)
+      throws SQLException {
     if (!export.has(NsysExport.RUNTIME) || toRowid <= fromRowid) {
       return new LaunchCalls();
     }
     LaunchCalls calls = new LaunchCalls();
     // Three plain columns: packing them into one integer in SQL, as an earlier version did, cost
-    // sqlite more than the two JNI calls a row it saved (measured: 128 vs 113 ms on the x20 capture).
+    // sqlite more than the two JNI calls a row it saved (measured: 128 vs 113 ms on the x20
+    // capture).
     try (PreparedStatement ps = export.launchCalls()) {
       ps.setLong(1, fromRowid);
       ps.setLong(2, toRowid);
@@ -78,7 +85,9 @@ public final class LaunchCalls {
     p.add(correlation, start, threadIndex(globalTid));
   }
 
-  /** Sorts and settles the calls for lookups (done by {@link #read}); no call can be added after. */
+  /**
+   * Sorts and settles the calls for lookups (done by {@link #read}); no call can be added after.
+   */
   void seal() {
     for (int i = 0; i < processCount; i++) {
       processes[i].seal();
@@ -111,7 +120,10 @@ public final class LaunchCalls {
     return LATER | b;
   }
 
-  /** The calling thread's {@code globalTid} of the call {@code handle} from {@link #find(LaunchCalls, LaunchCalls, long, long)}. */
+  /**
+   * The calling thread's {@code globalTid} of the call {@code handle} from {@link
+   * #find(LaunchCalls, LaunchCalls, long, long)}.
+   */
   public static long thread(LaunchCalls first, LaunchCalls later, long handle) {
     return (handle & LATER) == 0 ? first.threadAt(handle) : later.threadAt(handle & ~LATER);
   }

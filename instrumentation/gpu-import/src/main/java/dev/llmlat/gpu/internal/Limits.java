@@ -9,6 +9,7 @@ package dev.llmlat.gpu.internal;
 final class Limits {
   /** {@code gpu_kernels.Device UInt16}. */
   static final long DEVICE_MAX = 0xFFFF;
+
   /** {@code gpu_kernels.Stream UInt32}; also Pid and Tid. */
   static final long UINT32_MAX = 0xFFFF_FFFFL;
 

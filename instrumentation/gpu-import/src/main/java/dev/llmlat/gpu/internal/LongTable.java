@@ -3,8 +3,8 @@ package dev.llmlat.gpu.internal;
 import java.util.Arrays;
 
 /**
- * Open-addressing map from a long key to a few long values, without boxing: JSON traces index
- * their launch calls by correlation id (hundreds of thousands of entries in a large trace).
+ * Open-addressing map from a long key to a few long values, without boxing: JSON traces index their
+ * launch calls by correlation id (hundreds of thousands of entries in a large trace).
  */
 public final class LongTable {
   private static final long EMPTY = Long.MIN_VALUE;

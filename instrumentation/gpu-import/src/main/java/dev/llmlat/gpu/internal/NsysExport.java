@@ -31,8 +31,12 @@ public final class NsysExport implements AutoCloseable {
   public static final String RUNTIME = "CUPTI_ACTIVITY_KIND_RUNTIME";
   public static final String NVTX = "NVTX_EVENTS";
   static final String RULE_SESSION = "nsys:TARGET_INFO_SESSION_START_TIME.utcEpochNs+start";
-  static final String RULE_RELATIVE = "nsys:start (no TARGET_INFO_SESSION_START_TIME; session-relative ns)";
-  private static final String[] ACTIVITY_COLUMNS = {"start", "end", "deviceId", "streamId", "correlationId"};
+  static final String RULE_RELATIVE =
+      "nsys:start (no TARGET_INFO_SESSION_START_TIME; session-relative ns)";
+  private static final String[] ACTIVITY_COLUMNS = {
+    "start", "end", "deviceId", "streamId", "correlationId"
+  };
+
   /**
    * CUDA runtime/driver calls that never enqueue work on a device, so no kernel, memcpy or memset
    * correlates with them: getters, queries, attribute setters, object creation and destruction,
@@ -40,12 +44,16 @@ public final class NsysExport implements AutoCloseable {
    * cudaEventQuery_v3020}). Matched on a camel-case word so that no launch or copy API can match;
    * checked against every real capture under ../shared/traces by NonLaunchingCallsTest.
    */
-  public static final Pattern NON_LAUNCHING = Pattern.compile(
-      "cu(?:da)?[A-Za-z0-9]*?(?:Get|Query|IsCapturing|SetAttribute|Create|Destroy|Synchronize)(?![a-z])");
+  public static final Pattern NON_LAUNCHING =
+      Pattern.compile(
+          "cu(?:da)?[A-Za-z0-9]*?(?:Get|Query|IsCapturing|SetAttribute|Create|Destroy|Synchronize)(?![a-z])");
+
   /** Page cache while sorting whole activity tables, in sqlite's negative-KiB form: 256 MiB. */
   private static final int SORT_CACHE_KIB = -262144;
-  private static final String[] COPY_KINDS = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
-      "DtoD", "HtoH", "PtoP"};
+
+  private static final String[] COPY_KINDS = {
+    "Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"
+  };
 
   private final Path file;
   private final Connection db;
@@ -58,7 +66,8 @@ public final class NsysExport implements AutoCloseable {
     this.file = file;
     this.db = db;
     try (Statement st = db.createStatement();
-        ResultSet rs = st.executeQuery("SELECT name FROM sqlite_master WHERE type IN ('table','view')")) {
+        ResultSet rs =
+            st.executeQuery("SELECT name FROM sqlite_master WHERE type IN ('table','view')")) {
       while (rs.next()) {
         columns.put(rs.getString(1), null);
       }
@@ -78,8 +87,17 @@ public final class NsysExport implements AutoCloseable {
       }
     }
     if (activity.isEmpty()) {
-      throw new InvalidExportException(file, "not an Nsight Systems export with CUDA activity: no "
-          + KERNEL + ", " + MEMCPY + " or " + MEMSET + " table (tables: " + columns.size() + ")");
+      throw new InvalidExportException(
+          file,
+          "not an Nsight Systems export with CUDA activity: no "
+              + KERNEL
+              + ", "
+              + MEMCPY
+              + " or "
+              + MEMSET
+              + " table (tables: "
+              + columns.size()
+              + ")");
     }
     for (String t : List.of(RUNTIME, NVTX, "StringIds", "TARGET_INFO_SYSTEM_ENV")) {
       if (columns.containsKey(t)) {
@@ -103,7 +121,10 @@ public final class NsysExport implements AutoCloseable {
     }
     Connection c;
     try {
-      c = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath(), dev.llmlat.gpu.NsysConnections.config().toProperties());
+      c =
+          DriverManager.getConnection(
+              "jdbc:sqlite:" + file.toAbsolutePath(),
+              dev.llmlat.gpu.NsysConnections.config().toProperties());
     } catch (SQLException e) {
       throw new InvalidExportException(file, "cannot open as sqlite", e);
     }
@@ -125,7 +146,8 @@ public final class NsysExport implements AutoCloseable {
 
   private Set<String> loadColumns(String table) throws InvalidExportException {
     Set<String> cols = new HashSet<>();
-    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("PRAGMA table_info(" + table + ")")) {
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("PRAGMA table_info(" + table + ")")) {
       while (rs.next()) {
         cols.add(rs.getString("name"));
       }
@@ -141,14 +163,16 @@ public final class NsysExport implements AutoCloseable {
       return null;
     }
     try (Statement st = db.createStatement();
-        ResultSet rs = st.executeQuery("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1")) {
+        ResultSet rs =
+            st.executeQuery("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1")) {
       if (!rs.next()) {
         return null;
       }
       long start = rs.getLong(1);
       if (start < 0) { // every time is offset by it: refuse one clock error here, not every row
-        throw new InvalidExportException(file, "TARGET_INFO_SESSION_START_TIME.utcEpochNs: " + start + " ns "
-            + Limits.BEFORE_1970);
+        throw new InvalidExportException(
+            file,
+            "TARGET_INFO_SESSION_START_TIME.utcEpochNs: " + start + " ns " + Limits.BEFORE_1970);
       }
       return start;
     } catch (SQLException e) {
@@ -190,7 +214,10 @@ public final class NsysExport implements AutoCloseable {
     return db;
   }
 
-  /** StringIds, read once: kernel names and NVTX text refer to it by id. Null when there is no such id. */
+  /**
+   * StringIds, read once: kernel names and NVTX text refer to it by id. Null when there is no such
+   * id.
+   */
   public String string(long id) throws SQLException {
     return strings().get(id);
   }
@@ -217,18 +244,22 @@ public final class NsysExport implements AutoCloseable {
 
   /** {@link #memcpyName}'s UTF-8 bytes (shared: not to be modified). */
   static byte[] memcpyNameUtf8(int copyKind) {
-    return copyKind >= 0 && copyKind < COPY_KINDS.length ? MEMCPY_NAMES_UTF8[copyKind]
+    return copyKind >= 0 && copyKind < COPY_KINDS.length
+        ? MEMCPY_NAMES_UTF8[copyKind]
         : memcpyName(copyKind).getBytes(StandardCharsets.UTF_8);
   }
 
   public static String memcpyName(int copyKind) {
-    return "Memcpy " + (copyKind >= 0 && copyKind < COPY_KINDS.length ? COPY_KINDS[copyKind] : "kind " + copyKind);
+    return "Memcpy "
+        + (copyKind >= 0 && copyKind < COPY_KINDS.length
+            ? COPY_KINDS[copyKind]
+            : "kind " + copyKind);
   }
 
   /**
    * {@code min(rowid)} and {@code max(rowid) + 1} of {@code table} (both 0 when empty). Two plain
-   * queries on purpose: sqlite answers a lone {@code min}/{@code max} of the rowid from the b-tree's
-   * edge, but scans the table for anything more complex.
+   * queries on purpose: sqlite answers a lone {@code min}/{@code max} of the rowid from the
+   * b-tree's edge, but scans the table for anything more complex.
    */
   long[] rowidRange(String table) throws SQLException {
     long[] range = new long[2];
@@ -264,7 +295,8 @@ public final class NsysExport implements AutoCloseable {
     long total = 0;
     for (String t : List.of(KERNEL, MEMCPY, MEMSET)) {
       if (has(t)) {
-        try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT max(rowid) FROM " + t)) {
+        try (Statement st = db.createStatement();
+            ResultSet rs = st.executeQuery("SELECT max(rowid) FROM " + t)) {
           total += rs.next() ? rs.getLong(1) : 0;
         }
       }
@@ -277,8 +309,8 @@ public final class NsysExport implements AutoCloseable {
    * {@link ActivityStream} checks as it reads (a separate pass to check it cost half a raw scan of
    * the table; sorting in sqlite doubled the scan). Columns: start, end, deviceId, streamId,
    * correlationId, globalPid, then for kernels the name id, for memcpys bytes and copyKind, for
-   * memsets bytes. A NULL correlation id, globalPid or name id reads as -1 ({@link ActivityCursor#NONE}),
-   * which spares a {@code wasNull()} call per column.
+   * memsets bytes. A NULL correlation id, globalPid or name id reads as -1 ({@link
+   * ActivityCursor#NONE}), which spares a {@code wasNull()} call per column.
    */
   PreparedStatement activityScan(String table) throws SQLException {
     return db.prepareStatement(activityColumns(table) + " FROM " + table);
@@ -291,10 +323,16 @@ public final class NsysExport implements AutoCloseable {
    */
   PreparedStatement sortedActivityScan(String table, long seenBelowRowid) throws SQLException {
     try (Statement st = db.createStatement()) {
-      st.execute("PRAGMA cache_size = " + SORT_CACHE_KIB); // the sorter keeps this much in memory per run
+      st.execute(
+          "PRAGMA cache_size = " + SORT_CACHE_KIB); // the sorter keeps this much in memory per run
     }
-    return db.prepareStatement(activityColumns(table) + ", rowid < " + seenBelowRowid + ", rowid FROM " + table
-        + " ORDER BY start, rowid");
+    return db.prepareStatement(
+        activityColumns(table)
+            + ", rowid < "
+            + seenBelowRowid
+            + ", rowid FROM "
+            + table
+            + " ORDER BY start, rowid");
   }
 
   /**
@@ -306,17 +344,22 @@ public final class NsysExport implements AutoCloseable {
     if (t >= -offset && t <= Long.MAX_VALUE - offset) {
       return null;
     }
-    String anchor = sessionStartNs == null ? " (no session start: read as Unix ns)"
-        : " + session start " + offset + " ns";
+    String anchor =
+        sessionStartNs == null
+            ? " (no session start: read as Unix ns)"
+            : " + session start " + offset + " ns";
     return t + " ns" + anchor + " " + (t < 0 ? Limits.BEFORE_1970 : Limits.PAST_2262);
   }
 
   private String activityColumns(String table) throws SQLException {
     String extra;
     if (table.equals(KERNEL)) {
-      String name = hasColumns(KERNEL, "shortName") ? (hasColumns(KERNEL, "demangledName")
-          ? "COALESCE(shortName, demangledName)" : "shortName")
-          : hasColumns(KERNEL, "demangledName") ? "demangledName" : "NULL";
+      String name =
+          hasColumns(KERNEL, "shortName")
+              ? (hasColumns(KERNEL, "demangledName")
+                  ? "COALESCE(shortName, demangledName)"
+                  : "shortName")
+              : hasColumns(KERNEL, "demangledName") ? "demangledName" : "NULL";
       extra = "IFNULL(" + name + ", -1)";
     } else if (table.equals(MEMCPY)) {
       extra = col(MEMCPY, "bytes", "-1") + ", " + col(MEMCPY, "copyKind", "-1");
@@ -324,12 +367,19 @@ public final class NsysExport implements AutoCloseable {
       extra = col(table, "bytes", "-1");
     }
     String pid = hasColumns(table, "globalPid") ? "IFNULL(globalPid, -1)" : "-1";
-    return "SELECT start, end, deviceId, streamId, IFNULL(correlationId, -1), " + pid + ", " + extra;
+    return "SELECT start, end, deviceId, streamId, IFNULL(correlationId, -1), "
+        + pid
+        + ", "
+        + extra;
   }
 
-  /** The rowid of the row that follows the first {@code n} rows of {@code table} in rowid order; Long.MAX_VALUE when there is none. */
+  /**
+   * The rowid of the row that follows the first {@code n} rows of {@code table} in rowid order;
+   * Long.MAX_VALUE when there is none.
+   */
   long rowidAfter(String table, long n) throws SQLException {
-    try (PreparedStatement ps = db.prepareStatement("SELECT rowid FROM " + table + " ORDER BY rowid LIMIT 1 OFFSET ?")) {
+    try (PreparedStatement ps =
+        db.prepareStatement("SELECT rowid FROM " + table + " ORDER BY rowid LIMIT 1 OFFSET ?")) {
       ps.setLong(1, n);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
@@ -337,29 +387,39 @@ public final class NsysExport implements AutoCloseable {
     }
   }
 
-  /** Runtime/driver calls that can have launched something, rowids in [?, ?): correlationId, globalTid, start. */
+  /**
+   * Runtime/driver calls that can have launched something, rowids in [?, ?): correlationId,
+   * globalTid, start.
+   */
   PreparedStatement launchCalls() throws SQLException {
     // The name test comes first: it drops most rows before sqlite reads their other columns.
-    return db.prepareStatement("SELECT correlationId, globalTid, start FROM " + RUNTIME
-        + " WHERE rowid >= ? AND rowid < ?" + nonLaunchingFilter() + " AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
+    return db.prepareStatement(
+        "SELECT correlationId, globalTid, start FROM "
+            + RUNTIME
+            + " WHERE rowid >= ? AND rowid < ?"
+            + nonLaunchingFilter()
+            + " AND correlationId IS NOT NULL AND globalTid IS NOT NULL");
   }
 
   /**
    * A condition leaving out the runtime/driver calls that never enqueue GPU work (see {@link
    * #NON_LAUNCHING}), or "" when the export has none. Measured on the H200 captures: more than half
-   * the runtime rows are such calls ({@code cuKernelGetAttribute}, {@code cuKernelGetName}, ...), and
-   * sqlite drops them for less than it costs to read them through JDBC. A {@code CASE} over a few ids
-   * costs sqlite less than {@code NOT IN} (which probes an ephemeral index per row); its branches
-   * are ordered by how often each name occurs in a sample of the table, launching names included
-   * (they stop at their own branch instead of running through all the others).
+   * the runtime rows are such calls ({@code cuKernelGetAttribute}, {@code cuKernelGetName}, ...),
+   * and sqlite drops them for less than it costs to read them through JDBC. A {@code CASE} over a
+   * few ids costs sqlite less than {@code NOT IN} (which probes an ephemeral index per row); its
+   * branches are ordered by how often each name occurs in a sample of the table, launching names
+   * included (they stop at their own branch instead of running through all the others).
    */
   private String nonLaunchingFilter() throws SQLException {
     if (nonLaunching == null) {
-      Map<Long, Boolean> skip = new HashMap<>(); // StringIds id -> whether calls of that name launch nothing
+      Map<Long, Boolean> skip =
+          new HashMap<>(); // StringIds id -> whether calls of that name launch nothing
       if (hasColumns(RUNTIME, "nameId") && has("StringIds")) {
-        // GLOB keeps the JDBC traffic to API names; kernel names starting "cu" are few and fail the pattern.
+        // GLOB keeps the JDBC traffic to API names; kernel names starting "cu" are few and fail the
+        // pattern.
         try (Statement st = db.createStatement();
-            ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds WHERE value GLOB 'cu*'")) {
+            ResultSet rs =
+                st.executeQuery("SELECT id, value FROM StringIds WHERE value GLOB 'cu*'")) {
           while (rs.next() && skip.size() < 4096) {
             String name = rs.getString(2);
             skip.put(rs.getLong(1), name != null && NON_LAUNCHING.matcher(name).lookingAt());
@@ -390,12 +450,17 @@ public final class NsysExport implements AutoCloseable {
     return nonLaunching;
   }
 
-  /** The nameIds of a few thousand runtime calls from the middle of the table, most frequent first. */
+  /**
+   * The nameIds of a few thousand runtime calls from the middle of the table, most frequent first.
+   */
   private List<Long> commonNames() throws SQLException {
     long[] rowids = rowidRange(RUNTIME);
     List<Long> ids = new ArrayList<>();
-    try (PreparedStatement ps = db.prepareStatement("SELECT nameId FROM (SELECT nameId FROM " + RUNTIME
-        + " WHERE rowid >= ? LIMIT 8192) GROUP BY nameId ORDER BY count(*) DESC LIMIT 64")) {
+    try (PreparedStatement ps =
+        db.prepareStatement(
+            "SELECT nameId FROM (SELECT nameId FROM "
+                + RUNTIME
+                + " WHERE rowid >= ? LIMIT 8192) GROUP BY nameId ORDER BY count(*) DESC LIMIT 64")) {
       ps.setLong(1, rowids[0] + (rowids[1] - rowids[0]) / 2);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -412,20 +477,33 @@ public final class NsysExport implements AutoCloseable {
 
   /** NVTX push/pop and start/end ranges (event types 59, 60): start, end, globalTid, text. */
   public PreparedStatement ranges() throws SQLException {
-    String text = hasColumns(NVTX, "textId") && has("StringIds")
-        ? "COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId))" : "n.text";
+    String text =
+        hasColumns(NVTX, "textId") && has("StringIds")
+            ? "COALESCE(n.text, (SELECT value FROM StringIds s WHERE s.id = n.textId))"
+            : "n.text";
     String tid = hasColumns(NVTX, "globalTid") ? "n.globalTid" : "0";
-    return db.prepareStatement("SELECT n.start, n.end, " + tid + ", " + text + " FROM " + NVTX
-        + " n WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL ORDER BY n.start");
+    return db.prepareStatement(
+        "SELECT n.start, n.end, "
+            + tid
+            + ", "
+            + text
+            + " FROM "
+            + NVTX
+            + " n WHERE n.eventType IN (59, 60) AND n.end IS NOT NULL ORDER BY n.start");
   }
 
-  /** The profiled host's name (TARGET_INFO_SYSTEM_ENV {@code Hostname}), or null when the export does not say. */
+  /**
+   * The profiled host's name (TARGET_INFO_SYSTEM_ENV {@code Hostname}), or null when the export
+   * does not say.
+   */
   public String hostName() throws SQLException {
     if (!hasColumns("TARGET_INFO_SYSTEM_ENV", "name", "value")) {
       return null;
     }
-    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery(
-        "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' AND value IS NOT NULL LIMIT 1")) {
+    try (Statement st = db.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname' AND value IS NOT NULL LIMIT 1")) {
       return rs.next() ? rs.getString(1) : null;
     }
   }
@@ -441,7 +519,9 @@ public final class NsysExport implements AutoCloseable {
 
   public static String describe(SQLException e) {
     String m = e.getMessage() == null ? e.toString() : e.getMessage();
-    return m.toLowerCase(Locale.ROOT).contains("not a database") ? "not an sqlite database (" + m + ")" : m;
+    return m.toLowerCase(Locale.ROOT).contains("not a database")
+        ? "not an sqlite database (" + m + ")"
+        : m;
   }
 
   @Override

@@ -5,9 +5,9 @@ import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.ImportReport;
 import dev.llmlat.gpu.InvalidExportException;
+import dev.llmlat.gpu.UnattributedReason;
 import dev.llmlat.nvtx.RangeMatch;
 import dev.llmlat.otlpkafka.SpanSink;
-import dev.llmlat.gpu.UnattributedReason;
 import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -16,20 +16,20 @@ import java.util.Optional;
 
 /**
  * Imports an Nsight Systems export: NVTX ranges that match the pattern become steps; each
- * kernel/memcpy/memset joins the innermost matching range open on the CPU thread whose runtime
- * call launched it (same correlation id, same process) at the time of that call. GPU-time overlap
- * plays no part: with asynchronous launches a kernel often runs after its range has closed.
+ * kernel/memcpy/memset joins the innermost matching range open on the CPU thread whose runtime call
+ * launched it (same correlation id, same process) at the time of that call. GPU-time overlap plays
+ * no part: with asynchronous launches a kernel often runs after its range has closed.
  *
  * <p>The join runs in Java rather than in sqlite (a {@code GROUP BY} over the runtime table and a
- * sort of all activities took most of the time): ranges per thread in sorted arrays
- * ({@link RangeIndex}), runtime calls in a primitive table ({@link LaunchCalls}), then one pass over
- * the activity tables ({@link ActivityStream}). A {@link NsysReader} thread reads the later part
- * of the runtime table and then the activities' rows; this thread reads the earlier part (sized by
- * {@link #earlierShare} so both threads finish together), then joins the rows ({@link LaunchJoin}),
- * builds spans and feeds the sink. Memory is bounded by ranges, runtime calls and the reader's
- * queue, not by activities. Should a table turn out not to be in start order, the activities come
- * again sorted; the writer recounts those it already emitted ({@link GpuSpanWriter#restart}), so no
- * span goes out twice.
+ * sort of all activities took most of the time): ranges per thread in sorted arrays ({@link
+ * RangeIndex}), runtime calls in a primitive table ({@link LaunchCalls}), then one pass over the
+ * activity tables ({@link ActivityStream}). A {@link NsysReader} thread reads the later part of the
+ * runtime table and then the activities' rows; this thread reads the earlier part (sized by {@link
+ * #earlierShare} so both threads finish together), then joins the rows ({@link LaunchJoin}), builds
+ * spans and feeds the sink. Memory is bounded by ranges, runtime calls and the reader's queue, not
+ * by activities. Should a table turn out not to be in start order, the activities come again
+ * sorted; the writer recounts those it already emitted ({@link GpuSpanWriter#restart}), so no span
+ * goes out twice.
  */
 public final class NsysImporter {
   private static final int PROGRESS_EVERY = 4096;
@@ -50,10 +50,13 @@ public final class NsysImporter {
    * lets it get ahead (about 0.73 on the H200 capture).
    */
   static double earlierShare(long runtimeRows, long activityRows) {
-    return earlierShare(runtimeRows, activityRows, (long) NsysReader.QUEUED * ActivityBatch.CAPACITY);
+    return earlierShare(
+        runtimeRows, activityRows, (long) NsysReader.QUEUED * ActivityBatch.CAPACITY);
   }
 
-  /** @param queuedRows how many activities the reader's queue holds */
+  /**
+   * @param queuedRows how many activities the reader's queue holds
+   */
   static double earlierShare(long runtimeRows, long activityRows, long queuedRows) {
     double r = runtimeRows * RUNTIME_ROW_NS;
     if (r <= 0) {
@@ -66,16 +69,25 @@ public final class NsysImporter {
     return Math.max(0.2, Math.min(1.0, x));
   }
 
-  public static ImportReport run(NsysExport export, ImportOptions options, SpanSink sink) throws IOException {
+  public static ImportReport run(NsysExport export, ImportOptions options, SpanSink sink)
+      throws IOException {
     long offset = export.epochOffsetNs();
-    GpuSpanWriter writer = new GpuSpanWriter(export.file(), ExportFormat.NSYS_SQLITE, options, sink,
-        export.clockRule(), "nsys|" + export.file().getFileName() + "|" + offset, true);
+    GpuSpanWriter writer =
+        new GpuSpanWriter(
+            export.file(),
+            ExportFormat.NSYS_SQLITE,
+            options,
+            sink,
+            export.clockRule(),
+            "nsys|" + export.file().getFileName() + "|" + offset,
+            true);
     RangeIndex index = new RangeIndex();
     boolean anyRanges = false;
     try {
       writer.exportHost(export.hostName());
       if (export.has(NsysExport.NVTX)) {
-        try (PreparedStatement ps = export.ranges(); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = export.ranges();
+            ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             anyRanges = true;
             writer.countRange();
@@ -84,26 +96,43 @@ public final class NsysImporter {
             if (m.isPresent()) {
               long start = rs.getLong(1);
               long end = rs.getLong(2);
-              String problem = export.timeProblem(start) != null ? "start " + export.timeProblem(start)
-                  : export.timeProblem(end) != null ? "end " + export.timeProblem(end) : null;
+              String problem =
+                  export.timeProblem(start) != null
+                      ? "start " + export.timeProblem(start)
+                      : export.timeProblem(end) != null ? "end " + export.timeProblem(end) : null;
               if (problem != null) {
-                throw new InvalidExportException(export.file(), NsysExport.NVTX + " range '" + text + "': " + problem);
+                throw new InvalidExportException(
+                    export.file(), NsysExport.NVTX + " range '" + text + "': " + problem);
               }
               long thread = rs.getLong(3);
-              int step = writer.addStep(m.get(), text, start + offset, end + offset, NsysExport.pidOf(thread),
-                  NsysExport.tidOf(thread));
+              int step =
+                  writer.addStep(
+                      m.get(),
+                      text,
+                      start + offset,
+                      end + offset,
+                      NsysExport.pidOf(thread),
+                      NsysExport.tidOf(thread));
               index.add(thread, start, end, step);
             }
           }
         }
       }
-      UnattributedReason noStep = !anyRanges ? UnattributedReason.NO_RANGES_IN_EXPORT
-          : writer.stepCount() == 0 ? UnattributedReason.NO_RANGE_MATCHED_PATTERN
-          : UnattributedReason.LAUNCHED_OUTSIDE_MATCHING_RANGE;
-      UnattributedReason noLaunch = anyRanges && writer.stepCount() > 0 ? UnattributedReason.NO_LAUNCH_RECORD : noStep;
-      long[] rowids = export.has(NsysExport.RUNTIME) ? export.rowidRange(NsysExport.RUNTIME) : new long[2];
+      UnattributedReason noStep =
+          !anyRanges
+              ? UnattributedReason.NO_RANGES_IN_EXPORT
+              : writer.stepCount() == 0
+                  ? UnattributedReason.NO_RANGE_MATCHED_PATTERN
+                  : UnattributedReason.LAUNCHED_OUTSIDE_MATCHING_RANGE;
+      UnattributedReason noLaunch =
+          anyRanges && writer.stepCount() > 0 ? UnattributedReason.NO_LAUNCH_RECORD : noStep;
+      long[] rowids =
+          export.has(NsysExport.RUNTIME) ? export.rowidRange(NsysExport.RUNTIME) : new long[2];
       long activityRows = export.activityRowsEstimate();
-      long mid = rowids[0] + Math.round((rowids[1] - rowids[0]) * earlierShare(rowids[1] - rowids[0], activityRows));
+      long mid =
+          rowids[0]
+              + Math.round(
+                  (rowids[1] - rowids[0]) * earlierShare(rowids[1] - rowids[0], activityRows));
       ImportProgress progress = options.progress();
       long total = Math.max(1, activityRows);
       long done = 0;
@@ -118,10 +147,22 @@ public final class NsysImporter {
           for (int i = 0; i < b.size; i++) {
             join.join(b.correlation[i], b.globalPid[i]);
             if (b.seen[i]) {
-              writer.recount(b.kind[i], b.start[i] + offset, b.end[i] + offset, join.step, join.reason);
+              writer.recount(
+                  b.kind[i], b.start[i] + offset, b.end[i] + offset, join.step, join.reason);
             } else {
-              writer.activity(b.kind[i], b.start[i] + offset, b.end[i] + offset, b.name[i], b.device[i], b.stream[i],
-                  Math.max(0, b.correlation[i]), b.bytes[i], join.pid, join.tid, join.step, join.reason);
+              writer.activity(
+                  b.kind[i],
+                  b.start[i] + offset,
+                  b.end[i] + offset,
+                  b.name[i],
+                  b.device[i],
+                  b.stream[i],
+                  Math.max(0, b.correlation[i]),
+                  b.bytes[i],
+                  join.pid,
+                  join.tid,
+                  join.step,
+                  join.reason);
             }
             if (++done % PROGRESS_EVERY == 0) {
               progress.update(Math.min(done, total), Math.max(done, total));
@@ -135,7 +176,8 @@ public final class NsysImporter {
       progress.update(done, done);
       return report;
     } catch (SQLException e) {
-      throw new InvalidExportException(export.file(), "unreadable Nsight export: " + NsysExport.describe(e), e);
+      throw new InvalidExportException(
+          export.file(), "unreadable Nsight export: " + NsysExport.describe(e), e);
     }
   }
 }

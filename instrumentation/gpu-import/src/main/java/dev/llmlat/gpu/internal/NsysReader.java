@@ -11,11 +11,11 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The reading half of an Nsight import, on a thread and sqlite connection of its own. It reads the
- * later runtime calls while the importing thread reads the earlier ones, hands them over
- * ({@link #laterCalls}), then streams the activities' rows in {@link ActivityBatch}es through a
- * bounded queue; the importing thread joins them to launch call and step and builds the spans.
- * Measured: reading through sqlite-jdbc (a JNI call per column) costs about as much as joining and
- * encoding, so the two halves overlap; memory stays bounded by the queue.
+ * later runtime calls while the importing thread reads the earlier ones, hands them over ({@link
+ * #laterCalls}), then streams the activities' rows in {@link ActivityBatch}es through a bounded
+ * queue; the importing thread joins them to launch call and step and builds the spans. Measured:
+ * reading through sqlite-jdbc (a JNI call per column) costs about as much as joining and encoding,
+ * so the two halves overlap; memory stays bounded by the queue.
  */
 final class NsysReader implements AutoCloseable {
   /**
@@ -23,7 +23,10 @@ final class NsysReader implements AutoCloseable {
    * still reads its larger share of the runtime calls (see NsysImporter#earlierShare). A sixteenth
    * of the heap, 64 to 4096 batches (4.5 to 290 MB); more than an export needs is never made.
    */
-  static final int QUEUED = (int) Math.max(64, Math.min(4096, Runtime.getRuntime().maxMemory() / 16 / ActivityBatch.BYTES));
+  static final int QUEUED =
+      (int)
+          Math.max(64, Math.min(4096, Runtime.getRuntime().maxMemory() / 16 / ActivityBatch.BYTES));
+
   private static final byte[] MEMSET = "Memset".getBytes(StandardCharsets.UTF_8);
 
   private final NsysExport export;
@@ -55,7 +58,10 @@ final class NsysReader implements AutoCloseable {
     return reader;
   }
 
-  /** The runtime calls this reader read; waits for them. Rethrows what failed on the reader's thread. */
+  /**
+   * The runtime calls this reader read; waits for them. Rethrows what failed on the reader's
+   * thread.
+   */
   LaunchCalls laterCalls() throws IOException, SQLException {
     try {
       return later.get();
@@ -68,8 +74,8 @@ final class NsysReader implements AutoCloseable {
   }
 
   /**
-   * The next batch of activities in start order, or null after the last; give it back with
-   * {@link #release}. Rethrows what failed on the reader's thread.
+   * The next batch of activities in start order, or null after the last; give it back with {@link
+   * #release}. Rethrows what failed on the reader's thread.
    */
   ActivityBatch take() throws IOException, SQLException {
     ActivityBatch b;
@@ -125,7 +131,8 @@ final class NsysReader implements AutoCloseable {
       try {
         ActivityBatch b = stream(activities, nextFree());
         if (activities.outOfOrder()) {
-          // Rare (Nsight writes its tables in start order): finish what was read, then all again sorted.
+          // Rare (Nsight writes its tables in start order): finish what was read, then all again
+          // sorted.
           if (b.size > 0) {
             full.put(b);
             b = nextFree();
@@ -158,7 +165,10 @@ final class NsysReader implements AutoCloseable {
     }
   }
 
-  /** A batch to fill: a returned one, a new one while fewer than the most were made, else the next returned. */
+  /**
+   * A batch to fill: a returned one, a new one while fewer than the most were made, else the next
+   * returned.
+   */
   private ActivityBatch nextFree() throws InterruptedException {
     ActivityBatch b = free.poll();
     if (b == null) {
@@ -171,9 +181,12 @@ final class NsysReader implements AutoCloseable {
     return b;
   }
 
-  /** Streams activities into batches until the stream ends or stops; returns the batch not yet queued. */
-  private ActivityBatch stream(ActivityStream activities, ActivityBatch b) throws SQLException, IOException,
-      InterruptedException {
+  /**
+   * Streams activities into batches until the stream ends or stops; returns the batch not yet
+   * queued.
+   */
+  private ActivityBatch stream(ActivityStream activities, ActivityBatch b)
+      throws SQLException, IOException, InterruptedException {
     while (activities.next()) {
       add(b, activities.current());
       if (b.isFull()) {
@@ -191,8 +204,10 @@ final class NsysReader implements AutoCloseable {
     b.kind[i] = kind;
     b.start[i] = a.start;
     b.end[i] = a.end;
-    b.name[i] = kind == GpuSpanWriter.KERNEL ? (a.nameId == ActivityCursor.NONE ? null : export.stringUtf8(a.nameId))
-        : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyNameUtf8(a.copyKind) : MEMSET;
+    b.name[i] =
+        kind == GpuSpanWriter.KERNEL
+            ? (a.nameId == ActivityCursor.NONE ? null : export.stringUtf8(a.nameId))
+            : kind == GpuSpanWriter.MEMCPY ? NsysExport.memcpyNameUtf8(a.copyKind) : MEMSET;
     b.device[i] = a.device;
     b.stream[i] = a.stream;
     b.correlation[i] = a.correlation;
@@ -200,7 +215,9 @@ final class NsysReader implements AutoCloseable {
     b.bytes[i] = a.bytes;
   }
 
-  /** Stops the reader if it is still running (the import failed or was abandoned) and waits for it. */
+  /**
+   * Stops the reader if it is still running (the import failed or was abandoned) and waits for it.
+   */
   @Override
   public void close() {
     thread.interrupt();

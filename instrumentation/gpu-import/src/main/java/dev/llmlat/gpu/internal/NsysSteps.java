@@ -20,7 +20,10 @@ import java.util.Map;
 final class NsysSteps {
   private NsysSteps() {}
 
-  /** The resolver, and the export's KV-transfer ranges (Unix ns) by the key their kernels resolve to. */
+  /**
+   * The resolver, and the export's KV-transfer ranges (Unix ns) by the key their kernels resolve
+   * to.
+   */
   record Read(RankCollector.StepResolver steps, List<KvRange> transfers) {}
 
   static Read read(NsysExport export, int clockDomain) throws SQLException {
@@ -30,8 +33,10 @@ final class NsysSteps {
     List<KvRange> transfers = new ArrayList<>();
     long offset = export.epochOffsetNs();
     if (export.has(NsysExport.NVTX)) {
-      Map<List<Object>, Integer> seen = new HashMap<>(); // (pid, key name) -> ranges so far: ordered by start
-      try (PreparedStatement ps = export.ranges(); ResultSet rs = ps.executeQuery()) {
+      Map<List<Object>, Integer> seen =
+          new HashMap<>(); // (pid, key name) -> ranges so far: ordered by start
+      try (PreparedStatement ps = export.ranges();
+          ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String text = rs.getString(4);
           if (!isStep(text)) {
@@ -43,8 +48,15 @@ final class NsysSteps {
           StepKey key = new StepKey(name, occurrence);
           RangeMatch kv = kvTransfer(text);
           if (kv != null) {
-            transfers.add(new KvRange(clockDomain, NsysExport.pidOf(thread), key, kv.kind(), kv.traceIds().get(0),
-                rs.getLong(1) + offset, rs.getLong(2) + offset));
+            transfers.add(
+                new KvRange(
+                    clockDomain,
+                    NsysExport.pidOf(thread),
+                    key,
+                    kv.kind(),
+                    kv.traceIds().get(0),
+                    rs.getLong(1) + offset,
+                    rs.getLong(2) + offset));
           }
           if (RankCollector.PROFILER_STEP.matcher(text).matches()) {
             byProcess.add(NsysExport.pidOf(thread), rs.getLong(1), rs.getLong(2), keys.size());
@@ -58,24 +70,27 @@ final class NsysSteps {
     if (keys.isEmpty()) {
       return new Read((correlation, globalPid) -> null, transfers);
     }
-    long[] rowids = export.has(NsysExport.RUNTIME) ? export.rowidRange(NsysExport.RUNTIME) : new long[2];
+    long[] rowids =
+        export.has(NsysExport.RUNTIME) ? export.rowidRange(NsysExport.RUNTIME) : new long[2];
     LaunchCalls calls = LaunchCalls.read(export, rowids[0], rowids[1]);
-    return new Read((correlation, globalPid) -> {
-      if (correlation == ActivityCursor.NONE || globalPid == ActivityCursor.NONE) {
-        return null;
-      }
-      long call = LaunchCalls.find(calls, null, correlation, globalPid >> 24);
-      if (call < 0) {
-        return null;
-      }
-      long thread = LaunchCalls.thread(calls, null, call);
-      long at = LaunchCalls.start(calls, null, call);
-      int step = byThread.find(thread, at);
-      if (step < 0) {
-        step = byProcess.find(NsysExport.pidOf(thread), at);
-      }
-      return step < 0 ? null : keys.get(step);
-    }, transfers);
+    return new Read(
+        (correlation, globalPid) -> {
+          if (correlation == ActivityCursor.NONE || globalPid == ActivityCursor.NONE) {
+            return null;
+          }
+          long call = LaunchCalls.find(calls, null, correlation, globalPid >> 24);
+          if (call < 0) {
+            return null;
+          }
+          long thread = LaunchCalls.thread(calls, null, call);
+          long at = LaunchCalls.start(calls, null, call);
+          int step = byThread.find(thread, at);
+          if (step < 0) {
+            step = byProcess.find(NsysExport.pidOf(thread), at);
+          }
+          return step < 0 ? null : keys.get(step);
+        },
+        transfers);
   }
 
   /** A KV-transfer range's match, or null when the text is none. */
@@ -95,6 +110,8 @@ final class NsysSteps {
   }
 
   static boolean isStep(String text) {
-    return text != null && (NvtxPattern.AUTO.match(text).isPresent() || RankCollector.PROFILER_STEP.matcher(text).matches());
+    return text != null
+        && (NvtxPattern.AUTO.match(text).isPresent()
+            || RankCollector.PROFILER_STEP.matcher(text).matches());
   }
 }

@@ -14,11 +14,11 @@ import java.util.HexFormat;
 import java.util.Map;
 
 /**
- * OTLP/JSON passes through as it is, streamed in two passes of one {@link OtlpJsonReader}: the first
- * checks every span (and finds repeated span ids) before anything is emitted, the second regroups
- * the spans into batches of at most {@link ImportOptions#batchSize()} spans (a request of the file
- * ends a batch). Memory is a batch plus 16 bytes a span for the repeat check, however large a single
- * request is.
+ * OTLP/JSON passes through as it is, streamed in two passes of one {@link OtlpJsonReader}: the
+ * first checks every span (and finds repeated span ids) before anything is emitted, the second
+ * regroups the spans into batches of at most {@link ImportOptions#batchSize()} spans (a request of
+ * the file ends a batch). Memory is a batch plus 16 bytes a span for the repeat check, however
+ * large a single request is.
  *
  * <p>A span id that repeats within its trace is counted, not refused: exporters that deliver at
  * least once (an OTLP retry after a lost response, the Collector's file exporter behind a retrying
@@ -27,14 +27,17 @@ import java.util.Map;
  * looked at. Ids that cannot be right (missing, all zeros) and impossible times are refused.
  */
 public final class OtlpImporter {
-  static final String REPEATED_SPAN_ID = "spans whose span id repeats one of an earlier span of the same trace "
-      + "(an exporter's retry writes a span twice): kept as they are";
-  static final String UNCHECKED = "spans not checked for repeated span ids (more spans than an eighth of the "
-      + "heap holds fingerprints of)";
+  static final String REPEATED_SPAN_ID =
+      "spans whose span id repeats one of an earlier span of the same trace "
+          + "(an exporter's retry writes a span twice): kept as they are";
+  static final String UNCHECKED =
+      "spans not checked for repeated span ids (more spans than an eighth of the "
+          + "heap holds fingerprints of)";
 
   private OtlpImporter() {}
 
-  public static ImportReport run(Path file, ImportOptions options, SpanSink sink) throws IOException {
+  public static ImportReport run(Path file, ImportOptions options, SpanSink sink)
+      throws IOException {
     long size = Files.size(file);
     OtlpJsonReader reader = new OtlpJsonReader(file);
     Warnings warnings = new Warnings();
@@ -42,26 +45,55 @@ public final class OtlpImporter {
     long[] spans = new long[1];
     long[] batches = new long[1];
     try {
-      reader.read(options.progress()::update, 0, 2 * size, (group, span, where) -> {
-        spans[0]++;
-        if (!ids.add(span.getTraceId(), span.getSpanId()) && warnings.count(REPEATED_SPAN_ID)) {
-          warnings.first(REPEATED_SPAN_ID, where.describe() + ", trace " + HexFormat.of().formatHex(
-              span.getTraceId().toByteArray()) + " span " + HexFormat.of().formatHex(span.getSpanId().toByteArray()));
-        }
-      });
-      warnings.add(UNCHECKED, ids.unchecked(), "span " + (spans[0] - ids.unchecked() + 1) + " of " + spans[0]);
+      reader.read(
+          options.progress()::update,
+          0,
+          2 * size,
+          (group, span, where) -> {
+            spans[0]++;
+            if (!ids.add(span.getTraceId(), span.getSpanId()) && warnings.count(REPEATED_SPAN_ID)) {
+              warnings.first(
+                  REPEATED_SPAN_ID,
+                  where.describe()
+                      + ", trace "
+                      + HexFormat.of().formatHex(span.getTraceId().toByteArray())
+                      + " span "
+                      + HexFormat.of().formatHex(span.getSpanId().toByteArray()));
+            }
+          });
+      warnings.add(
+          UNCHECKED,
+          ids.unchecked(),
+          "span " + (spans[0] - ids.unchecked() + 1) + " of " + spans[0]);
       spans[0] = 0;
-      reader.readBatches(options.batchSize(), options.progress()::update, size, 2 * size, request -> {
-        SpanBatch batch = SpanBatch.of(request);
-        sink.accept(batch);
-        spans[0] += batch.spanCount();
-        batches[0]++;
-      });
+      reader.readBatches(
+          options.batchSize(),
+          options.progress()::update,
+          size,
+          2 * size,
+          request -> {
+            SpanBatch batch = SpanBatch.of(request);
+            sink.accept(batch);
+            spans[0] += batch.spanCount();
+            batches[0]++;
+          });
     } catch (InvalidOtlpJsonException e) {
       throw Inputs.invalid(e);
     }
     options.progress().update(2 * size, 2 * size);
-    return new ImportReport(file, ExportFormat.OTLP_JSON, 0, 0, 0, 0, 0, 0, Map.of(), "otlp:as recorded",
-        spans[0], batches[0], warnings.list());
+    return new ImportReport(
+        file,
+        ExportFormat.OTLP_JSON,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        Map.of(),
+        "otlp:as recorded",
+        spans[0],
+        batches[0],
+        warnings.list());
   }
 }

@@ -4,10 +4,11 @@ import java.util.Arrays;
 
 /**
  * One process's runtime/driver calls in arrays sorted by correlation id, one entry per id: start
- * and thread of the earliest call with that id. Calls come, and are looked up, almost in correlation
- * order (CUPTI counts the ids up per process, the table is in start order), so adding appends and a
- * lookup searches from where the previous one ended: both touch memory in order, where a hash table
- * missed the cache on every call (measured: a third of the import's Java time). 20 bytes a call.
+ * and thread of the earliest call with that id. Calls come, and are looked up, almost in
+ * correlation order (CUPTI counts the ids up per process, the table is in start order), so adding
+ * appends and a lookup searches from where the previous one ended: both touch memory in order,
+ * where a hash table missed the cache on every call (measured: a third of the import's Java time).
+ * 20 bytes a call.
  */
 final class ProcessCalls {
   final long process;
@@ -46,8 +47,8 @@ final class ProcessCalls {
   /**
    * Sorts by correlation id (stable: of equal ids, the order added), then keeps per id the call
    * with the earliest start, the first added on equal starts: a launch may appear twice under one
-   * id (the runtime call and the driver call it made), and the outermost call the application
-   * made is the one its range was open around.
+   * id (the runtime call and the driver call it made), and the outermost call the application made
+   * is the one its range was open around.
    */
   void seal() {
     if (sealed) {
@@ -131,7 +132,9 @@ final class ProcessCalls {
     return correlation[i] == correlationId ? i : -1;
   }
 
-  /** First index whose id is at least {@code c}, galloping from the cursor (c is within the ids). */
+  /**
+   * First index whose id is at least {@code c}, galloping from the cursor (c is within the ids).
+   */
   private int lowerBound(long c) {
     int lo;
     int hi;

@@ -4,10 +4,10 @@ import com.google.protobuf.ByteString;
 import java.util.Arrays;
 
 /**
- * Protobuf wire encoding into a growable array, for the few message shapes the importers write
- * by hand (kernel spans: hundreds of thousands per import, where building message objects cost as
- * much as reading the export). Fields must be written in field-number order and default values
- * left out, as protobuf-java does, so the bytes equal what it would write.
+ * Protobuf wire encoding into a growable array, for the few message shapes the importers write by
+ * hand (kernel spans: hundreds of thousands per import, where building message objects cost as much
+ * as reading the export). Fields must be written in field-number order and default values left out,
+ * as protobuf-java does, so the bytes equal what it would write.
  */
 final class ProtoWriter {
   private byte[] buf;
@@ -102,7 +102,8 @@ final class ProtoWriter {
 
   /** A length-delimited field: tag, length, bytes. */
   void lengthDelimited(int tag, byte[] b, int off, int len) {
-    if (tag < 0x80 && len < 0x4000) { // the usual case: a one-byte tag, a length of one or two bytes
+    if (tag < 0x80
+        && len < 0x4000) { // the usual case: a one-byte tag, a length of one or two bytes
       ensure(len + (len < 0x80 ? 2 : 3)); // exactly: records are written into arrays of their size
       buf[pos++] = (byte) tag;
       if (len < 0x80) {

@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * The matched CPU ranges of each thread, answering "which innermost matched range was open on
- * thread T at time t" — how a launch call finds its step. Ranges of one thread nest (push/pop);
- * the innermost is the one that started last among those still open.
+ * thread T at time t" — how a launch call finds its step. Ranges of one thread nest (push/pop); the
+ * innermost is the one that started last among those still open.
  */
 public final class RangeIndex {
   private final Map<Long, List<long[]>> building = new HashMap<>();
@@ -59,7 +59,10 @@ public final class RangeIndex {
       return -1;
     }
 
-    /** The last index whose start is at most {@code t}, or -1; launches come in time order, so try where the last lookup ended first. */
+    /**
+     * The last index whose start is at most {@code t}, or -1; launches come in time order, so try
+     * where the last lookup ended first.
+     */
     private int lastStartingBy(long t) {
       int n = starts.length;
       for (int i = last; i < n && i <= last + 1; i++) {

@@ -15,11 +15,14 @@ public final class RankClockAlignment {
 
   /**
    * @param offsetNs per rank, added to its times to put them on rank 0's clock
-   * @param evidence per rank, how many end differences its domain's offset rests on (0: none, offset 0)
+   * @param evidence per rank, how many end differences its domain's offset rests on (0: none,
+   *     offset 0)
    */
   public record Offsets(long[] offsetNs, int[] evidence) {}
 
-  /** @param domains per rank, its clock domain; rank 0 is the reference */
+  /**
+   * @param domains per rank, its clock domain; rank 0 is the reference
+   */
   public static Offsets estimate(int[] domains, List<StepCollectives.Collective> collectives) {
     int n = domains.length;
     long[] offsets = new long[n];

@@ -11,8 +11,8 @@ import java.util.regex.Pattern;
 
 /**
  * Gathers, while an export is scanned, what {@link RankTimeline}s need: per (process, device) its
- * collective kernels with what joins them to their launch (kept until the export's steps are
- * known) and the unions that give compute/communication overlap. A rank is a process's device.
+ * collective kernels with what joins them to their launch (kept until the export's steps are known)
+ * and the unions that give compute/communication overlap. A rank is a process's device.
  */
 final class RankCollector {
   /** PyTorch profiler's step annotation: a step too when no engine range marks steps. */
@@ -24,14 +24,20 @@ final class RankCollector {
   }
 
   private final boolean sorted;
-  private final Map<List<Long>, Rank> ranks = new TreeMap<>((a, b) -> a.get(0).equals(b.get(0))
-      ? Long.compare(a.get(1), b.get(1)) : Long.compare(a.get(0), b.get(0)));
+  private final Map<List<Long>, Rank> ranks =
+      new TreeMap<>(
+          (a, b) ->
+              a.get(0).equals(b.get(0))
+                  ? Long.compare(a.get(1), b.get(1))
+                  : Long.compare(a.get(0), b.get(0)));
   private long lastPid = Long.MIN_VALUE;
   private long lastDevice = Long.MIN_VALUE;
   private Rank last;
   private long collectives;
 
-  /** @param sorted whether activities arrive in start order (unions then keep constant memory) */
+  /**
+   * @param sorted whether activities arrive in start order (unions then keep constant memory)
+   */
   RankCollector(boolean sorted) {
     this.sorted = sorted;
   }
@@ -61,9 +67,11 @@ final class RankCollector {
 
   /**
    * @param pid the launching process (-1 when unknown)
-   * @param launchKey what else the resolver needs to find the launch (Nsight: globalPid; Kineto: External id)
+   * @param launchKey what else the resolver needs to find the launch (Nsight: globalPid; Kineto:
+   *     External id)
    */
-  void kernel(long start, long end, String name, long pid, long device, long correlation, long launchKey) {
+  void kernel(
+      long start, long end, String name, long pid, long device, long correlation, long launchKey) {
     if (end < start) {
       end = start;
     }
@@ -115,8 +123,12 @@ final class RankCollector {
       Arrays.sort(order, (a, b) -> Long.compare(s[a], s[b])); // JSON traces come in any order
       List<CollectiveKernel> kernels = new ArrayList<>(r.n);
       for (int i : order) {
-        kernels.add(new CollectiveKernel(steps.step(r.correlations[i], r.launchKeys[i]), r.starts[i], r.ends[i],
-            r.names[i]));
+        kernels.add(
+            new CollectiveKernel(
+                steps.step(r.correlations[i], r.launchKeys[i]),
+                r.starts[i],
+                r.ends[i],
+                r.names[i]));
       }
       long overlap = r.collective.length() + r.compute.length() - r.either.length();
       out.add(new RankTimeline(clockDomain, file, r.pid, r.device, kernels, overlap));

@@ -12,7 +12,12 @@ import java.util.List;
  * @param collectives in start order
  * @param overlapNs time a collective ran while a compute kernel ran on the same device
  */
-public record RankTimeline(int clockDomain, Path file, long pid, long device, List<CollectiveKernel> collectives,
+public record RankTimeline(
+    int clockDomain,
+    Path file,
+    long pid,
+    long device,
+    List<CollectiveKernel> collectives,
     long overlapNs) {
   public RankTimeline {
     collectives = List.copyOf(collectives);

@@ -2,7 +2,10 @@ package dev.llmlat.gpu.internal;
 
 import io.opentelemetry.proto.common.v1.KeyValue;
 
-/** Wire tags of the OTLP {@code Span} fields the importers write by hand, and attribute fields encoded once. */
+/**
+ * Wire tags of the OTLP {@code Span} fields the importers write by hand, and attribute fields
+ * encoded once.
+ */
 final class SpanFields {
   static final int TRACE_ID = ProtoWriter.lenTag(1);
   static final int SPAN_ID = ProtoWriter.lenTag(2);

@@ -3,8 +3,8 @@ package dev.llmlat.gpu.internal;
 import com.google.protobuf.ByteString;
 
 /**
- * The (trace id, span id) pairs seen so far, as 64-bit fingerprints in an open-addressing table:
- * 16 bytes a span at most, so a file's duplicates can be found without holding its spans. Two
+ * The (trace id, span id) pairs seen so far, as 64-bit fingerprints in an open-addressing table: 16
+ * bytes a span at most, so a file's duplicates can be found without holding its spans. Two
  * different pairs share a fingerprint with odds of about n²/2^65 (one in 30 million for a million
  * spans): good enough for a warning. The table grows up to {@code maxBytes}; past that, pairs are
  * no longer checked ({@link #unchecked()} says how many), rather than taking the heap.

@@ -19,20 +19,27 @@ import java.util.Map;
  * Groups encoded spans under the GPU resource into one {@code ExportTraceServiceRequest} per trace
  * id, and hands them to the sink as a {@link SpanBatch} every {@code batchSize} spans. A span is
  * encoded once, into this batch's buffer ({@link #begin}), never becomes a message object, and is
- * copied once, into its trace's record, whose request around the spans is written from their lengths.
- * A trace's spans of one batch go in more than one record when they pass {@link #MAX_RECORD_SPAN_BYTES}
- * (Kafka refuses records over its 1 MB default).
+ * copied once, into its trace's record, whose request around the spans is written from their
+ * lengths. A trace's spans of one batch go in more than one record when they pass {@link
+ * #MAX_RECORD_SPAN_BYTES} (Kafka refuses records over its 1 MB default).
  */
 final class SpanRecords {
   static final InstrumentationScope SCOPE =
-      InstrumentationScope.newBuilder().setName("dev.llmlat.gpu-import").setVersion("0.1.0").build();
+      InstrumentationScope.newBuilder()
+          .setName("dev.llmlat.gpu-import")
+          .setVersion("0.1.0")
+          .build();
   private static final int REQUEST_RESOURCE_SPANS = ProtoWriter.lenTag(1);
   private static final int RESOURCE_SPANS_RESOURCE = ProtoWriter.lenTag(1);
   private static final int RESOURCE_SPANS_SCOPE_SPANS = ProtoWriter.lenTag(2);
   private static final int SCOPE_SPANS_SCOPE = ProtoWriter.lenTag(1);
   private static final int SCOPE_SPANS_SPANS = ProtoWriter.lenTag(2);
   private static final HexFormat HEX = HexFormat.of();
-  /** The most span bytes one record carries: half Kafka's default 1 MB limit, leaving room for long names. */
+
+  /**
+   * The most span bytes one record carries: half Kafka's default 1 MB limit, leaving room for long
+   * names.
+   */
   static final int MAX_RECORD_SPAN_BYTES = 512 * 1024;
 
   private final byte[] resource;
@@ -55,7 +62,9 @@ final class SpanRecords {
   private long spans;
   private long batches;
 
-  /** One trace's spans in this batch: first and last span index, and their bytes as repeated fields. */
+  /**
+   * One trace's spans in this batch: first and last span index, and their bytes as repeated fields.
+   */
   private static final class TraceSpans {
     final ByteString traceId;
     final int first;
@@ -70,9 +79,11 @@ final class SpanRecords {
   }
 
   SpanRecords(String serviceName, String hostName, int batchSize, SpanSink sink) {
-    Resource.Builder r = Resource.newBuilder()
-        .addAttributes(OtlpAttributes.string("service.name", serviceName))
-        .addAttributes(OtlpAttributes.string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_GPU));
+    Resource.Builder r =
+        Resource.newBuilder()
+            .addAttributes(OtlpAttributes.string("service.name", serviceName))
+            .addAttributes(
+                OtlpAttributes.string(LlmlatAttributes.LAYER, LlmlatAttributes.LAYER_GPU));
     if (hostName != null) {
       r.addAttributes(OtlpAttributes.string(LlmlatAttributes.HOST_NAME, hostName));
     }
@@ -157,9 +168,15 @@ final class SpanRecords {
   private byte[] request(TraceSpans t) {
     int spansLen = t.fieldBytes;
     int scopeSpansLen = 1 + ProtoWriter.varintSize(scope.length) + scope.length + spansLen;
-    int resourceSpansLen = 1 + ProtoWriter.varintSize(resource.length) + resource.length
-        + 1 + ProtoWriter.varintSize(scopeSpansLen) + scopeSpansLen;
-    ProtoWriter w = new ProtoWriter(1 + ProtoWriter.varintSize(resourceSpansLen) + resourceSpansLen);
+    int resourceSpansLen =
+        1
+            + ProtoWriter.varintSize(resource.length)
+            + resource.length
+            + 1
+            + ProtoWriter.varintSize(scopeSpansLen)
+            + scopeSpansLen;
+    ProtoWriter w =
+        new ProtoWriter(1 + ProtoWriter.varintSize(resourceSpansLen) + resourceSpansLen);
     w.varint(REQUEST_RESOURCE_SPANS);
     w.varint(resourceSpansLen);
     w.lengthDelimited(RESOURCE_SPANS_RESOURCE, resource, 0, resource.length);
@@ -172,7 +189,8 @@ final class SpanRecords {
       w.lengthDelimited(SCOPE_SPANS_SPANS, spanBytes, start, ends[i] - start);
     }
     if (w.size() != w.array().length) {
-      throw new IllegalStateException("span record sized " + w.array().length + " but encoded " + w.size());
+      throw new IllegalStateException(
+          "span record sized " + w.array().length + " but encoded " + w.size());
     }
     return w.array();
   }

@@ -15,10 +15,15 @@ import java.util.Map;
 public final class StepCollectives {
   private StepCollectives() {}
 
-  /** One collective: per rank (index into the ranks given), its kernel's start and end in that rank's clock. */
+  /**
+   * One collective: per rank (index into the ranks given), its kernel's start and end in that
+   * rank's clock.
+   */
   public record Collective(StepKey step, int k, long[] startNs, long[] endNs) {}
 
-  /** @param collectives in step order (first appearance on the first rank), then k */
+  /**
+   * @param collectives in step order (first appearance on the first rank), then k
+   */
   public record Matched(List<Collective> collectives, int[] matchedPerRank) {}
 
   public static Matched match(List<RankTimeline> ranks) {

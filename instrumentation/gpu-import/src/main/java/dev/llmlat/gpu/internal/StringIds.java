@@ -33,7 +33,9 @@ final class StringIds {
     long max;
     long count;
     try (Statement st = db.createStatement();
-        ResultSet rs = st.executeQuery("SELECT IFNULL(max(id), -1), count(*), IFNULL(min(id), 0) FROM StringIds")) {
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT IFNULL(max(id), -1), count(*), IFNULL(min(id), 0) FROM StringIds")) {
       rs.next();
       max = rs.getLong(1);
       count = rs.getLong(2);
@@ -42,7 +44,8 @@ final class StringIds {
       }
     }
     String[] dense = new String[(int) (max + 1)];
-    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds")) {
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds")) {
       while (rs.next()) {
         dense[(int) rs.getLong(1)] = rs.getString(2);
       }
@@ -52,7 +55,8 @@ final class StringIds {
 
   private static Map<Long, String> readMap(Connection db) throws SQLException {
     Map<Long, String> map = new HashMap<>();
-    try (Statement st = db.createStatement(); ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds")) {
+    try (Statement st = db.createStatement();
+        ResultSet rs = st.executeQuery("SELECT id, value FROM StringIds")) {
       while (rs.next()) {
         map.put(rs.getLong(1), rs.getString(2));
       }
@@ -80,7 +84,9 @@ final class StringIds {
       sparseUtf8 = new HashMap<>();
     }
     String s = sparse.get(id);
-    return s == null ? null : sparseUtf8.computeIfAbsent(id, k -> s.getBytes(StandardCharsets.UTF_8));
+    return s == null
+        ? null
+        : sparseUtf8.computeIfAbsent(id, k -> s.getBytes(StandardCharsets.UTF_8));
   }
 
   String get(long id) {

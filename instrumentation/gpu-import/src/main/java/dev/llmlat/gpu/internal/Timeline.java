@@ -20,8 +20,9 @@ public final class Timeline {
   private final IntervalUnion communication;
   private final IntervalUnion memcpy;
   private final long[] counts = new long[3];
-  private final Map<List<Long>, Lane> lanes = new TreeMap<>(Comparator.<List<Long>>comparingLong(l -> l.get(0))
-      .thenComparingLong(l -> l.get(1)));
+  private final Map<List<Long>, Lane> lanes =
+      new TreeMap<>(
+          Comparator.<List<Long>>comparingLong(l -> l.get(0)).thenComparingLong(l -> l.get(1)));
   private final Map<String, long[]> byName = new HashMap<>();
   private long lastDevice = Long.MIN_VALUE;
   private long lastStream = Long.MIN_VALUE;
@@ -32,7 +33,9 @@ public final class Timeline {
     final IntervalUnion busy = sorted ? IntervalUnion.streaming() : IntervalUnion.buffered();
   }
 
-  /** @param sorted whether activities arrive in start order (then memory stays constant) */
+  /**
+   * @param sorted whether activities arrive in start order (then memory stays constant)
+   */
   public Timeline(boolean sorted) {
     this.sorted = sorted;
     this.all = union();
@@ -76,13 +79,37 @@ public final class Timeline {
     long total = all.count() == 0 ? 0 : all.max() - all.min();
     long busy = all.length();
     List<GpuSummary.StreamSummary> streams = new ArrayList<>();
-    lanes.forEach((k, l) -> streams.add(new GpuSummary.StreamSummary(k.get(0), k.get(1), l.counts[0], l.counts[1],
-        l.counts[2], l.busy.length(), l.busy.min(), l.busy.max())));
+    lanes.forEach(
+        (k, l) ->
+            streams.add(
+                new GpuSummary.StreamSummary(
+                    k.get(0),
+                    k.get(1),
+                    l.counts[0],
+                    l.counts[1],
+                    l.counts[2],
+                    l.busy.length(),
+                    l.busy.min(),
+                    l.busy.max())));
     List<GpuSummary.KernelTime> top = new ArrayList<>();
     byName.forEach((n, t) -> top.add(new GpuSummary.KernelTime(n, t[0], t[1])));
-    top.sort(Comparator.comparingLong(GpuSummary.KernelTime::totalNs).reversed()
-        .thenComparing(GpuSummary.KernelTime::name));
-    return new GpuSummary(file, format, total, busy, computation.length(), communication.length(), memcpy.length(),
-        total - busy, counts[0], counts[1], counts[2], streams, top.subList(0, Math.min(TOP, top.size())));
+    top.sort(
+        Comparator.comparingLong(GpuSummary.KernelTime::totalNs)
+            .reversed()
+            .thenComparing(GpuSummary.KernelTime::name));
+    return new GpuSummary(
+        file,
+        format,
+        total,
+        busy,
+        computation.length(),
+        communication.length(),
+        memcpy.length(),
+        total - busy,
+        counts[0],
+        counts[1],
+        counts[2],
+        streams,
+        top.subList(0, Math.min(TOP, top.size())));
   }
 }

@@ -6,7 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Counts what an import kept with a warning, per problem, with where each problem first happened. */
+/**
+ * Counts what an import kept with a warning, per problem, with where each problem first happened.
+ */
 public final class Warnings {
   private static final class Entry {
     long count;
@@ -32,7 +34,10 @@ public final class Warnings {
     }
   }
 
-  /** Adds {@code count} occurrences at once; {@code first} names the first unless one is named already. */
+  /**
+   * Adds {@code count} occurrences at once; {@code first} names the first unless one is named
+   * already.
+   */
   public void add(String problem, long count, String first) {
     if (count <= 0) {
       return;
@@ -56,7 +61,9 @@ public final class Warnings {
 
   public List<ImportWarning> list() {
     List<ImportWarning> out = new ArrayList<>(entries.size());
-    entries.forEach((problem, e) -> out.add(new ImportWarning(problem, e.count, e.first == null ? "?" : e.first)));
+    entries.forEach(
+        (problem, e) ->
+            out.add(new ImportWarning(problem, e.count, e.first == null ? "?" : e.first)));
     return out;
   }
 }

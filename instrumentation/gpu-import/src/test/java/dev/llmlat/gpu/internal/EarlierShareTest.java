@@ -10,7 +10,8 @@ class EarlierShareTest {
   @Test
   void theH200CaptureTimesFortyGivesTheImportingThreadAboutThreeQuarters() {
     // 1,355,760 runtime rows, 512,560 activities (bench import --copies 40)
-    assertThat(NsysImporter.earlierShare(1_355_760, 512_560, 512 * 1024)).isCloseTo(0.73, within(0.02));
+    assertThat(NsysImporter.earlierShare(1_355_760, 512_560, 512 * 1024))
+        .isCloseTo(0.73, within(0.02));
   }
 
   @Test
@@ -21,7 +22,8 @@ class EarlierShareTest {
 
   @Test
   void manyRuntimeRowsPerActivityTendToHalf() {
-    assertThat(NsysImporter.earlierShare(100_000_000, 1_000, 512 * 1024)).isCloseTo(0.5, within(0.001));
+    assertThat(NsysImporter.earlierShare(100_000_000, 1_000, 512 * 1024))
+        .isCloseTo(0.5, within(0.001));
   }
 
   @Test
@@ -29,6 +31,7 @@ class EarlierShareTest {
     // ten times the bench's export: balance would want ~0.73, a queue of 512 batches allows less
     double x = NsysImporter.earlierShare(13_557_600, 5_125_600, 512 * 1024);
     assertThat(x).isLessThan(0.6).isGreaterThan(0.5);
-    assertThat(NsysImporter.earlierShare(13_557_600, 5_125_600, 4096 * 1024)).isCloseTo(0.73, within(0.02));
+    assertThat(NsysImporter.earlierShare(13_557_600, 5_125_600, 4096 * 1024))
+        .isCloseTo(0.73, within(0.02));
   }
 }

@@ -28,7 +28,8 @@ class LaunchCallsTest {
       long thread = pid | (1 + random.nextInt(3));
       long start = c * 100 + random.nextInt(1000);
       model.add(correlation, thread, start);
-      if (random.nextInt(3) == 0) { // the driver call made under the runtime call: same id, later or earlier
+      if (random.nextInt(3)
+          == 0) { // the driver call made under the runtime call: same id, later or earlier
         model.add(correlation, thread, start + random.nextInt(200) - 100);
       }
     }
@@ -56,14 +57,18 @@ class LaunchCallsTest {
     Model model = new Model();
     for (int i = 0; i < 200_000; i++) {
       long process = random.nextInt(300);
-      long correlation = random.nextInt(50) == 0 ? random.nextLong(1L << 40) : (long) random.nextInt(20_000) * 997;
+      long correlation =
+          random.nextInt(50) == 0 ? random.nextLong(1L << 40) : (long) random.nextInt(20_000) * 997;
       long thread = (process << 24) | random.nextInt(100);
       model.add(correlation, thread, random.nextLong(1L << 50));
     }
     model.verify(random);
   }
 
-  /** Both halves of the table hold a call with one id: the earlier start wins, whichever half has it. */
+  /**
+   * Both halves of the table hold a call with one id: the earlier start wins, whichever half has
+   * it.
+   */
   @Test
   void earlierCallWinsAcrossTheTwoHalves() {
     LaunchCalls first = new LaunchCalls();
@@ -94,7 +99,9 @@ class LaunchCallsTest {
     void add(long correlation, long globalTid, long start) {
       long process = globalTid >> 24;
       calls.add(correlation, process, globalTid, start);
-      expected.merge(new Key(correlation, process), new Call(globalTid, start),
+      expected.merge(
+          new Key(correlation, process),
+          new Call(globalTid, start),
           (old, neu) -> neu.start() < old.start() ? neu : old);
     }
 
@@ -103,13 +110,19 @@ class LaunchCallsTest {
       for (Map.Entry<Key, Call> e : expected.entrySet()) {
         long h = LaunchCalls.find(calls, null, e.getKey().correlation(), e.getKey().process());
         assertThat(h).as("%s", e.getKey()).isNotNegative();
-        assertThat(LaunchCalls.thread(calls, null, h)).as("%s", e.getKey()).isEqualTo(e.getValue().globalTid());
-        assertThat(LaunchCalls.start(calls, null, h)).as("%s", e.getKey()).isEqualTo(e.getValue().start());
+        assertThat(LaunchCalls.thread(calls, null, h))
+            .as("%s", e.getKey())
+            .isEqualTo(e.getValue().globalTid());
+        assertThat(LaunchCalls.start(calls, null, h))
+            .as("%s", e.getKey())
+            .isEqualTo(e.getValue().start());
       }
       for (int i = 0; i < 10_000; i++) {
         Key k = new Key(random.nextLong(1L << 41) - 10, random.nextInt(400));
         if (!expected.containsKey(k)) {
-          assertThat(LaunchCalls.find(calls, null, k.correlation(), k.process())).as("%s", k).isEqualTo(-1);
+          assertThat(LaunchCalls.find(calls, null, k.correlation(), k.process()))
+              .as("%s", k)
+              .isEqualTo(-1);
         }
       }
     }

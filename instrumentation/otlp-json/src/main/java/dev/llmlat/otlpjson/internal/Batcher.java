@@ -37,7 +37,10 @@ public final class Batcher {
       if (group.resourceGroup() != resource) {
         closeResource();
         resource = group.resourceGroup();
-        resourceSpans = ResourceSpans.newBuilder().setResource(resource.resource()).setSchemaUrl(resource.schemaUrl());
+        resourceSpans =
+            ResourceSpans.newBuilder()
+                .setResource(resource.resource())
+                .setSchemaUrl(resource.schemaUrl());
       }
       scope = group;
       scopeSpans = ScopeSpans.newBuilder().setScope(group.scope()).setSchemaUrl(group.schemaUrl());

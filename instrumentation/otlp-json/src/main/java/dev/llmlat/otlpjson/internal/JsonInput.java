@@ -9,18 +9,29 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 
-/** A streaming JSON parser over an OTLP/JSON file (see {@link InputFiles}), read failures are worded by {@link InputFiles#invalid}. */
+/**
+ * A streaming JSON parser over an OTLP/JSON file (see {@link InputFiles}), read failures are worded
+ * by {@link InputFiles#invalid}.
+ */
 public final class JsonInput {
-  private static final JsonFactory JSON = JsonFactory.builder()
-      // A document can be one request of any size; attribute strings can be large.
-      .streamReadConstraints(StreamReadConstraints.builder().maxStringLength(64 * 1024 * 1024)
-          .maxDocumentLength(-1).build())
-      .build();
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          // A document can be one request of any size; attribute strings can be large.
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxStringLength(64 * 1024 * 1024)
+                  .maxDocumentLength(-1)
+                  .build())
+          .build();
 
   private JsonInput() {}
 
-  /** A parser over the file, decompressing gzip, reporting {@code base + bytes read} of {@code total}. */
-  public static JsonParser parser(Path file, ReadProgress progress, long base, long total) throws IOException {
+  /**
+   * A parser over the file, decompressing gzip, reporting {@code base + bytes read} of {@code
+   * total}.
+   */
+  public static JsonParser parser(Path file, ReadProgress progress, long base, long total)
+      throws IOException {
     InputStream in = InputFiles.open(file, progress, base, total);
     try {
       return JSON.createParser(in); // closing the parser closes the file

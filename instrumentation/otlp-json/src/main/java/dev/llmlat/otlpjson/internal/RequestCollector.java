@@ -30,19 +30,32 @@ public final class RequestCollector implements SpanVisitor {
 
   @Override
   public void span(ScopeGroup group, Span span, SpanPosition where) {
-    groups.computeIfAbsent(group.resourceGroup(), k -> {
-      order.add(k);
-      return new LinkedHashMap<>();
-    }).computeIfAbsent(group, k -> new ArrayList<>()).add(span);
+    groups
+        .computeIfAbsent(
+            group.resourceGroup(),
+            k -> {
+              order.add(k);
+              return new LinkedHashMap<>();
+            })
+        .computeIfAbsent(group, k -> new ArrayList<>())
+        .add(span);
   }
 
   @Override
   public void endRequest() {
     ExportTraceServiceRequest.Builder request = ExportTraceServiceRequest.newBuilder();
     for (ResourceGroup r : order) {
-      ResourceSpans.Builder rs = ResourceSpans.newBuilder().setResource(r.resource()).setSchemaUrl(r.schemaUrl());
-      groups.get(r).forEach((s, spans) -> rs.addScopeSpans(ScopeSpans.newBuilder().setScope(s.scope())
-          .setSchemaUrl(s.schemaUrl()).addAllSpans(spans)));
+      ResourceSpans.Builder rs =
+          ResourceSpans.newBuilder().setResource(r.resource()).setSchemaUrl(r.schemaUrl());
+      groups
+          .get(r)
+          .forEach(
+              (s, spans) ->
+                  rs.addScopeSpans(
+                      ScopeSpans.newBuilder()
+                          .setScope(s.scope())
+                          .setSchemaUrl(s.schemaUrl())
+                          .addAllSpans(spans)));
       request.addResourceSpans(rs);
     }
     groups.clear();

@@ -23,9 +23,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The exporter's bounded queue and its one sender thread. Callers only ever {@code offer}; all
- * waiting on Kafka (metadata, buffer space, the producer's creation) happens on the sender
- * thread, bounded by {@code max.block.ms}. The Kafka producer reconnects by itself when the broker
- * returns; records it cannot deliver are counted as dropped.
+ * waiting on Kafka (metadata, buffer space, the producer's creation) happens on the sender thread,
+ * bounded by {@code max.block.ms}. The Kafka producer reconnects by itself when the broker returns;
+ * records it cannot deliver are counted as dropped.
  */
 public final class KafkaSender {
   private static final Logger logger = Logger.getLogger(KafkaSender.class.getName());
@@ -215,7 +215,8 @@ public final class KafkaSender {
     try {
       byte[] value = TraceRecordEncoder.encode(batch.spans());
       ProducerRecord<byte[], byte[]> record =
-          new ProducerRecord<>(config.topic(), batch.traceId().getBytes(StandardCharsets.US_ASCII), value);
+          new ProducerRecord<>(
+              config.topic(), batch.traceId().getBytes(StandardCharsets.US_ASCII), value);
       p.send(
           record,
           (metadata, error) -> {
@@ -239,13 +240,19 @@ public final class KafkaSender {
       return producer;
     }
     try {
-      producer = new KafkaProducer<>(producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
+      producer =
+          new KafkaProducer<>(
+              producerConfig(), new ByteArraySerializer(), new ByteArraySerializer());
     } catch (RuntimeException e) {
       // e.g. unresolvable bootstrap servers: retry later, count what arrives meanwhile
       producerRetryAt = System.nanoTime() + PRODUCER_RETRY_NANOS;
       lastError = e.toString();
-      logger.log(Level.WARNING, "llmlat kafka exporter: cannot create the Kafka producer for "
-          + config.bootstrapServers() + ": " + e);
+      logger.log(
+          Level.WARNING,
+          "llmlat kafka exporter: cannot create the Kafka producer for "
+              + config.bootstrapServers()
+              + ": "
+              + e);
     }
     return producer;
   }
@@ -254,16 +261,20 @@ public final class KafkaSender {
     Map<String, Object> p = new HashMap<>();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.bootstrapServers());
     p.put(ProducerConfig.CLIENT_ID_CONFIG, "llmlat-span-exporter");
-    // Kafka's own defaults, not the Collector exporter's acks=1: with acks=1 a leader that dies before
+    // Kafka's own defaults, not the Collector exporter's acks=1: with acks=1 a leader that dies
+    // before
     // its followers copied a batch loses those spans; sending is asynchronous, so waiting for the
-    // in-sync replicas costs no request latency. Idempotence keeps a retried batch from landing twice.
+    // in-sync replicas costs no request latency. Idempotence keeps a retried batch from landing
+    // twice.
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     // Spans already wait up to the batch span processor's delay; lingering a little longer lets one
     // export's traces (arriving in a burst) travel as a few large produce requests instead of many
     // small ones: fewer wake-ups of the producer's network thread and of the broker.
     p.put(ProducerConfig.LINGER_MS_CONFIG, 50);
-    p.put(ProducerConfig.BATCH_SIZE_CONFIG, (int) Math.min(256 * 1024, Math.max(16 * 1024, config.bufferMemoryBytes() / 16)));
+    p.put(
+        ProducerConfig.BATCH_SIZE_CONFIG,
+        (int) Math.min(256 * 1024, Math.max(16 * 1024, config.bufferMemoryBytes() / 16)));
     p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, config.maxBlock().toMillis());
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
@@ -294,16 +305,35 @@ public final class KafkaSender {
     }
     nextLogAt = now + config.logInterval().toNanos();
     ExporterStats stats = stats();
-    if (stats.equals(lastLogged) || (lastLogged == null && stats.recordsSent() == 0 && stats.spansDropped() == 0)) {
+    if (stats.equals(lastLogged)
+        || (lastLogged == null && stats.recordsSent() == 0 && stats.spansDropped() == 0)) {
       return; // nothing new (or nothing yet) to say
     }
-    boolean newDrops = lastLogged == null ? stats.spansDropped() > 0 : stats.spansDropped() > lastLogged.spansDropped();
+    boolean newDrops =
+        lastLogged == null
+            ? stats.spansDropped() > 0
+            : stats.spansDropped() > lastLogged.spansDropped();
     lastLogged = stats;
-    String line = "llmlat kafka exporter (" + config.topic() + " at " + config.bootstrapServers() + "): "
-        + stats.spansSent() + " spans sent in " + stats.recordsSent() + " records, "
-        + stats.spansDropped() + " spans dropped (queue full " + stats.spansDroppedQueueFull()
-        + ", send failed " + stats.spansDroppedSendFailed() + "), queue " + stats.queued() + "/"
-        + stats.queueCapacity() + (newDrops && lastError != null ? ", last error: " + lastError : "");
+    String line =
+        "llmlat kafka exporter ("
+            + config.topic()
+            + " at "
+            + config.bootstrapServers()
+            + "): "
+            + stats.spansSent()
+            + " spans sent in "
+            + stats.recordsSent()
+            + " records, "
+            + stats.spansDropped()
+            + " spans dropped (queue full "
+            + stats.spansDroppedQueueFull()
+            + ", send failed "
+            + stats.spansDroppedSendFailed()
+            + "), queue "
+            + stats.queued()
+            + "/"
+            + stats.queueCapacity()
+            + (newDrops && lastError != null ? ", last error: " + lastError : "");
     logger.log(newDrops ? Level.WARNING : Level.INFO, line);
   }
 

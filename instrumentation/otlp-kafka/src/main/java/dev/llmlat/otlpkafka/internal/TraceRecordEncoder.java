@@ -11,11 +11,11 @@ import java.util.Collection;
  * Encodes spans as one OTLP {@code ExportTraceServiceRequest} protobuf, with the SDK's own OTLP
  * marshalers (inside the agent), so the bytes are exactly what its OTLP exporter would send.
  *
- * <p>It uses the SDK's plain marshaler, not its low-allocation one: a record holds one trace (a
- * few spans), and for so few spans the low-allocation marshaler's per-request grouping and its
- * second pass over every string cost more CPU than the plain one's short-lived objects (measured:
- * about 15% more per two-span record, collections included). The bytes go straight into an array
- * of the exact serialized size: no growth, no final copy. Thread-safe.
+ * <p>It uses the SDK's plain marshaler, not its low-allocation one: a record holds one trace (a few
+ * spans), and for so few spans the low-allocation marshaler's per-request grouping and its second
+ * pass over every string cost more CPU than the plain one's short-lived objects (measured: about
+ * 15% more per two-span record, collections included). The bytes go straight into an array of the
+ * exact serialized size: no growth, no final copy. Thread-safe.
  */
 public final class TraceRecordEncoder {
   private TraceRecordEncoder() {}

@@ -9,10 +9,10 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.exporter.internal.otlp.traces.TraceRequestMarshaler;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
-import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.io.ByteArrayOutputStream;
@@ -28,26 +28,33 @@ class TraceRecordEncoderTest {
   @Test
   void recordsAreTheSdkExportersBytesOfTheirTrace() throws IOException {
     List<SpanData> ended = new ArrayList<>();
-    SpanExporter capture = new SpanExporter() {
-      @Override
-      public CompletableResultCode export(Collection<SpanData> batch) {
-        ended.addAll(batch);
-        return CompletableResultCode.ofSuccess();
-      }
+    SpanExporter capture =
+        new SpanExporter() {
+          @Override
+          public CompletableResultCode export(Collection<SpanData> batch) {
+            ended.addAll(batch);
+            return CompletableResultCode.ofSuccess();
+          }
 
-      @Override
-      public CompletableResultCode flush() {
-        return CompletableResultCode.ofSuccess();
-      }
+          @Override
+          public CompletableResultCode flush() {
+            return CompletableResultCode.ofSuccess();
+          }
 
-      @Override
-      public CompletableResultCode shutdown() {
-        return CompletableResultCode.ofSuccess();
-      }
-    };
-    try (SdkTracerProvider tracing = SdkTracerProvider.builder()
-        .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "gw"))))
-        .addSpanProcessor(SimpleSpanProcessor.create(capture)).build()) {
+          @Override
+          public CompletableResultCode shutdown() {
+            return CompletableResultCode.ofSuccess();
+          }
+        };
+    try (SdkTracerProvider tracing =
+        SdkTracerProvider.builder()
+            .setResource(
+                Resource.getDefault()
+                    .merge(
+                        Resource.create(
+                            Attributes.of(AttributeKey.stringKey("service.name"), "gw"))))
+            .addSpanProcessor(SimpleSpanProcessor.create(capture))
+            .build()) {
       Tracer tracer = tracing.get("test", "1.0");
       for (int trace = 0; trace < 5; trace++) {
         Span root = tracer.spanBuilder("POST /v1/chat/completions").startSpan();

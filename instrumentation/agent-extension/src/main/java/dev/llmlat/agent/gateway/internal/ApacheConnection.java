@@ -11,12 +11,12 @@ import org.apache.hc.core5.pool.ConnPoolStats;
 import org.apache.hc.core5.pool.PoolStats;
 
 /**
- * The connection of an OpenAI-style call made with Apache HttpClient 5 (classic I/O): the
- * {@link UpstreamConnection} of the call is kept in its {@code HttpContext}, which every stage of
- * the client gets (the exec chain, the endpoint lease, the connection operator and socket
- * factories, the request executor), and is recorded on the agent's CLIENT span, current in the
- * calling thread from the start of the call. Classic I/O runs the whole exchange in that thread:
- * while the request executor writes, the call's record is also this thread's.
+ * The connection of an OpenAI-style call made with Apache HttpClient 5 (classic I/O): the {@link
+ * UpstreamConnection} of the call is kept in its {@code HttpContext}, which every stage of the
+ * client gets (the exec chain, the endpoint lease, the connection operator and socket factories,
+ * the request executor), and is recorded on the agent's CLIENT span, current in the calling thread
+ * from the start of the call. Classic I/O runs the whole exchange in that thread: while the request
+ * executor writes, the call's record is also this thread's.
  */
 public final class ApacheConnection {
   /** The HttpContext attribute holding the call's {@link UpstreamConnection}. */
@@ -28,22 +28,31 @@ public final class ApacheConnection {
 
   /** As the exec chain reaches its connect stage with {@code request}: starts the call's record. */
   public static void begin(ClassicHttpRequest request, HttpContext context) {
-    if (request == null || context == null || context.getAttribute(ATTRIBUTE) != null
-        || !"POST".equalsIgnoreCase(request.getMethod()) || OpenAiEndpoint.forPath(ApacheUpstream.path(request)) == null) {
+    if (request == null
+        || context == null
+        || context.getAttribute(ATTRIBUTE) != null
+        || !"POST".equalsIgnoreCase(request.getMethod())
+        || OpenAiEndpoint.forPath(ApacheUpstream.path(request)) == null) {
       return;
     }
     Header traceparent = request.getFirstHeader("traceparent");
-    String clientSpanId = traceparent == null ? null : UpstreamExchange.parentId(traceparent.getValue());
+    String clientSpanId =
+        traceparent == null ? null : UpstreamExchange.parentId(traceparent.getValue());
     Span current = Span.current();
     Span root = LocalRootSpan.fromContextOrNull(Context.current());
-    String currentId = current.getSpanContext().isValid() ? current.getSpanContext().getSpanId() : null;
+    String currentId =
+        current.getSpanContext().isValid() ? current.getSpanContext().getSpanId() : null;
     boolean currentIsRoot = root != null && root.getSpanContext().getSpanId().equals(currentId);
     UpstreamConnection connection;
-    if (currentId != null && !currentIsRoot && (clientSpanId == null || clientSpanId.equals(currentId))) {
+    if (currentId != null
+        && !currentIsRoot
+        && (clientSpanId == null || clientSpanId.equals(currentId))) {
       connection = UpstreamConnection.on(current, null, UpstreamConnection.APACHE_HTTPCLIENT_5);
     } else {
-      // no CLIENT span of the agent's here (its instrumentation is off): the root names the one the engine heard of
-      connection = UpstreamConnection.on(root, clientSpanId, UpstreamConnection.APACHE_HTTPCLIENT_5);
+      // no CLIENT span of the agent's here (its instrumentation is off): the root names the one the
+      // engine heard of
+      connection =
+          UpstreamConnection.on(root, clientSpanId, UpstreamConnection.APACHE_HTTPCLIENT_5);
     }
     if (connection != null) {
       context.setAttribute(ATTRIBUTE, connection);
@@ -55,7 +64,8 @@ public final class ApacheConnection {
    * route when the manager is a pool (PoolingHttpClientConnectionManager), keyed by the target.
    */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  public static void acquireStart(HttpContext context, Object manager, Object route, HttpHost target) {
+  public static void acquireStart(
+      HttpContext context, Object manager, Object route, HttpHost target) {
     UpstreamConnection connection = of(context);
     if (connection == null) {
       return;
@@ -69,7 +79,9 @@ public final class ApacheConnection {
     }
   }
 
-  /** The endpoint was leased: {@code connected} when it came from the pool with its connection open. */
+  /**
+   * The endpoint was leased: {@code connected} when it came from the pool with its connection open.
+   */
   public static void acquired(HttpContext context, boolean connected) {
     UpstreamConnection connection = of(context);
     if (connection != null) {

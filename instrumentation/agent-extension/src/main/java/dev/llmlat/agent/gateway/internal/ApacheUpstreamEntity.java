@@ -8,8 +8,8 @@ import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.io.entity.HttpEntityWrapper;
 
 /**
- * A streamed upstream entity, unchanged, whose content stream shows the bytes the application
- * reads to the {@link UpstreamExchange} (one reading thread at a time, as with any InputStream).
+ * A streamed upstream entity, unchanged, whose content stream shows the bytes the application reads
+ * to the {@link UpstreamExchange} (one reading thread at a time, as with any InputStream).
  */
 final class ApacheUpstreamEntity extends HttpEntityWrapper {
   private final UpstreamExchange exchange;

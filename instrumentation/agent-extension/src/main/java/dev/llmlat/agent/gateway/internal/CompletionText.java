@@ -7,11 +7,13 @@ import java.nio.charset.StandardCharsets;
  * The completion text of an OpenAI-style response, for opted-in content capture only ({@link
  * ContentCapture}): the string values of {@code content} (chat, streamed deltas or the whole
  * message) and {@code text} (completions) keys, from the data lines of an event stream or from a
- * plain JSON body. Keeps at most the capture limit; memory stays bounded for any response.
- * Not thread-safe; one per request.
+ * plain JSON body. Keeps at most the capture limit; memory stays bounded for any response. Not
+ * thread-safe; one per request.
  */
 public final class CompletionText {
-  /** A data line or plain body longer than this is not read for text (a completion chunk never is). */
+  /**
+   * A data line or plain body longer than this is not read for text (a completion chunk never is).
+   */
   private static final int MAX_BUFFER = 1 << 20;
 
   private final int maxChars;
@@ -74,7 +76,8 @@ public final class CompletionText {
   /** The text as {@code gen_ai.output.messages} JSON (one assistant message with one text part). */
   public String json() {
     return "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":"
-        + quote(ContentCapture.bounded(text.toString(), totalChars, maxChars)) + "}]}]";
+        + quote(ContentCapture.bounded(text.toString(), totalChars, maxChars))
+        + "}]}]";
   }
 
   /** Appends the string values of "content" and "text" keys found in one JSON document. */
@@ -125,7 +128,10 @@ public final class CompletionText {
     changed = true;
   }
 
-  /** Decodes a JSON string starting after its opening quote; returns the index after its closing quote. */
+  /**
+   * Decodes a JSON string starting after its opening quote; returns the index after its closing
+   * quote.
+   */
   private static int readString(String json, int i, StringBuilder out) {
     while (i < json.length()) {
       char c = json.charAt(i++);
@@ -138,11 +144,21 @@ public final class CompletionText {
       }
       char e = json.charAt(i++);
       switch (e) {
-        case 'n': out.append('\n'); break;
-        case 't': out.append('\t'); break;
-        case 'r': out.append('\r'); break;
-        case 'b': out.append('\b'); break;
-        case 'f': out.append('\f'); break;
+        case 'n':
+          out.append('\n');
+          break;
+        case 't':
+          out.append('\t');
+          break;
+        case 'r':
+          out.append('\r');
+          break;
+        case 'b':
+          out.append('\b');
+          break;
+        case 'f':
+          out.append('\f');
+          break;
         case 'u':
           if (i + 4 <= json.length()) {
             try {
@@ -153,7 +169,8 @@ public final class CompletionText {
             i += 4;
           }
           break;
-        default: out.append(e); // \" \\ \/
+        default:
+          out.append(e); // \" \\ \/
       }
     }
     return i;

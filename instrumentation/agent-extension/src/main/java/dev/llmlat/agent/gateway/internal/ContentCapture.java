@@ -11,7 +11,8 @@ import java.util.Locale;
  */
 public final class ContentCapture {
   public static final String PROPERTY = "otel.instrumentation.genai.capture-message-content";
-  public static final String MAX_LENGTH_PROPERTY = "otel.instrumentation.genai.message-content.max-length";
+  public static final String MAX_LENGTH_PROPERTY =
+      "otel.instrumentation.genai.message-content.max-length";
   static final int DEFAULT_MAX_LENGTH = 8192;
 
   private static final boolean ENABLED = "true".equalsIgnoreCase(setting(PROPERTY));
@@ -33,7 +34,10 @@ public final class ContentCapture {
     if (totalChars <= maxChars && text.length() <= maxChars) {
       return text;
     }
-    return text.substring(0, Math.min(text.length(), maxChars)) + "...[truncated: " + totalChars + " chars]";
+    return text.substring(0, Math.min(text.length(), maxChars))
+        + "...[truncated: "
+        + totalChars
+        + " chars]";
   }
 
   /** A system property, else the environment variable named the OpenTelemetry way. */

@@ -26,10 +26,10 @@ public final class GatewayAttributes {
   public static final String SERVER = LlmlatAttributes.GATEWAY_SERVER;
 
   /**
-   * On the {@code llmlat.upstream.first_chunk} event that the gateway's local root span (its
-   * SERVER span) gets for each streamed upstream call: the id (16 hex) of that call's CLIENT span,
-   * as in the {@code traceparent} the engine received. Absent when that span is unknown: the client
-   * made none (not instrumented), or, on Netty, the request carried no W3C {@code traceparent}.
+   * On the {@code llmlat.upstream.first_chunk} event that the gateway's local root span (its SERVER
+   * span) gets for each streamed upstream call: the id (16 hex) of that call's CLIENT span, as in
+   * the {@code traceparent} the engine received. Absent when that span is unknown: the client made
+   * none (not instrumented), or, on Netty, the request carried no W3C {@code traceparent}.
    */
   public static final String UPSTREAM_SPAN_ID = LlmlatAttributes.UPSTREAM_SPAN_ID;
 }

@@ -1,10 +1,10 @@
 package dev.llmlat.agent.gateway.internal;
 
+import dev.llmlat.semconv.LlmlatAttributes;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.instrumentation.api.instrumenter.LocalRootSpan;
-import dev.llmlat.semconv.LlmlatAttributes;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -15,8 +15,8 @@ import java.util.function.Function;
  * bytes as the application reads them, response bytes as it writes them, and the moments they are
  * handed to the network. Writes {@code gen_ai.*} attributes, the first-chunk event and the chunk
  * count on the gateway's SERVER span (the local root span), and the tenant when the user opted in
- * ({@link TenantConfig}). Server-stack neutral; synchronized
- * because some stacks read and write on different threads (never concurrently for one request).
+ * ({@link TenantConfig}). Server-stack neutral; synchronized because some stacks read and write on
+ * different threads (never concurrently for one request).
  */
 public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   static final AttributeKey<String> OPERATION = AttributeKey.stringKey("gen_ai.operation.name");
@@ -27,14 +27,22 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
       AttributeKey.longKey(LlmlatAttributes.GATEWAY_FIRST_CHUNK_NS);
   static final AttributeKey<Long> CHUNKS = AttributeKey.longKey(LlmlatAttributes.GATEWAY_CHUNKS);
   // GenAI semantic conventions; written only when the user opted in (ContentCapture)
-  static final AttributeKey<String> INPUT_MESSAGES = AttributeKey.stringKey("gen_ai.input.messages");
-  static final AttributeKey<String> OUTPUT_MESSAGES = AttributeKey.stringKey("gen_ai.output.messages");
+  static final AttributeKey<String> INPUT_MESSAGES =
+      AttributeKey.stringKey("gen_ai.input.messages");
+  static final AttributeKey<String> OUTPUT_MESSAGES =
+      AttributeKey.stringKey("gen_ai.output.messages");
   static final AttributeKey<String> TENANT = AttributeKey.stringKey(LlmlatAttributes.TENANT);
-  static final AttributeKey<Long> BACKPRESSURE_COUNT = AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT);
-  static final AttributeKey<Long> BACKPRESSURE_TOTAL_NS = AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
+  static final AttributeKey<Long> BACKPRESSURE_COUNT =
+      AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT);
+  static final AttributeKey<Long> BACKPRESSURE_TOTAL_NS =
+      AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
   static final AttributeKey<Long> BACKPRESSURE_DURATION_NS =
       AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS);
-  /** Backpressure events per request: the span's event limit (128 by default) is shared with the others. */
+
+  /**
+   * Backpressure events per request: the span's event limit (128 by default) is shared with the
+   * others.
+   */
   static final int MAX_BACKPRESSURE_EVENTS = 32;
 
   private enum ResponseMode {
@@ -47,13 +55,20 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   private final OpenAiEndpoint endpoint;
   private final OpenAiRequestScanner scanner;
   private final SseEventCounter events = new SseEventCounter();
+
   /** Null unless content capture is on: by default no response byte is kept. */
   private final CompletionText completion =
       ContentCapture.enabled() ? new CompletionText(ContentCapture.maxLength()) : null;
+
   private String inputMessages;
   private Span span;
-  /** False once the span must no longer be looked up in the current context ({@link #inCurrentSpan}). */
+
+  /**
+   * False once the span must no longer be looked up in the current context ({@link
+   * #inCurrentSpan}).
+   */
   private boolean spanLookup = true;
+
   private String model;
   private Boolean stream;
   private Long maxTokens;
@@ -75,10 +90,16 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   GatewayExchange(
-      OpenAiEndpoint endpoint, Function<String, String> requestHeaders, TenantConfig tenants, boolean spanLookup) {
+      OpenAiEndpoint endpoint,
+      Function<String, String> requestHeaders,
+      TenantConfig tenants,
+      boolean spanLookup) {
     this.endpoint = endpoint;
-    this.scanner = new OpenAiRequestScanner(
-        this, ContentCapture.enabled() ? ContentCapture.maxLength() : 0, tenants.fromUserField());
+    this.scanner =
+        new OpenAiRequestScanner(
+            this,
+            ContentCapture.enabled() ? ContentCapture.maxLength() : 0,
+            tenants.fromUserField());
     this.tenant = tenants.fromHeaders(requestHeaders);
     span();
     this.spanLookup = spanLookup;
@@ -89,7 +110,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
    * servlet's async writer), where the current span may be another request's: the SERVER span is
    * taken from the current context now or never ({@link #hasSpan()} tells).
    */
-  public static GatewayExchange inCurrentSpan(OpenAiEndpoint endpoint, Function<String, String> requestHeaders) {
+  public static GatewayExchange inCurrentSpan(
+      OpenAiEndpoint endpoint, Function<String, String> requestHeaders) {
     return new GatewayExchange(endpoint, requestHeaders, TenantConfig.current(), false);
   }
 
@@ -197,8 +219,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   /**
-   * Classifies the response when its headers are known: an event stream, a chunked body of
-   * unknown length (streamed), or a plain body (no first-chunk data is recorded for it).
+   * Classifies the response when its headers are known: an event stream, a chunked body of unknown
+   * length (streamed), or a plain body (no first-chunk data is recorded for it).
    */
   public synchronized void onResponseHeaders(String contentType, boolean lengthUnknown) {
     if (mode != ResponseMode.UNKNOWN) {
@@ -277,7 +299,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     if (chunks == 0) {
       long now = sendingAt != 0 ? sendingAt : epochNanos();
       firstChunkRecorded = true;
-      span.addEvent(LlmlatAttributes.EVENT_FIRST_CHUNK, Attributes.empty(), now, TimeUnit.NANOSECONDS);
+      span.addEvent(
+          LlmlatAttributes.EVENT_FIRST_CHUNK, Attributes.empty(), now, TimeUnit.NANOSECONDS);
       span.setAttribute(FIRST_CHUNK_NS, now);
     }
     chunks += sent;
@@ -286,8 +309,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   /**
-   * This server stack tells when the client stops taking writes (called as the exchange starts): the span says
-   * so with a count of 0, which {@link #onBackpressure} raises; without it, backpressure is unknown.
+   * This server stack tells when the client stops taking writes (called as the exchange starts):
+   * the span says so with a count of 0, which {@link #onBackpressure} raises; without it,
+   * backpressure is unknown.
    */
   public synchronized void backpressureObserved() {
     if (span() != null) {
@@ -296,8 +320,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   /**
-   * The gateway could not write to its client from {@code startEpochNanos} for {@code durationNs} (the client read
-   * slowly): an event for each of the first {@link #MAX_BACKPRESSURE_EVENTS}, the count and total for all.
+   * The gateway could not write to its client from {@code startEpochNanos} for {@code durationNs}
+   * (the client read slowly): an event for each of the first {@link #MAX_BACKPRESSURE_EVENTS}, the
+   * count and total for all.
    */
   public synchronized void onBackpressure(long startEpochNanos, long durationNs) {
     if (span() == null) {
@@ -306,8 +331,11 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     backpressureCount++;
     backpressureNs += durationNs;
     if (backpressureCount <= MAX_BACKPRESSURE_EVENTS) {
-      span.addEvent(LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE, Attributes.of(BACKPRESSURE_DURATION_NS, durationNs),
-          startEpochNanos, TimeUnit.NANOSECONDS);
+      span.addEvent(
+          LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE,
+          Attributes.of(BACKPRESSURE_DURATION_NS, durationNs),
+          startEpochNanos,
+          TimeUnit.NANOSECONDS);
     }
     span.setAttribute(BACKPRESSURE_COUNT, backpressureCount);
     span.setAttribute(BACKPRESSURE_TOTAL_NS, backpressureNs);

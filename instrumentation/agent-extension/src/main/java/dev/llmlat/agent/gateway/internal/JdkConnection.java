@@ -15,13 +15,14 @@ import java.util.function.BiConsumer;
  * the response headers, after every event here).
  *
  * <p>The client has no bound on the connections in use: an exchange takes an idle connection from
- * its {@code ConnectionPool} or opens a new one at once, and {@code jdk.httpclient.connectionPoolSize}
- * only bounds the idle ones kept. So the "pool wait" recorded (the exchange's
- * {@code HttpConnection.getConnection}) is a lookup, never a queue: no pool size nor pending count
- * exists to report. Then a new connection's TCP connect ({@code PlainHttpConnection.connectAsync}
- * until its future completes), its TLS handshake ({@code AsyncSSLConnection}: from the connect's
- * end until {@code finishConnect}'s future, which waits for the handshake), and the request's
- * headers and body handed to the connection (the exchange's own futures).
+ * its {@code ConnectionPool} or opens a new one at once, and {@code
+ * jdk.httpclient.connectionPoolSize} only bounds the idle ones kept. So the "pool wait" recorded
+ * (the exchange's {@code HttpConnection.getConnection}) is a lookup, never a queue: no pool size
+ * nor pending count exists to report. Then a new connection's TCP connect ({@code
+ * PlainHttpConnection.connectAsync} until its future completes), its TLS handshake ({@code
+ * AsyncSSLConnection}: from the connect's end until {@code finishConnect}'s future, which waits for
+ * the handshake), and the request's headers and body handed to the connection (the exchange's own
+ * futures).
  *
  * <p>The objects of one call are linked by the agent's virtual fields on them: the call's record on
  * its {@code MultiExchange} (one per call, its retries and redirects included) and on each of its
@@ -31,23 +32,32 @@ import java.util.function.BiConsumer;
  */
 public final class JdkConnection {
   private static final String INTERNAL = "jdk.internal.net.http.";
+
   /** The owners' names, as the instrumentation module registers its fields. */
   public static final String MULTI_EXCHANGE = INTERNAL + "MultiExchange";
+
   public static final String EXCHANGE = INTERNAL + "Exchange";
   public static final String HTTP_CONNECTION = INTERNAL + "HttpConnection";
   public static final String SSL_CONNECTION = INTERNAL + "AsyncSSLConnection";
 
   /** The java.net.http module's loader (the platform class loader, not the bootstrap one). */
   private static final ClassLoader CLIENT_LOADER = HttpRequest.class.getClassLoader();
+
   /** Per MultiExchange and per Exchange: the call's record. */
-  private static final NamedVirtualField<Call> MULTI_CALL = NamedVirtualField.find(MULTI_EXCHANGE, CLIENT_LOADER, Call.class);
-  private static final NamedVirtualField<Call> EXCHANGE_CALL = NamedVirtualField.find(EXCHANGE, CLIENT_LOADER, Call.class);
+  private static final NamedVirtualField<Call> MULTI_CALL =
+      NamedVirtualField.find(MULTI_EXCHANGE, CLIENT_LOADER, Call.class);
+
+  private static final NamedVirtualField<Call> EXCHANGE_CALL =
+      NamedVirtualField.find(EXCHANGE, CLIENT_LOADER, Call.class);
+
   /** On a connection the pool handed out, until an exchange takes it. */
   private static final NamedVirtualField<Boolean> POOLED =
       NamedVirtualField.find(HTTP_CONNECTION, CLIENT_LOADER, Boolean.class);
+
   /** On a TLS connection being set up for a call, until its handshake ends. */
   private static final NamedVirtualField<Call> HANDSHAKING =
       NamedVirtualField.find(SSL_CONNECTION, CLIENT_LOADER, Call.class);
+
   /** Whether the client's classes are the ones these hooks know (JDK 11 to 25). */
   private static final boolean KNOWN =
       MULTI_CALL != null && EXCHANGE_CALL != null && POOLED != null && HANDSHAKING != null;
@@ -86,16 +96,22 @@ public final class JdkConnection {
   }
 
   private static Call begin(HttpRequest request) {
-    if (request == null || !"POST".equalsIgnoreCase(request.method()) || OpenAiEndpoint.forPath(request.uri().getPath()) == null) {
+    if (request == null
+        || !"POST".equalsIgnoreCase(request.method())
+        || OpenAiEndpoint.forPath(request.uri().getPath()) == null) {
       return null;
     }
     Span current = Span.current();
     Span root = LocalRootSpan.fromContextOrNull(Context.current());
-    boolean currentIsRoot = root != null && root.getSpanContext().getSpanId().equals(current.getSpanContext().getSpanId());
-    UpstreamConnection connection = current.getSpanContext().isValid() && !currentIsRoot
-        ? UpstreamConnection.on(current, null, UpstreamConnection.JDK_HTTP_CLIENT)
-        // no CLIENT span of the agent's (its java-http-client instrumentation is off): on the root
-        : UpstreamConnection.on(root, null, UpstreamConnection.JDK_HTTP_CLIENT);
+    boolean currentIsRoot =
+        root != null
+            && root.getSpanContext().getSpanId().equals(current.getSpanContext().getSpanId());
+    UpstreamConnection connection =
+        current.getSpanContext().isValid() && !currentIsRoot
+            ? UpstreamConnection.on(current, null, UpstreamConnection.JDK_HTTP_CLIENT)
+            // no CLIENT span of the agent's (its java-http-client instrumentation is off): on the
+            // root
+            : UpstreamConnection.on(root, null, UpstreamConnection.JDK_HTTP_CLIENT);
     return connection == null ? null : new Call(connection, pool(request.uri()));
   }
 
@@ -108,7 +124,10 @@ public final class JdkConnection {
     return uri.getScheme() + "://" + uri.getHost() + ":" + port;
   }
 
-  /** An HTTP/1.1 exchange is made for {@code exchange}; it asks for a connection unless handed {@code given}. */
+  /**
+   * An HTTP/1.1 exchange is made for {@code exchange}; it asks for a connection unless handed
+   * {@code given}.
+   */
   public static void acquiring(Object exchange, Object given) {
     Call call = given == null ? of(exchange) : null;
     if (call != null) {
@@ -123,7 +142,10 @@ public final class JdkConnection {
     }
   }
 
-  /** The HTTP/1.1 exchange got {@code connection}: a pooled one, or one made for it (not connected yet). */
+  /**
+   * The HTTP/1.1 exchange got {@code connection}: a pooled one, or one made for it (not connected
+   * yet).
+   */
   public static void acquired(Object exchange, Object connection) {
     boolean pooled = KNOWN && POOLED.take(connection) != null;
     Call call = of(exchange);
@@ -152,25 +174,36 @@ public final class JdkConnection {
     return connecting.whenComplete(new Mark(call, Mark.CONNECTED));
   }
 
-  /** {@code sslConnection}'s set-up finishes when {@code finishing} completes: its TLS handshake is done. */
+  /**
+   * {@code sslConnection}'s set-up finishes when {@code finishing} completes: its TLS handshake is
+   * done.
+   */
   @SuppressWarnings({"rawtypes", "unchecked"})
   public static CompletableFuture handshaking(Object sslConnection, CompletableFuture finishing) {
     Call call = KNOWN ? HANDSHAKING.take(sslConnection) : null;
-    return call == null || finishing == null ? finishing : finishing.whenComplete(new Mark(call, Mark.TLS_DONE));
+    return call == null || finishing == null
+        ? finishing
+        : finishing.whenComplete(new Mark(call, Mark.TLS_DONE));
   }
 
-  /** {@code exchange}'s request headers are handed to the connection when {@code sent} completes. */
+  /**
+   * {@code exchange}'s request headers are handed to the connection when {@code sent} completes.
+   */
   @SuppressWarnings({"rawtypes", "unchecked"})
   public static CompletableFuture sendingHeaders(Object exchange, CompletableFuture sent) {
     Call call = of(exchange);
-    return call == null || sent == null ? sent : sent.whenComplete(new Mark(call, Mark.HEADERS_WRITTEN));
+    return call == null || sent == null
+        ? sent
+        : sent.whenComplete(new Mark(call, Mark.HEADERS_WRITTEN));
   }
 
   /** {@code exchange}'s request body is handed to the connection when {@code sent} completes. */
   @SuppressWarnings({"rawtypes", "unchecked"})
   public static CompletableFuture sendingBody(Object exchange, CompletableFuture sent) {
     Call call = of(exchange);
-    return call == null || sent == null ? sent : sent.whenComplete(new Mark(call, Mark.BODY_WRITTEN));
+    return call == null || sent == null
+        ? sent
+        : sent.whenComplete(new Mark(call, Mark.BODY_WRITTEN));
   }
 
   private static Call of(Object exchange) {
@@ -203,7 +236,8 @@ public final class JdkConnection {
           long now = UpstreamConnection.epochNanos();
           connection.connected(now);
           if (call.secure) {
-            connection.tlsStart(now); // the SSL tube wraps the socket as the connect ends and starts the handshake
+            connection.tlsStart(
+                now); // the SSL tube wraps the socket as the connect ends and starts the handshake
           }
           break;
         case TLS_DONE:

@@ -29,7 +29,8 @@ public final class JdkGatewayFilter extends Filter {
       chain.doFilter(exchange);
       return;
     }
-    GatewayExchange observed = new GatewayExchange(endpoint, exchange.getRequestHeaders()::getFirst);
+    GatewayExchange observed =
+        new GatewayExchange(endpoint, exchange.getRequestHeaders()::getFirst);
     exchange.setStreams(
         new JdkObservedRequestBody(exchange.getRequestBody(), observed),
         new JdkObservedResponseBody(exchange.getResponseBody(), exchange, observed));

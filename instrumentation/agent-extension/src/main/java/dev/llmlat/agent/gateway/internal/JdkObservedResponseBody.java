@@ -31,7 +31,8 @@ final class JdkObservedResponseBody extends FilterOutputStream {
       // headers are sent by now: the server itself set Transfer-encoding for a length of 0
       exchange.onResponseHeaders(
           httpExchange.getResponseHeaders().getFirst("Content-Type"),
-          "chunked".equalsIgnoreCase(httpExchange.getResponseHeaders().getFirst("Transfer-encoding")));
+          "chunked"
+              .equalsIgnoreCase(httpExchange.getResponseHeaders().getFirst("Transfer-encoding")));
     }
     exchange.onResponseBytes(bytes, offset, length);
   }

@@ -24,7 +24,8 @@ public final class JdkUpstreamBodyHandler<T> implements HttpResponse.BodyHandler
   }
 
   /** {@code handler} itself unless the request is an OpenAI-style POST made inside a trace. */
-  public static <T> HttpResponse.BodyHandler<T> observe(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+  public static <T> HttpResponse.BodyHandler<T> observe(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     if (handler == null
         || handler instanceof JdkUpstreamBodyHandler
         || !"POST".equalsIgnoreCase(request.method())
@@ -43,9 +44,15 @@ public final class JdkUpstreamBodyHandler<T> implements HttpResponse.BodyHandler
   @Override
   public HttpResponse.BodySubscriber<T> apply(HttpResponse.ResponseInfo info) {
     HttpResponse.BodySubscriber<T> subscriber = delegate.apply(info);
-    UpstreamExchange exchange = UpstreamExchange.forResponse(client, root, null,
-        info.headers().firstValue("content-type").orElse(null),
-        info.headers().firstValue("content-length").isEmpty());
-    return exchange == null || subscriber == null ? subscriber : new JdkUpstreamBodySubscriber<>(subscriber, exchange);
+    UpstreamExchange exchange =
+        UpstreamExchange.forResponse(
+            client,
+            root,
+            null,
+            info.headers().firstValue("content-type").orElse(null),
+            info.headers().firstValue("content-length").isEmpty());
+    return exchange == null || subscriber == null
+        ? subscriber
+        : new JdkUpstreamBodySubscriber<>(subscriber, exchange);
   }
 }

@@ -29,10 +29,11 @@ public final class JettyConnection {
   static final String ATTRIBUTE = "dev.llmlat.upstream.connection";
 
   /**
-   * On a plain connection opened and not yet used: its connect (an agent's virtual field, set as the
-   * connection is opened and taken as an exchange is first sent on it, one after the other).
+   * On a plain connection opened and not yet used: its connect (an agent's virtual field, set as
+   * the connection is opened and taken as an exchange is first sent on it, one after the other).
    */
-  private static final VirtualField<Connection, Opened> OPENED = VirtualField.find(Connection.class, Opened.class);
+  private static final VirtualField<Connection, Opened> OPENED =
+      VirtualField.find(Connection.class, Opened.class);
 
   private JettyConnection() {}
 
@@ -49,7 +50,8 @@ public final class JettyConnection {
 
   /** As an observed request is sent (inside its CLIENT span): starts the call's record. */
   public static void onSend(Request request) {
-    UpstreamConnection connection = UpstreamConnection.on(Span.current(), null, UpstreamConnection.JETTY_CLIENT_12);
+    UpstreamConnection connection =
+        UpstreamConnection.on(Span.current(), null, UpstreamConnection.JETTY_CLIENT_12);
     if (connection == null) {
       return;
     }
@@ -71,7 +73,8 @@ public final class JettyConnection {
       max = ((AbstractConnectionPool) pool).getMaxConnectionCount();
       leased = ((AbstractConnectionPool) pool).getActiveConnectionCount();
     }
-    connection.acquireStart(destination.getOrigin().asString(), max, destination.getQueuedRequestCount(), leased);
+    connection.acquireStart(
+        destination.getOrigin().asString(), max, destination.getQueuedRequestCount(), leased);
   }
 
   /** As the exchange is handed {@code used} to be sent on. */
@@ -84,7 +87,10 @@ public final class JettyConnection {
     if (opened != null) {
       OPENED.set(used, null);
     }
-    Boolean reused = used instanceof HttpConnectionOverHTTP ? ((HttpConnectionOverHTTP) used).getMessagesOut() > 0 : null;
+    Boolean reused =
+        used instanceof HttpConnectionOverHTTP
+            ? ((HttpConnectionOverHTTP) used).getMessagesOut() > 0
+            : null;
     if (opened != null) {
       connection.connectStart(opened.connectStart);
       connection.connected(opened.connected);
@@ -102,7 +108,8 @@ public final class JettyConnection {
   }
 
   private static UpstreamConnection of(HttpExchange exchange) {
-    Object connection = exchange == null ? null : exchange.getRequest().getAttributes().get(ATTRIBUTE);
+    Object connection =
+        exchange == null ? null : exchange.getRequest().getAttributes().get(ATTRIBUTE);
     return connection instanceof UpstreamConnection ? (UpstreamConnection) connection : null;
   }
 

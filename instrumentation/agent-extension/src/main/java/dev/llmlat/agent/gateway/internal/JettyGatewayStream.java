@@ -10,8 +10,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Wraps Jetty 12's per-request {@link HttpStream}, the layer every handler style (core handlers,
- * servlets, websockets aside) reads request content from and sends response content through, so
- * a {@code send} is the moment bytes go to the network.
+ * servlets, websockets aside) reads request content from and sends response content through, so a
+ * {@code send} is the moment bytes go to the network.
  */
 public final class JettyGatewayStream extends HttpStream.Wrapper {
   private final GatewayExchange exchange;

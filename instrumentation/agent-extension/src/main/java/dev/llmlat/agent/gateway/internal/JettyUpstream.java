@@ -43,9 +43,13 @@ public final class JettyUpstream {
       return source;
     }
     Context context = (Context) kept;
-    UpstreamExchange exchange = UpstreamExchange.forResponse(Span.fromContext(context),
-        LocalRootSpan.fromContextOrNull(context), null, response.getHeaders().get("Content-Type"),
-        response.getHeaders().get("Content-Length") == null);
+    UpstreamExchange exchange =
+        UpstreamExchange.forResponse(
+            Span.fromContext(context),
+            LocalRootSpan.fromContextOrNull(context),
+            null,
+            response.getHeaders().get("Content-Type"),
+            response.getHeaders().get("Content-Length") == null);
     return exchange == null ? source : new JettyUpstreamContentSource(source, exchange);
   }
 }

@@ -13,7 +13,8 @@ import io.opentelemetry.context.Context;
  * another agent version just yields null (and {@link #parentIfNone} does nothing).
  */
 final class NettyAgentContexts {
-  private static final String PREFIX = "io.opentelemetry.javaagent.shaded.instrumentation.netty.v4_1.internal.AttributeKeys#";
+  private static final String PREFIX =
+      "io.opentelemetry.javaagent.shaded.instrumentation.netty.v4_1.internal.AttributeKeys#";
   private static volatile AttributeKey<Context> clientKey;
   private static volatile AttributeKey<Context> clientParentKey;
 
@@ -49,7 +50,9 @@ final class NettyAgentContexts {
     }
   }
 
-  /** The key once the agent has created it (its class initializes with the first traced channel). */
+  /**
+   * The key once the agent has created it (its class initializes with the first traced channel).
+   */
   private static AttributeKey<Context> find(String name) {
     return AttributeKey.exists(PREFIX + name) ? AttributeKey.valueOf(PREFIX + name) : null;
   }

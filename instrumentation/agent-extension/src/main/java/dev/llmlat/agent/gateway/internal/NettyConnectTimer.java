@@ -32,18 +32,20 @@ public final class NettyConnectTimer extends ChannelDuplexHandler {
   }
 
   /**
-   * {@code channel}'s set-up as a timer saw it (connect start, connected, TLS start, TLS done), once:
-   * null when none timed it.
+   * {@code channel}'s set-up as a timer saw it (connect start, connected, TLS start, TLS done),
+   * once: null when none timed it.
    */
   static long[] takeSetup(Channel channel) {
     return channel.hasAttr(SETUP) ? channel.attr(SETUP).getAndSet(null) : null;
   }
 
   @Override
-  public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise)
+  public void connect(
+      ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise)
       throws Exception {
     connectStart = UpstreamConnection.epochNanos();
-    // timed as the connect completes, before the caller's listeners run (they go on with the channel)
+    // timed as the connect completes, before the caller's listeners run (they go on with the
+    // channel)
     ChannelPromise connecting = ctx.newPromise();
     connecting.addListener(new Connected(this, ctx, promise));
     promise.addListener(new Cancelled(connecting));

@@ -23,20 +23,23 @@ import java.nio.ByteBuffer;
  * sees each request while the agent has the request's SERVER span current; outbound it sees the
  * response objects the application writes, before they are encoded (raw {@code ByteBuf}s are body
  * content too: Reactor Netty writes them). A flush is when written bytes go to the network. The
- * channel's writability turning false (more response bytes pending than its write buffer's high-water
- * mark: the client reads slower than the gateway writes) until true again is the request's
- * backpressure; nothing is done per write for it. Netty calls it on the channel's event loop only,
- * so its state needs no locking.
+ * channel's writability turning false (more response bytes pending than its write buffer's
+ * high-water mark: the client reads slower than the gateway writes) until true again is the
+ * request's backpressure; nothing is done per write for it. Netty calls it on the channel's event
+ * loop only, so its state needs no locking.
  */
 public final class NettyGatewayHandler extends ChannelDuplexHandler {
   public static final String NAME = "llmlat.gateway";
 
   /** The request being answered; null unless it is an OpenAI-style POST inside a SERVER span. */
   private GatewayExchange exchange;
+
   /** The response's last content was written: the exchange ends at the next flush. */
   private boolean responseEnded;
+
   /** The exchange being answered when the channel turned unwritable; null while writable. */
   private GatewayExchange blocked;
+
   private long blockedSinceEpochNanos;
   private long blockedSinceNanoTime;
 
@@ -74,7 +77,8 @@ public final class NettyGatewayHandler extends ChannelDuplexHandler {
   }
 
   @Override
-  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+      throws Exception {
     if (exchange != null) {
       observeResponse(msg);
     }
@@ -116,7 +120,10 @@ public final class NettyGatewayHandler extends ChannelDuplexHandler {
     ctx.fireChannelInactive();
   }
 
-  /** The channel takes writes again: the interval since it turned unwritable goes to the exchange it held up. */
+  /**
+   * The channel takes writes again: the interval since it turned unwritable goes to the exchange it
+   * held up.
+   */
   private void unblocked() {
     GatewayExchange held = blocked;
     if (held != null) {

@@ -46,29 +46,45 @@ import java.nio.ByteBuffer;
 public final class NettyUpstreamHandler extends ChannelDuplexHandler {
   public static final String NAME = "llmlat.upstream";
 
-  /** Headers of the OpenAI-style request in flight (the agent injects traceparent into them); else null. */
+  /**
+   * Headers of the OpenAI-style request in flight (the agent injects traceparent into them); else
+   * null.
+   */
   private HttpHeaders request;
+
   private Context writeContext;
+
   /** The response being received; null when it is not observed. */
   private UpstreamExchange exchange;
+
   /** Handed from the pool's thread: the acquisition that got this channel for the next request. */
   private volatile UpstreamConnection acquiredFor;
+
   /** The call whose request is being written (until its last content); null when not recorded. */
   private UpstreamConnection writing;
+
   /** The call recorded, not yet on a span (its root was not found as its request was written). */
   private UpstreamConnection unattached;
+
   private String unattachedSpanId;
+
   /** The channel's set-up, epoch nanos (0: not seen); given to the channel's first request. */
   private long connectStart;
+
   private long connected;
   private long tlsStart;
   private long tlsDone;
+
   /** Read from the thread that hands an acquisition over (Vert.x's lease). */
   private volatile boolean firstRequestWritten;
 
-  /** Called after any handler is added to a pipeline: follows an HTTP client codec with this handler. */
+  /**
+   * Called after any handler is added to a pipeline: follows an HTTP client codec with this
+   * handler.
+   */
   public static void addAfterClientCodec(ChannelPipeline pipeline, ChannelHandler added) {
-    if (!(added instanceof HttpClientCodec || added instanceof HttpRequestEncoder) || pipeline.get(NAME) != null) {
+    if (!(added instanceof HttpClientCodec || added instanceof HttpRequestEncoder)
+        || pipeline.get(NAME) != null) {
       return;
     }
     ChannelHandlerContext codec = pipeline.context(added);
@@ -85,13 +101,20 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
     }
   }
 
-  /** Whether a request went over {@code channel} before (null when no handler follows its codec). */
+  /**
+   * Whether a request went over {@code channel} before (null when no handler follows its codec).
+   */
   static Boolean servedRequests(Channel channel) {
     ChannelHandler handler = channel.pipeline().get(NAME);
-    return handler instanceof NettyUpstreamHandler ? ((NettyUpstreamHandler) handler).firstRequestWritten : null;
+    return handler instanceof NettyUpstreamHandler
+        ? ((NettyUpstreamHandler) handler).firstRequestWritten
+        : null;
   }
 
-  /** A client pool's key for {@code channel}'s destination, its remote address, as scheme://host:port. */
+  /**
+   * A client pool's key for {@code channel}'s destination, its remote address, as
+   * scheme://host:port.
+   */
   static String pool(Channel channel) {
     SocketAddress remote = channel.remoteAddress();
     if (!(remote instanceof InetSocketAddress)) {
@@ -108,40 +131,48 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
   }
 
   @Override
-  public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise)
+  public void connect(
+      ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise)
       throws Exception {
     connectStart = UpstreamConnection.epochNanos();
-    // timed as the connect completes, before the caller's listeners run (a pool hands the channel on in them)
+    // timed as the connect completes, before the caller's listeners run (a pool hands the channel
+    // on in them)
     ChannelPromise connecting = ctx.newPromise();
-    connecting.addListener(done -> {
-      if (done.isSuccess()) {
-        connected = UpstreamConnection.epochNanos();
-        promise.trySuccess();
-      } else if (done.isCancelled()) {
-        promise.cancel(false);
-      } else {
-        promise.tryFailure(done.cause());
-      }
-    });
-    promise.addListener(done -> {
-      if (done.isCancelled()) {
-        connecting.cancel(false);
-      }
-    });
+    connecting.addListener(
+        done -> {
+          if (done.isSuccess()) {
+            connected = UpstreamConnection.epochNanos();
+            promise.trySuccess();
+          } else if (done.isCancelled()) {
+            promise.cancel(false);
+          } else {
+            promise.tryFailure(done.cause());
+          }
+        });
+    promise.addListener(
+        done -> {
+          if (done.isCancelled()) {
+            connecting.cancel(false);
+          }
+        });
     ctx.connect(remote, local, connecting);
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) throws Exception {
     if (connected != 0 && isSecure(ctx.channel())) {
-      tlsStart = UpstreamConnection.epochNanos(); // the SslHandler before this one starts its handshake now
+      tlsStart =
+          UpstreamConnection
+              .epochNanos(); // the SslHandler before this one starts its handshake now
     }
     ctx.fireChannelActive();
   }
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-    if (evt instanceof SslHandshakeCompletionEvent && tlsStart != 0 && tlsDone == 0
+    if (evt instanceof SslHandshakeCompletionEvent
+        && tlsStart != 0
+        && tlsDone == 0
         && ((SslHandshakeCompletionEvent) evt).isSuccess()) {
       tlsDone = UpstreamConnection.epochNanos();
     }
@@ -149,11 +180,13 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
   }
 
   @Override
-  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+      throws Exception {
     if (msg instanceof HttpRequest) {
       HttpRequest sent = (HttpRequest) msg;
-      boolean observed = HttpMethod.POST.equals(sent.method())
-          && OpenAiEndpoint.forPath(NettyGatewayHandler.path(sent.uri())) != null;
+      boolean observed =
+          HttpMethod.POST.equals(sent.method())
+              && OpenAiEndpoint.forPath(NettyGatewayHandler.path(sent.uri())) != null;
       request = observed ? sent.headers() : null;
       writeContext = observed ? Context.current() : null;
       exchange = null;
@@ -166,7 +199,11 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
       unattached = null;
       ctx.write(msg, promise);
       if (call != null) {
-        written(call, ctx.channel(), sent, first); // after the write: handlers nearer the socket may add traceparent
+        written(
+            call,
+            ctx.channel(),
+            sent,
+            first); // after the write: handlers nearer the socket may add traceparent
       }
     } else {
       ctx.write(msg, promise);
@@ -177,9 +214,14 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
     }
   }
 
-  /** The head of {@code call}'s request was written: its events go on the root span when it is found. */
-  private void written(UpstreamConnection call, Channel channel, HttpRequest sent, boolean firstOnChannel) {
-    long[] setup = firstOnChannel && connectStart == 0 ? NettyConnectTimer.takeSetup(channel) : null;
+  /**
+   * The head of {@code call}'s request was written: its events go on the root span when it is
+   * found.
+   */
+  private void written(
+      UpstreamConnection call, Channel channel, HttpRequest sent, boolean firstOnChannel) {
+    long[] setup =
+        firstOnChannel && connectStart == 0 ? NettyConnectTimer.takeSetup(channel) : null;
     if (setup != null) { // connected before this handler was added (Vert.x adds the codec then)
       connectStart = setup[0];
       connected = setup[1];
@@ -210,7 +252,9 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
   }
 
   private static Span root(Channel channel, Context write) {
-    Context[] candidates = {NettyAgentContexts.clientParent(channel), NettyAgentContexts.client(channel), write};
+    Context[] candidates = {
+      NettyAgentContexts.clientParent(channel), NettyAgentContexts.client(channel), write
+    };
     for (Context candidate : candidates) {
       Span root = candidate == null ? null : LocalRootSpan.fromContextOrNull(candidate);
       if (root != null) {
@@ -259,21 +303,29 @@ public final class NettyUpstreamHandler extends ChannelDuplexHandler {
     Span client = null;
     Span root = null;
     Context[] candidates = {
-      NettyAgentContexts.client(ctx.channel()), NettyAgentContexts.clientParent(ctx.channel()), writeContext, Context.current()
+      NettyAgentContexts.client(ctx.channel()),
+      NettyAgentContexts.clientParent(ctx.channel()),
+      writeContext,
+      Context.current()
     };
     for (Context candidate : candidates) {
       if (candidate == null) {
         continue;
       }
       Span span = Span.fromContext(candidate);
-      if (client == null && clientSpanId != null && clientSpanId.equals(span.getSpanContext().getSpanId())) {
+      if (client == null
+          && clientSpanId != null
+          && clientSpanId.equals(span.getSpanContext().getSpanId())) {
         client = span;
       }
       if (root == null) {
         root = LocalRootSpan.fromContextOrNull(candidate);
       }
     }
-    return UpstreamExchange.forResponse(client, root, clientSpanId,
+    return UpstreamExchange.forResponse(
+        client,
+        root,
+        clientSpanId,
         response.headers().get(HttpHeaderNames.CONTENT_TYPE),
         !(response instanceof LastHttpContent) && !HttpUtil.isContentLengthSet(response));
   }

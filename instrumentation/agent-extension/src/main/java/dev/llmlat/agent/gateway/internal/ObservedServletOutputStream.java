@@ -11,7 +11,8 @@ final class ObservedServletOutputStream extends ServletOutputStream {
   private final GatewayExchange exchange;
   private final byte[] one = new byte[1];
 
-  ObservedServletOutputStream(ServletOutputStream out, ObservedServletResponse response, GatewayExchange exchange) {
+  ObservedServletOutputStream(
+      ServletOutputStream out, ObservedServletResponse response, GatewayExchange exchange) {
     this.out = out;
     this.response = response;
     this.exchange = exchange;

@@ -7,14 +7,17 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.io.BufferedReader;
 import java.io.IOException;
 
-/** The request as the application sees it: its body, read as bytes or as characters, is observed. */
+/**
+ * The request as the application sees it: its body, read as bytes or as characters, is observed.
+ */
 public final class ObservedServletRequest extends HttpServletRequestWrapper {
   private final ObservedServletResponse response;
   private final GatewayExchange exchange;
   private ServletInputStream in;
   private BufferedReader reader;
 
-  ObservedServletRequest(HttpServletRequest request, ObservedServletResponse response, GatewayExchange exchange) {
+  ObservedServletRequest(
+      HttpServletRequest request, ObservedServletResponse response, GatewayExchange exchange) {
     super(request);
     this.response = response;
     this.exchange = exchange;

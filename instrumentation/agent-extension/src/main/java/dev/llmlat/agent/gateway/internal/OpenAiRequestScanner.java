@@ -5,13 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Reads the few top-level fields of an OpenAI-style JSON request body ({@code model},
- * {@code stream}, {@code max_tokens}/{@code max_completion_tokens}, and {@code user} when it names
- * the tenant ({@link TenantConfig})) from the bytes as the application reads them. Incremental and constant-memory: it sees each byte once, keeps no body
- * text, and never captures the value of any other field: prompts and messages pass through
- * unseen unless the user opted in to content capture ({@link ContentCapture}), in which case the
- * raw JSON of {@code messages} (chat) or {@code prompt} (completions) is kept up to a bound. Not
- * thread-safe; one per request.
+ * Reads the few top-level fields of an OpenAI-style JSON request body ({@code model}, {@code
+ * stream}, {@code max_tokens}/{@code max_completion_tokens}, and {@code user} when it names the
+ * tenant ({@link TenantConfig})) from the bytes as the application reads them. Incremental and
+ * constant-memory: it sees each byte once, keeps no body text, and never captures the value of any
+ * other field: prompts and messages pass through unseen unless the user opted in to content capture
+ * ({@link ContentCapture}), in which case the raw JSON of {@code messages} (chat) or {@code prompt}
+ * (completions) is kept up to a bound. Not thread-safe; one per request.
  */
 public final class OpenAiRequestScanner {
 
@@ -27,8 +27,8 @@ public final class OpenAiRequestScanner {
     default void onUser(String user) {}
 
     /**
-     * The raw JSON value of {@code messages} or {@code prompt}, cut at the capture bound
-     * ({@code totalChars} tells how long it was); only with content capture on.
+     * The raw JSON value of {@code messages} or {@code prompt}, cut at the capture bound ({@code
+     * totalChars} tells how long it was); only with content capture on.
      */
     default void onInputMessages(String json, long totalChars) {}
   }
@@ -39,14 +39,17 @@ public final class OpenAiRequestScanner {
   };
   private static final String USER = "user";
   private static final byte[] USER_BYTES = ascii(USER);
+
   /** {@link #found} bits: model, stream, a token limit, user. */
   private static final int FIELDS = 7;
+
   private static final int USER_FOUND = 8;
   private static final byte[] MESSAGES = ascii("messages");
   private static final byte[] PROMPT = ascii("prompt");
 
   /** Keys and values longer than this are not fields we care about. */
   private static final int MAX_TOKEN = 256;
+
   /** Stop scanning huge bodies: the fields we want are almost always near the top or short. */
   private static final long MAX_SCANNED = 8L << 20;
 
@@ -58,24 +61,31 @@ public final class OpenAiRequestScanner {
   private int depth;
   private boolean inString;
   private boolean escaped;
+
   /** At depth 1: true while the next string is a key. */
   private boolean expectKey;
+
   /** The top-level key whose value comes next, or null when that value is not wanted. */
   private String wantedKey;
+
   private boolean capturingString;
   private boolean capturingScalar;
   private long scanned;
   private boolean done;
   private int found;
+
   /** The {@link #found} bits that end the scan (with the input, when captured). */
   private final int allFound;
 
   /** Content capture: the most characters of the input kept, 0 when off. */
   private final int captureChars;
+
   /** The top-level key just read names the input (messages/prompt): its value is captured. */
   private boolean captureNext;
+
   /** Capturing now; the value is a string ('"'), a composite ('[' '{') or a scalar (other). */
   private int captureKind;
+
   private java.io.ByteArrayOutputStream captured;
   private long capturedTotal;
   private boolean inputSeen;
@@ -277,14 +287,18 @@ public final class OpenAiRequestScanner {
   }
 
   private void found(String key) {
-    int bit = key.equals("model") ? 1 : key.equals("stream") ? 2 : key.equals(USER) ? USER_FOUND : 4;
+    int bit =
+        key.equals("model") ? 1 : key.equals("stream") ? 2 : key.equals(USER) ? USER_FOUND : 4;
     found |= bit;
     if (found == allFound && (captureChars == 0 || inputSeen)) {
       done = true;
     }
   }
 
-  /** The key just read when it is one of {@link #WANTED} or the asked-for user (that constant), else null. */
+  /**
+   * The key just read when it is one of {@link #WANTED} or the asked-for user (that constant), else
+   * null.
+   */
   private String wanted() {
     for (int i = 0; i < WANTED.length; i++) {
       if (tokenIs(WANTED_BYTES[i])) {

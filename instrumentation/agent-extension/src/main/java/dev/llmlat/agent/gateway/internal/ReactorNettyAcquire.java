@@ -18,11 +18,15 @@ import reactor.core.publisher.MonoSink;
  */
 public final class ReactorNettyAcquire {
   /** On a pending acquisition's result sink. */
-  private static final VirtualField<MonoSink<?>, Started> STARTED = VirtualField.find(MonoSink.class, Started.class);
+  private static final VirtualField<MonoSink<?>, Started> STARTED =
+      VirtualField.find(MonoSink.class, Started.class);
 
   private ReactorNettyAcquire() {}
 
-  /** A pending acquisition: when it began (epoch nanos), and the pool's max, pending and acquired figures then. */
+  /**
+   * A pending acquisition: when it began (epoch nanos), and the pool's max, pending and acquired
+   * figures then.
+   */
   static final class Started {
     final long start;
     final long max;
@@ -37,7 +41,10 @@ public final class ReactorNettyAcquire {
     }
   }
 
-  /** The acquisition with result sink {@code sink} subscribes to the pool (a retry keeps the first start). */
+  /**
+   * The acquisition with result sink {@code sink} subscribes to the pool (a retry keeps the first
+   * start).
+   */
   public static void started(MonoSink<?> sink, int max, int pending, int acquired) {
     if (sink != null && STARTED.get(sink) == null) {
       STARTED.set(sink, new Started(UpstreamConnection.epochNanos(), max, pending, acquired));
@@ -58,7 +65,8 @@ public final class ReactorNettyAcquire {
     }
     STARTED.set(sink, null);
     UpstreamConnection connection = UpstreamConnection.pending(UpstreamConnection.REACTOR_NETTY);
-    connection.acquireStart(start.start, NettyUpstreamHandler.pool(channel), start.max, start.pending, start.acquired);
+    connection.acquireStart(
+        start.start, NettyUpstreamHandler.pool(channel), start.max, start.pending, start.acquired);
     connection.acquired(acquireCount > 1);
     NettyUpstreamHandler.acquired(channel, connection);
   }

@@ -17,7 +17,10 @@ public final class ServletGateway {
 
   private ServletGateway() {}
 
-  /** The wrapped request (its {@link ObservedServletRequest#observedResponse()} the wrapped response), or null. */
+  /**
+   * The wrapped request (its {@link ObservedServletRequest#observedResponse()} the wrapped
+   * response), or null.
+   */
   public static ObservedServletRequest observe(ServletRequest request, ServletResponse response) {
     if (!(request instanceof HttpServletRequest) || !(response instanceof HttpServletResponse)) {
       return null;
@@ -38,13 +41,14 @@ public final class ServletGateway {
     if (!exchange.hasSpan()) {
       return null;
     }
-    return new ObservedServletRequest(http, new ObservedServletResponse((HttpServletResponse) response, exchange), exchange);
+    return new ObservedServletRequest(
+        http, new ObservedServletResponse((HttpServletResponse) response, exchange), exchange);
   }
 
   /**
-   * The first filter or servlet returned: unless the response goes on asynchronously, the
-   * container now sends what the application wrote without flushing (its own flush and close are
-   * not seen through the wrappers).
+   * The first filter or servlet returned: unless the response goes on asynchronously, the container
+   * now sends what the application wrote without flushing (its own flush and close are not seen
+   * through the wrappers).
    */
   public static void serviceReturned(ObservedServletRequest request) {
     if (!request.isAsyncStarted()) {

@@ -14,11 +14,15 @@ public final class SseEventCounter {
 
   /** Bytes seen in the current line (CR excluded). */
   private int linePos;
+
   /** The line so far starts with "data:". */
   private boolean dataLine;
+
   /** Matched bytes of "[DONE]" after "data:" and optional spaces; -1 once it cannot match. */
   private int donePos;
+
   private boolean leadingSpace;
+
   /** The current event already counted (one event may carry several data lines). */
   private boolean eventCounted;
 

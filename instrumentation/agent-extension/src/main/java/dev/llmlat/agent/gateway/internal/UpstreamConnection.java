@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * see the same moment), with the epoch time it happened.
  *
  * <p>The events go on the span that carries them, with {@value LlmlatAttributes#UPSTREAM_CLIENT}
- * set there: the call's CLIENT span when the client made it before the connection was sought;
- * else the gateway's local root span, each event naming the CLIENT span ({@value
+ * set there: the call's CLIENT span when the client made it before the connection was sought; else
+ * the gateway's local root span, each event naming the CLIENT span ({@value
  * LlmlatAttributes#UPSTREAM_SPAN_ID}) when that is known. Until that span is known (Reactor Netty
  * acquires before it starts its CLIENT span) the events wait here, each with its own time, and
  * {@link #attach} adds them.
@@ -37,13 +37,20 @@ public final class UpstreamConnection {
   public static final String REACTOR_NETTY = "reactor-netty";
   public static final String VERTX_HTTP_CLIENT = "vertx-http-client";
 
-  private static final AttributeKey<String> CLIENT = AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_CLIENT);
-  private static final AttributeKey<String> SPAN_ID = AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_SPAN_ID);
-  private static final AttributeKey<String> POOL = AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_POOL);
-  private static final AttributeKey<Long> POOL_MAX = AttributeKey.longKey(LlmlatAttributes.UPSTREAM_POOL_MAX);
-  private static final AttributeKey<Long> POOL_PENDING = AttributeKey.longKey(LlmlatAttributes.UPSTREAM_POOL_PENDING);
-  private static final AttributeKey<Long> POOL_LEASED = AttributeKey.longKey(LlmlatAttributes.UPSTREAM_POOL_LEASED);
-  private static final AttributeKey<Boolean> REUSED = AttributeKey.booleanKey(LlmlatAttributes.UPSTREAM_CONNECTION_REUSED);
+  private static final AttributeKey<String> CLIENT =
+      AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_CLIENT);
+  private static final AttributeKey<String> SPAN_ID =
+      AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_SPAN_ID);
+  private static final AttributeKey<String> POOL =
+      AttributeKey.stringKey(LlmlatAttributes.UPSTREAM_POOL);
+  private static final AttributeKey<Long> POOL_MAX =
+      AttributeKey.longKey(LlmlatAttributes.UPSTREAM_POOL_MAX);
+  private static final AttributeKey<Long> POOL_PENDING =
+      AttributeKey.longKey(LlmlatAttributes.UPSTREAM_POOL_PENDING);
+  private static final AttributeKey<Long> POOL_LEASED =
+      AttributeKey.longKey(LlmlatAttributes.UPSTREAM_POOL_LEASED);
+  private static final AttributeKey<Boolean> REUSED =
+      AttributeKey.booleanKey(LlmlatAttributes.UPSTREAM_CONNECTION_REUSED);
 
   private static final int ACQUIRE_START = 0;
   private static final int ACQUIRED = 1;
@@ -65,12 +72,16 @@ public final class UpstreamConnection {
   };
 
   private final String client;
+
   /** Events recorded so far, one bit each. */
   private int recorded;
+
   /** Where events go; null while waiting for {@link #attach}. */
   private Span span;
+
   /** Each event's span-id attribute on the root span; null on the CLIENT span itself. */
   private String clientSpanId;
+
   /** Events waiting for the span: name index, epoch nanos and attributes, in order. */
   private List<Object[]> waiting;
 
@@ -84,12 +95,14 @@ public final class UpstreamConnection {
   }
 
   /**
-   * Events of a call recorded as they happen on {@code span}: the call's CLIENT span, or (where
-   * the client made none) the gateway's local root span with the CLIENT span's id when known.
-   * Null when {@code span} is null or not recording.
+   * Events of a call recorded as they happen on {@code span}: the call's CLIENT span, or (where the
+   * client made none) the gateway's local root span with the CLIENT span's id when known. Null when
+   * {@code span} is null or not recording.
    */
   public static UpstreamConnection on(Span span, String clientSpanId, String client) {
-    return span == null || !span.isRecording() ? null : new UpstreamConnection(client, span, clientSpanId);
+    return span == null || !span.isRecording()
+        ? null
+        : new UpstreamConnection(client, span, clientSpanId);
   }
 
   /** Events of a call whose span is not known yet: they wait for {@link #attach}. */
@@ -117,7 +130,8 @@ public final class UpstreamConnection {
    * The call asked its pool for a connection.
    *
    * @param pool the pool's key for the destination (null when unknown)
-   * @param max the most connections to that destination, negative when unknown (likewise the others)
+   * @param max the most connections to that destination, negative when unknown (likewise the
+   *     others)
    * @param pending requests already waiting for one of them
    * @param leased connections of that pool in use
    */
@@ -150,7 +164,8 @@ public final class UpstreamConnection {
 
   /** As {@link #acquired(Boolean)}, at a time taken earlier. */
   public void acquired(long epochNanos, Boolean reused) {
-    record(ACQUIRED, epochNanos, reused == null ? Attributes.empty() : Attributes.of(REUSED, reused));
+    record(
+        ACQUIRED, epochNanos, reused == null ? Attributes.empty() : Attributes.of(REUSED, reused));
   }
 
   public void connectStart() {

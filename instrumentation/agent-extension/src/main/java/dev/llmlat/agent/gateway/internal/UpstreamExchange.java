@@ -17,16 +17,17 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>on the gateway's local root span (its SERVER span, which lasts the whole stream), with
  *       {@value GatewayAttributes#UPSTREAM_SPAN_ID} naming the CLIENT span of the call, and
- *   <li>on that CLIENT span itself while it is still open (Reactor Netty's, Netty's and Jetty's last
- *       the whole body; the JDK client's ends at the response headers, and an event after the end
- *       is dropped).
+ *   <li>on that CLIENT span itself while it is still open (Reactor Netty's, Netty's and Jetty's
+ *       last the whole body; the JDK client's ends at the response headers, and an event after the
+ *       end is dropped).
  * </ul>
  *
  * Client-stack neutral. The hooks call it from one thread at a time (a Netty event loop, a
  * reactive-streams subscriber), so it needs no locking; after the first chunk it costs one check.
  */
 public final class UpstreamExchange {
-  static final AttributeKey<String> SPAN_ID = AttributeKey.stringKey(GatewayAttributes.UPSTREAM_SPAN_ID);
+  static final AttributeKey<String> SPAN_ID =
+      AttributeKey.stringKey(GatewayAttributes.UPSTREAM_SPAN_ID);
 
   private final Span client;
   private final Span root;
@@ -47,8 +48,8 @@ public final class UpstreamExchange {
    *
    * @param client the call's CLIENT span, or null when it cannot be reached
    * @param root the gateway's local root span (its SERVER span), or null
-   * @param clientSpanId the CLIENT span's id when known without the span (e.g. from the
-   *     {@code traceparent} the client sent), else null: taken from {@code client}
+   * @param clientSpanId the CLIENT span's id when known without the span (e.g. from the {@code
+   *     traceparent} the client sent), else null: taken from {@code client}
    */
   public static UpstreamExchange forResponse(
       Span client, Span root, String clientSpanId, String contentType, boolean lengthUnknown) {
@@ -66,7 +67,9 @@ public final class UpstreamExchange {
     if (clientSpanId == null && client != null) {
       clientSpanId = client.getSpanContext().getSpanId();
     }
-    if (root != null && clientSpanId != null && clientSpanId.equals(root.getSpanContext().getSpanId())) {
+    if (root != null
+        && clientSpanId != null
+        && clientSpanId.equals(root.getSpanContext().getSpanId())) {
       // no CLIENT span (the client is not instrumented): the "client" is the root itself
       client = null;
       clientSpanId = null;
@@ -82,7 +85,10 @@ public final class UpstreamExchange {
    * CLIENT span the engine is told about. Null when absent or malformed.
    */
   public static String parentId(String traceparent) {
-    if (traceparent == null || traceparent.length() < 55 || traceparent.charAt(35) != '-' || traceparent.charAt(52) != '-') {
+    if (traceparent == null
+        || traceparent.length() < 55
+        || traceparent.charAt(35) != '-'
+        || traceparent.charAt(52) != '-') {
       return null;
     }
     return traceparent.substring(36, 52);
@@ -115,11 +121,17 @@ public final class UpstreamExchange {
     recorded = true;
     long now = epochNanos();
     if (client != null && client.isRecording()) {
-      client.addEvent(LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK, Attributes.empty(), now, TimeUnit.NANOSECONDS);
+      client.addEvent(
+          LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK,
+          Attributes.empty(),
+          now,
+          TimeUnit.NANOSECONDS);
     }
     if (root != null) {
-      Attributes attributes = clientSpanId == null ? Attributes.empty() : Attributes.of(SPAN_ID, clientSpanId);
-      root.addEvent(LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK, attributes, now, TimeUnit.NANOSECONDS);
+      Attributes attributes =
+          clientSpanId == null ? Attributes.empty() : Attributes.of(SPAN_ID, clientSpanId);
+      root.addEvent(
+          LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK, attributes, now, TimeUnit.NANOSECONDS);
     }
   }
 

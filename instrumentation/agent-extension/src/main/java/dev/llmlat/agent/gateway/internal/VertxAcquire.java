@@ -11,10 +11,10 @@ import java.lang.invoke.MethodType;
 /**
  * Vert.x's HTTP client pool (4.5 and 5: {@code SimpleConnectionPool} of each endpoint, what
  * vertx-web-proxy and Vert.x gateways call through): when a lease was asked for, with the pool's
- * size for the connection kind and its waiters, when it was granted, and the connection granted.
- * As on Reactor Netty the client makes its CLIENT span only once it holds the connection: the
- * record is handed to the channel's {@link NettyUpstreamHandler} as the lease's stream is created,
- * which puts it on the gateway's root span as the request is written.
+ * size for the connection kind and its waiters, when it was granted, and the connection granted. As
+ * on Reactor Netty the client makes its CLIENT span only once it holds the connection: the record
+ * is handed to the channel's {@link NettyUpstreamHandler} as the lease's stream is created, which
+ * puts it on the gateway's root span as the request is written.
  *
  * <p>A lease granted later than asked for (after a wait for a connection, or a connect) is handed
  * over on the connection's event loop, where the agent's context is not the requester's, and the
@@ -26,22 +26,26 @@ import java.lang.invoke.MethodType;
  *
  * <p>An acquisition is an agent's virtual field on its result handler until granted (Vert.x 4.5's
  * {@code Handler}, 5's {@code Completable}), then on the connection until its stream is made
- * (HTTP/1.1: one lease per connection at a time). The pool's executor runs one action at a time,
- * so each field is written and read in turn; the fields themselves are volatile.
+ * (HTTP/1.1: one lease per connection at a time). The pool's executor runs one action at a time, so
+ * each field is written and read in turn; the fields themselves are volatile.
  */
 public final class VertxAcquire {
   /** The result handler's type of Vert.x 4.5's pool. */
   public static final String HANDLER_4 = "io.vertx.core.Handler";
+
   /** The result handler's type of Vert.x 5's pool (absent from 4.5). */
   public static final String HANDLER_5 = "io.vertx.core.Completable";
+
   /** The HTTP/1.x client connection a lease holds (4.5 and 5). */
   public static final String CONNECTION = "io.vertx.core.http.impl.Http1xClientConnection";
 
   /** On a pending acquisition's result handler, of the Vert.x beside this class. */
   private static final NamedVirtualField<Acquisition> STARTED = started();
+
   /** On a connection granted, until its stream is made. */
   private static final NamedVirtualField<Acquisition> GRANTED =
       NamedVirtualField.find(CONNECTION, VertxAcquire.class.getClassLoader(), Acquisition.class);
+
   /** The pool's public {@code waiters()}, per pool class (Vert.x 4 and 5 name it alike). */
   private static final ClassValue<MethodHandle> WAITERS = new Waiters();
 
@@ -49,11 +53,15 @@ public final class VertxAcquire {
 
   private static NamedVirtualField<Acquisition> started() {
     ClassLoader loader = VertxAcquire.class.getClassLoader();
-    NamedVirtualField<Acquisition> vertx5 = NamedVirtualField.find(HANDLER_5, loader, Acquisition.class);
+    NamedVirtualField<Acquisition> vertx5 =
+        NamedVirtualField.find(HANDLER_5, loader, Acquisition.class);
     return vertx5 != null ? vertx5 : NamedVirtualField.find(HANDLER_4, loader, Acquisition.class);
   }
 
-  /** One acquisition: when it began (epoch nanos), the pool's size and waiters then, the requester's context. */
+  /**
+   * One acquisition: when it began (epoch nanos), the pool's size and waiters then, the requester's
+   * context.
+   */
   static final class Acquisition {
     final long start;
     final long max;
@@ -73,7 +81,8 @@ public final class VertxAcquire {
     @Override
     protected MethodHandle computeValue(Class<?> type) {
       try {
-        return MethodHandles.publicLookup().findVirtual(type, "waiters", MethodType.methodType(int.class));
+        return MethodHandles.publicLookup()
+            .findVirtual(type, "waiters", MethodType.methodType(int.class));
       } catch (ReflectiveOperationException | RuntimeException e) {
         return null;
       }
@@ -81,17 +90,25 @@ public final class VertxAcquire {
   }
 
   /**
-   * {@code pool} was asked for a lease of connection kind {@code kind} by {@code handler}: its
-   * size for that kind is {@code maxCapacity / capacityFactors[kind]} (the pool counts capacity,
-   * not connections, to mix HTTP/1 and HTTP/2 ones).
+   * {@code pool} was asked for a lease of connection kind {@code kind} by {@code handler}: its size
+   * for that kind is {@code maxCapacity / capacityFactors[kind]} (the pool counts capacity, not
+   * connections, to mix HTTP/1 and HTTP/2 ones).
    */
-  public static void started(Object handler, Object pool, int maxCapacity, int[] capacityFactors, int kind) {
+  public static void started(
+      Object handler, Object pool, int maxCapacity, int[] capacityFactors, int kind) {
     if (handler == null || STARTED == null || STARTED.get(handler) != null) {
       return;
     }
-    long max = capacityFactors != null && kind >= 0 && kind < capacityFactors.length && capacityFactors[kind] > 0
-        ? maxCapacity / capacityFactors[kind] : -1;
-    STARTED.set(handler, new Acquisition(UpstreamConnection.epochNanos(), max, waiters(pool), Context.current()));
+    long max =
+        capacityFactors != null
+                && kind >= 0
+                && kind < capacityFactors.length
+                && capacityFactors[kind] > 0
+            ? maxCapacity / capacityFactors[kind]
+            : -1;
+    STARTED.set(
+        handler,
+        new Acquisition(UpstreamConnection.epochNanos(), max, waiters(pool), Context.current()));
   }
 
   private static long waiters(Object pool) {
@@ -132,7 +149,8 @@ public final class VertxAcquire {
       return;
     }
     UpstreamConnection call = UpstreamConnection.pending(UpstreamConnection.VERTX_HTTP_CLIENT);
-    call.acquireStart(grant.start, NettyUpstreamHandler.pool(channel), grant.max, grant.pending, -1);
+    call.acquireStart(
+        grant.start, NettyUpstreamHandler.pool(channel), grant.max, grant.pending, -1);
     call.acquired(grant.granted, NettyUpstreamHandler.servedRequests(channel));
     NettyUpstreamHandler.acquired(channel, call);
     if (Span.fromContext(grant.context).getSpanContext().isValid()) {

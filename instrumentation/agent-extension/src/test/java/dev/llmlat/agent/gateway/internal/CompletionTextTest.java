@@ -17,10 +17,14 @@ class CompletionTextTest {
     CompletionText text = new CompletionText(100);
     stream(text, "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n");
     assertThat(text.changed()).isFalse();
-    stream(text, ": ping\r\nevent: x\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n"
-        + "data: {\"choices\":[{\"delta\":{\"content\":\"lo \\\"w\\\"\\n\\u00fc\"}}]}\n\ndata: [DONE]\n\n");
+    stream(
+        text,
+        ": ping\r\nevent: x\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\n\n"
+            + "data: {\"choices\":[{\"delta\":{\"content\":\"lo \\\"w\\\"\\n\\u00fc\"}}]}\n\ndata: [DONE]\n\n");
     assertThat(text.changed()).isTrue();
-    assertThat(text.json()).isEqualTo("[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"Hello \\\"w\\\"\\nü\"}]}]");
+    assertThat(text.json())
+        .isEqualTo(
+            "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"Hello \\\"w\\\"\\nü\"}]}]");
     assertThat(text.changed()).as("reported once").isFalse();
   }
 

@@ -23,10 +23,14 @@ import org.junit.jupiter.api.Test;
  */
 class GatewayExchangeTenantTest {
   private static final String KEY = "sk-tenant-a";
+
   /** The first 16 hex characters of SHA-256("sk-tenant-a"), computed with sha256sum. */
   private static final String KEY_HASH = "key-43b53901e1469bd7";
-  private static final byte[] BODY = ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
-      + "\"stream\":true,\"max_tokens\":8,\"user\":\"end-user-7\"}").getBytes(StandardCharsets.UTF_8);
+
+  private static final byte[] BODY =
+      ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+              + "\"stream\":true,\"max_tokens\":8,\"user\":\"end-user-7\"}")
+          .getBytes(StandardCharsets.UTF_8);
 
   private final SdkTracerProvider tracing = SdkTracerProvider.builder().build();
 
@@ -46,7 +50,8 @@ class GatewayExchangeTenantTest {
   private SpanData serve(TenantConfig tenants) {
     Span span = tracing.get("t").spanBuilder("POST").setSpanKind(SpanKind.SERVER).startSpan();
     try (Scope ignored = LocalRootSpans.store(Context.root().with(span), span).makeCurrent()) {
-      GatewayExchange exchange = new GatewayExchange(OpenAiEndpoint.CHAT_COMPLETIONS, headers(), tenants, false);
+      GatewayExchange exchange =
+          new GatewayExchange(OpenAiEndpoint.CHAT_COMPLETIONS, headers(), tenants, false);
       exchange.onRequestBytes(BODY, 0, 30);
       exchange.onRequestBytes(BODY, 30, BODY.length - 30);
     }
@@ -56,7 +61,8 @@ class GatewayExchangeTenantTest {
 
   @Test
   void eachSourceRecordsItsTenant() {
-    assertThat(serve(TenantConfig.parse("header", null)).getAttributes().get(GatewayExchange.TENANT))
+    assertThat(
+            serve(TenantConfig.parse("header", null)).getAttributes().get(GatewayExchange.TENANT))
         .isEqualTo("acme");
     assertThat(serve(TenantConfig.parse("user", null)).getAttributes().get(GatewayExchange.TENANT))
         .isEqualTo("end-user-7");
@@ -67,10 +73,15 @@ class GatewayExchangeTenantTest {
 
   @Test
   void offByDefaultAndOnABadValueNothingIsRecorded() {
-    assertThat(TenantConfig.current().source()).as("no setting in this JVM").isEqualTo(TenantConfig.Source.OFF);
-    for (TenantConfig off : new TenantConfig[] {TenantConfig.current(), TenantConfig.parse("tenant", null)}) {
+    assertThat(TenantConfig.current().source())
+        .as("no setting in this JVM")
+        .isEqualTo(TenantConfig.Source.OFF);
+    for (TenantConfig off :
+        new TenantConfig[] {TenantConfig.current(), TenantConfig.parse("tenant", null)}) {
       SpanData data = serve(off);
-      assertThat(data.getAttributes().get(GatewayExchange.MODEL)).as("the body was read").isEqualTo("m");
+      assertThat(data.getAttributes().get(GatewayExchange.MODEL))
+          .as("the body was read")
+          .isEqualTo("m");
       assertThat(data.getAttributes().get(GatewayExchange.TENANT)).isNull();
     }
   }

@@ -12,8 +12,8 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.instrumentation.api.instrumenter.LocalRootSpans;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -28,8 +28,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Flow;
 import java.util.Locale;
+import java.util.concurrent.Flow;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -39,37 +39,43 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * engine's SSE response (8 chunks and [DONE]) received by the JDK HttpClient through {@link
  * JdkUpstreamBodyHandler} under a CLIENT span that ends at the headers (as the agent ends it), the
  * same response written and flushed through {@link JdkObservedResponseBody}, then closed; against
- * the same spans and stream calls without the hooks, alternately in one run. What
- * {@code llmlat bench agent} cannot resolve within its noise (a few microseconds against a request's
- * ~450 us of gateway CPU). Run: {@code mvn -pl instrumentation/agent-extension test
- * -Dtest=HookCostBenchmark -Dllmlat.bench=true -Dsurefire.failIfNoSpecifiedTests=false}.
+ * the same spans and stream calls without the hooks, alternately in one run. What {@code llmlat
+ * bench agent} cannot resolve within its noise (a few microseconds against a request's ~450 us of
+ * gateway CPU). Run: {@code mvn -pl instrumentation/agent-extension test -Dtest=HookCostBenchmark
+ * -Dllmlat.bench=true -Dsurefire.failIfNoSpecifiedTests=false}.
  */
 @EnabledIfSystemProperty(named = "llmlat.bench", matches = "true")
 class HookCostBenchmark {
-  private static final byte[] REQUEST = ("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,"
-      + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}").getBytes(StandardCharsets.UTF_8);
+  private static final byte[] REQUEST =
+      ("{\"model\":\"m\",\"stream\":true,\"max_tokens\":8,"
+              + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")
+          .getBytes(StandardCharsets.UTF_8);
   private static final byte[] RESPONSE = sse();
-  private static final HttpRequest UPSTREAM = HttpRequest.newBuilder(URI.create("http://engine:8000/v1/chat/completions"))
-      .POST(HttpRequest.BodyPublishers.noBody()).build();
-  private static final HttpResponse.ResponseInfo UPSTREAM_SSE = new HttpResponse.ResponseInfo() {
-    private final java.net.http.HttpHeaders headers = java.net.http.HttpHeaders.of(
-        java.util.Map.of("content-type", List.of("text/event-stream")), (a, b) -> true);
+  private static final HttpRequest UPSTREAM =
+      HttpRequest.newBuilder(URI.create("http://engine:8000/v1/chat/completions"))
+          .POST(HttpRequest.BodyPublishers.noBody())
+          .build();
+  private static final HttpResponse.ResponseInfo UPSTREAM_SSE =
+      new HttpResponse.ResponseInfo() {
+        private final java.net.http.HttpHeaders headers =
+            java.net.http.HttpHeaders.of(
+                java.util.Map.of("content-type", List.of("text/event-stream")), (a, b) -> true);
 
-    @Override
-    public int statusCode() {
-      return 200;
-    }
+        @Override
+        public int statusCode() {
+          return 200;
+        }
 
-    @Override
-    public java.net.http.HttpHeaders headers() {
-      return headers;
-    }
+        @Override
+        public java.net.http.HttpHeaders headers() {
+          return headers;
+        }
 
-    @Override
-    public HttpClient.Version version() {
-      return HttpClient.Version.HTTP_1_1;
-    }
-  };
+        @Override
+        public HttpClient.Version version() {
+          return HttpClient.Version.HTTP_1_1;
+        }
+      };
 
   @Test
   void hooksCostPerRequest() throws Exception {
@@ -96,25 +102,38 @@ class HookCostBenchmark {
       }
       double h = median(hooked);
       double p = median(plain);
-      System.out.printf(Locale.ROOT, "hook cost, median of %d rounds x %d requests: with hooks %.2f us/request,"
-          + " span and streams alone %.2f us/request: the hooks add %.2f us/request%n", rounds, requests, h, p, h - p);
-      // what was timed did the hooks' work: the span carries the request's attributes and the chunks
+      System.out.printf(
+          Locale.ROOT,
+          "hook cost, median of %d rounds x %d requests: with hooks %.2f us/request,"
+              + " span and streams alone %.2f us/request: the hooks add %.2f us/request%n",
+          rounds,
+          requests,
+          h,
+          p,
+          h - p);
+      // what was timed did the hooks' work: the span carries the request's attributes and the
+      // chunks
       SpanData hookedSpan = ((ReadableSpan) request(tracer, true)).toSpanData();
       assertThat(hookedSpan.getAttributes().get(GatewayExchange.MODEL)).isEqualTo("m");
-      assertThat(hookedSpan.getAttributes().get(GatewayExchange.CHUNKS)).isEqualTo(8L); // [DONE] is no content
-      assertThat(hookedSpan.getEvents()).extracting(e -> e.getName())
+      assertThat(hookedSpan.getAttributes().get(GatewayExchange.CHUNKS))
+          .isEqualTo(8L); // [DONE] is no content
+      assertThat(hookedSpan.getEvents())
+          .extracting(e -> e.getName())
           .containsExactly("llmlat.upstream.first_chunk", "gen_ai.first_chunk");
     }
   }
 
   private static Span request(Tracer tracer, boolean hooks) throws Exception {
-    Span span = tracer.spanBuilder("POST /v1/chat/completions").setSpanKind(SpanKind.SERVER).startSpan();
+    Span span =
+        tracer.spanBuilder("POST /v1/chat/completions").setSpanKind(SpanKind.SERVER).startSpan();
     try (Scope scope = LocalRootSpans.store(Context.current().with(span), span).makeCurrent()) {
       InputStream in = new ByteArrayInputStream(REQUEST);
       OutputStream out = new ByteArrayOutputStream(RESPONSE.length);
       if (hooks) {
         GatewayExchange exchange =
-            new GatewayExchange(OpenAiEndpoint.CHAT_COMPLETIONS, SseExchange.INSTANCE.getRequestHeaders()::getFirst);
+            new GatewayExchange(
+                OpenAiEndpoint.CHAT_COMPLETIONS,
+                SseExchange.INSTANCE.getRequestHeaders()::getFirst);
         in = new JdkObservedRequestBody(in, exchange);
         out = new JdkObservedResponseBody(out, SseExchange.INSTANCE, exchange);
       }
@@ -132,7 +151,10 @@ class HookCostBenchmark {
     return span;
   }
 
-  /** The engine's response as the JDK client delivers it (one buffer per event) to a discarding subscriber. */
+  /**
+   * The engine's response as the JDK client delivers it (one buffer per event) to a discarding
+   * subscriber.
+   */
   private static void receiveUpstream(Tracer tracer, boolean hooks) {
     Span client = tracer.spanBuilder("POST").setSpanKind(SpanKind.CLIENT).startSpan();
     HttpResponse.BodyHandler<Void> handler = HttpResponse.BodyHandlers.discarding();
@@ -146,18 +168,21 @@ class HookCostBenchmark {
     subscriber.onSubscribe(NO_SUBSCRIPTION);
     int eventLength = RESPONSE.length / 9 + 1; // 8 chunks and [DONE], about
     for (int offset = 0; offset < RESPONSE.length; offset += eventLength) {
-      subscriber.onNext(List.of(ByteBuffer.wrap(RESPONSE, offset, Math.min(eventLength, RESPONSE.length - offset))));
+      subscriber.onNext(
+          List.of(
+              ByteBuffer.wrap(RESPONSE, offset, Math.min(eventLength, RESPONSE.length - offset))));
     }
     subscriber.onComplete();
   }
 
-  private static final Flow.Subscription NO_SUBSCRIPTION = new Flow.Subscription() {
-    @Override
-    public void request(long n) {}
+  private static final Flow.Subscription NO_SUBSCRIPTION =
+      new Flow.Subscription() {
+        @Override
+        public void request(long n) {}
 
-    @Override
-    public void cancel() {}
-  };
+        @Override
+        public void cancel() {}
+      };
 
   private static byte[] sse() {
     StringBuilder s = new StringBuilder();

@@ -33,10 +33,16 @@ class JdkUpstreamBodyHandlerTest {
   private static final String EVENT = "data: {\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}\n\n";
 
   private final SdkTracerProvider tracing = SdkTracerProvider.builder().build();
-  private final Span server = tracing.get("t").spanBuilder("POST").setSpanKind(SpanKind.SERVER).startSpan();
+  private final Span server =
+      tracing.get("t").spanBuilder("POST").setSpanKind(SpanKind.SERVER).startSpan();
   private final Context serverContext = LocalRootSpans.store(Context.root().with(server), server);
   private final Span client =
-      tracing.get("t").spanBuilder("POST").setSpanKind(SpanKind.CLIENT).setParent(serverContext).startSpan();
+      tracing
+          .get("t")
+          .spanBuilder("POST")
+          .setSpanKind(SpanKind.CLIENT)
+          .setParent(serverContext)
+          .startSpan();
 
   @AfterEach
   void close() {
@@ -47,7 +53,8 @@ class JdkUpstreamBodyHandlerTest {
   void firstDataEventAfterTheClientSpanEndedGoesOnTheServerSpan() {
     HttpResponse.BodyHandler<List<String>> handler = observe("POST", "/v1/chat/completions");
     assertThat(handler).isInstanceOf(JdkUpstreamBodyHandler.class);
-    HttpResponse.BodySubscriber<List<String>> subscriber = handler.apply(info(Map.of("content-type", "text/event-stream")));
+    HttpResponse.BodySubscriber<List<String>> subscriber =
+        handler.apply(info(Map.of("content-type", "text/event-stream")));
     client.end(); // as the agent ends it when send() returns with the headers
     subscriber.onSubscribe(new NoSubscription());
     subscriber.onNext(buffers(": ping\n\n", EVENT.substring(0, 12)));
@@ -59,27 +66,36 @@ class JdkUpstreamBodyHandlerTest {
     server.end();
 
     assertThat(subscriber.getBody().toCompletableFuture().join())
-        .containsExactly(": ping\n\n", EVENT.substring(0, 12), EVENT.substring(12), EVENT, "data: [DONE]\n\n");
+        .containsExactly(
+            ": ping\n\n", EVENT.substring(0, 12), EVENT.substring(12), EVENT, "data: [DONE]\n\n");
     assertThat(events(client)).isEmpty();
-    assertThat(events(server)).singleElement().satisfies(e -> {
-      assertThat(e.getName()).isEqualTo("llmlat.upstream.first_chunk");
-      assertThat(e.getEpochNanos()).isBetween(before, after);
-      assertThat(e.getAttributes().get(UpstreamExchange.SPAN_ID)).isEqualTo(client.getSpanContext().getSpanId());
-    });
+    assertThat(events(server))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getName()).isEqualTo("llmlat.upstream.first_chunk");
+              assertThat(e.getEpochNanos()).isBetween(before, after);
+              assertThat(e.getAttributes().get(UpstreamExchange.SPAN_ID))
+                  .isEqualTo(client.getSpanContext().getSpanId());
+            });
   }
 
   @Test
   void otherCallsAndBodiesOfKnownLengthAreLeftAlone() {
     CollectingHandler plain = new CollectingHandler();
-    for (String[] call : new String[][] {{"GET", "/v1/chat/completions"}, {"POST", "/v1/embeddings"}}) {
+    for (String[] call :
+        new String[][] {{"GET", "/v1/chat/completions"}, {"POST", "/v1/embeddings"}}) {
       try (Scope ignored = serverContext.with(client).makeCurrent()) {
-        assertThat(JdkUpstreamBodyHandler.observe(request(call[0], call[1]), plain)).isSameAs(plain);
+        assertThat(JdkUpstreamBodyHandler.observe(request(call[0], call[1]), plain))
+            .isSameAs(plain);
       }
     }
     assertThat(JdkUpstreamBodyHandler.observe(request("POST", "/v1/chat/completions"), plain))
-        .as("outside any trace").isSameAs(plain);
-    HttpResponse.BodySubscriber<List<String>> subscriber = observe("POST", "/v1/completions")
-        .apply(info(Map.of("content-type", "application/json", "content-length", "12")));
+        .as("outside any trace")
+        .isSameAs(plain);
+    HttpResponse.BodySubscriber<List<String>> subscriber =
+        observe("POST", "/v1/completions")
+            .apply(info(Map.of("content-type", "application/json", "content-length", "12")));
     assertThat(subscriber).isInstanceOf(CollectingSubscriber.class);
   }
 
@@ -91,12 +107,18 @@ class JdkUpstreamBodyHandlerTest {
 
   private static HttpRequest request(String method, String path) {
     return HttpRequest.newBuilder(URI.create("http://engine:8000" + path))
-        .method(method, HttpRequest.BodyPublishers.noBody()).build();
+        .method(method, HttpRequest.BodyPublishers.noBody())
+        .build();
   }
 
   private static HttpResponse.ResponseInfo info(Map<String, String> headers) {
-    HttpHeaders all = HttpHeaders.of(headers.entrySet().stream()
-        .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> List.of(e.getValue()))), (a, b) -> true);
+    HttpHeaders all =
+        HttpHeaders.of(
+            headers.entrySet().stream()
+                .collect(
+                    java.util.stream.Collectors.toMap(
+                        Map.Entry::getKey, e -> List.of(e.getValue()))),
+            (a, b) -> true);
     return new HttpResponse.ResponseInfo() {
       @Override
       public int statusCode() {
@@ -116,7 +138,9 @@ class JdkUpstreamBodyHandlerTest {
   }
 
   private static List<ByteBuffer> buffers(String... parts) {
-    return java.util.Arrays.stream(parts).map(p -> ByteBuffer.wrap(p.getBytes(StandardCharsets.UTF_8))).toList();
+    return java.util.Arrays.stream(parts)
+        .map(p -> ByteBuffer.wrap(p.getBytes(StandardCharsets.UTF_8)))
+        .toList();
   }
 
   private static List<EventData> events(Span span) {
@@ -136,9 +160,11 @@ class JdkUpstreamBodyHandlerTest {
     }
   }
 
-  private static final class CollectingSubscriber implements HttpResponse.BodySubscriber<List<String>> {
+  private static final class CollectingSubscriber
+      implements HttpResponse.BodySubscriber<List<String>> {
     private final List<String> received = new java.util.ArrayList<>();
-    private final java.util.concurrent.CompletableFuture<List<String>> body = new java.util.concurrent.CompletableFuture<>();
+    private final java.util.concurrent.CompletableFuture<List<String>> body =
+        new java.util.concurrent.CompletableFuture<>();
 
     @Override
     public java.util.concurrent.CompletionStage<List<String>> getBody() {

@@ -16,7 +16,8 @@ class NamedVirtualFieldTest {
 
   @Test
   void holdsAValuePerInstanceOfTheOwnerUntilTaken() {
-    NamedVirtualField<String> field = NamedVirtualField.find("java.util.ArrayList", null, String.class);
+    NamedVirtualField<String> field =
+        NamedVirtualField.find("java.util.ArrayList", null, String.class);
     assertThat(field).isNotNull();
     List<String> one = new ArrayList<>(List.of("equal"));
     List<String> other = new ArrayList<>(List.of("equal")); // equal, not the same object
@@ -31,7 +32,8 @@ class NamedVirtualFieldTest {
 
   @Test
   void anObjectOfAnotherClassHasNoValueAndTakesNone() {
-    NamedVirtualField<String> field = NamedVirtualField.find("java.util.ArrayList", null, String.class);
+    NamedVirtualField<String> field =
+        NamedVirtualField.find("java.util.ArrayList", null, String.class);
     Object notAnOwner = new ArrayDeque<String>();
     field.set(notAnOwner, "ignored");
     assertThat(field.get(notAnOwner)).isNull();
@@ -41,7 +43,9 @@ class NamedVirtualFieldTest {
 
   @Test
   void anOwnerThatIsNotThereHasNoField() {
-    assertThat(NamedVirtualField.find("io.vertx.core.Completable", getClass().getClassLoader(), String.class))
+    assertThat(
+            NamedVirtualField.find(
+                "io.vertx.core.Completable", getClass().getClassLoader(), String.class))
         .as("Vert.x 5's, absent beside Vert.x 4.5")
         .isNull();
   }

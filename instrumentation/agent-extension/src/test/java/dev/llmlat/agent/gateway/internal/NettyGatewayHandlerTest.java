@@ -33,13 +33,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link NettyGatewayHandler} in an embedded channel, no agent: the request arrives while its
- * SERVER span is current (as the agent's tracing handler arranges), the response is written
- * outside any context (as on an event loop). Messages pass unchanged: same objects, same indexes,
- * same reference counts.
+ * SERVER span is current (as the agent's tracing handler arranges), the response is written outside
+ * any context (as on an event loop). Messages pass unchanged: same objects, same indexes, same
+ * reference counts.
  */
 class NettyGatewayHandlerTest {
-  private static final String BODY = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"secret\"}],"
-      + "\"stream\":true,\"max_tokens\":8}";
+  private static final String BODY =
+      "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"secret\"}],"
+          + "\"stream\":true,\"max_tokens\":8}";
   private static final String EVENT = "data: {\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}\n\n";
 
   private final SdkTracerProvider tracing = SdkTracerProvider.builder().build();
@@ -72,10 +73,15 @@ class NettyGatewayHandlerTest {
     writeUnchanged(new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE));
     writeUnchanged(head);
     long beforeFirst = now();
-    writeUnchanged(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8)); // raw buffer, as Reactor Netty writes
+    writeUnchanged(
+        Unpooled.copiedBuffer(
+            EVENT, StandardCharsets.UTF_8)); // raw buffer, as Reactor Netty writes
     long afterFirst = now();
-    writeUnchanged(new DefaultHttpContent(Unpooled.directBuffer().writeBytes(EVENT.getBytes(StandardCharsets.UTF_8))));
-    writeUnchanged(new DefaultHttpContent(Unpooled.copiedBuffer("data: [DONE]\n\n", StandardCharsets.UTF_8)));
+    writeUnchanged(
+        new DefaultHttpContent(
+            Unpooled.directBuffer().writeBytes(EVENT.getBytes(StandardCharsets.UTF_8))));
+    writeUnchanged(
+        new DefaultHttpContent(Unpooled.copiedBuffer("data: [DONE]\n\n", StandardCharsets.UTF_8)));
     writeUnchanged(LastHttpContent.EMPTY_LAST_CONTENT);
     span.end();
 
@@ -85,17 +91,27 @@ class NettyGatewayHandlerTest {
     assertThat(data.getAttributes().get(GatewayExchange.STREAM)).isTrue();
     assertThat(data.getAttributes().get(GatewayExchange.MAX_TOKENS)).isEqualTo(8L);
     assertThat(data.getAttributes().get(GatewayExchange.CHUNKS)).isEqualTo(2L);
-    assertThat(data.getAttributes().get(GatewayExchange.FIRST_CHUNK_NS)).isBetween(beforeFirst, afterFirst);
-    assertThat(data.getEvents()).singleElement().satisfies(e -> assertThat(e.getEpochNanos())
-        .isEqualTo(data.getAttributes().get(GatewayExchange.FIRST_CHUNK_NS)));
-    assertThat(data.getAttributes().asMap().values()).noneMatch(v -> v.toString().contains("secret"));
+    assertThat(data.getAttributes().get(GatewayExchange.FIRST_CHUNK_NS))
+        .isBetween(beforeFirst, afterFirst);
+    assertThat(data.getEvents())
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(e.getEpochNanos())
+                    .isEqualTo(data.getAttributes().get(GatewayExchange.FIRST_CHUNK_NS)));
+    assertThat(data.getAttributes().asMap().values())
+        .noneMatch(v -> v.toString().contains("secret"));
   }
 
   @Test
   void fullResponseIsNotStreamedAndOtherRequestsAreNotObserved() {
-    Span completion = request(HttpMethod.POST, "/v1/completions", "{\"model\":\"m\",\"prompt\":\"p\"}");
-    DefaultFullHttpResponse full = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
-        Unpooled.copiedBuffer("{\"choices\":[]}", StandardCharsets.UTF_8));
+    Span completion =
+        request(HttpMethod.POST, "/v1/completions", "{\"model\":\"m\",\"prompt\":\"p\"}");
+    DefaultFullHttpResponse full =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.OK,
+            Unpooled.copiedBuffer("{\"choices\":[]}", StandardCharsets.UTF_8));
     full.headers().set(HttpHeaderNames.CONTENT_TYPE, "application/json");
     writeUnchanged(full);
     completion.end();
@@ -105,11 +121,14 @@ class NettyGatewayHandlerTest {
     assertThat(data.getEvents()).isEmpty();
 
     for (HttpMethod method : new HttpMethod[] {HttpMethod.GET, HttpMethod.POST}) {
-      Span other = request(method, method == HttpMethod.GET ? "/v1/chat/completions" : "/v1/embeddings", BODY);
+      Span other =
+          request(
+              method, method == HttpMethod.GET ? "/v1/chat/completions" : "/v1/embeddings", BODY);
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
       head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
       writeUnchanged(head);
-      writeUnchanged(new DefaultLastHttpContent(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8)));
+      writeUnchanged(
+          new DefaultLastHttpContent(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8)));
       other.end();
       assertThat(((ReadableSpan) other).toSpanData().getAttributes().isEmpty()).isTrue();
     }
@@ -117,9 +136,11 @@ class NettyGatewayHandlerTest {
 
   @Test
   void requestOutsideAServerSpanIsNotObserved() {
-    channel.writeInbound(new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/v1/chat/completions"));
+    channel.writeInbound(
+        new DefaultHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/v1/chat/completions"));
     Span unrelated = tracing.get("t").spanBuilder("other").setSpanKind(SpanKind.SERVER).startSpan();
-    try (Scope ignored = LocalRootSpans.store(Context.root().with(unrelated), unrelated).makeCurrent()) {
+    try (Scope ignored =
+        LocalRootSpans.store(Context.root().with(unrelated), unrelated).makeCurrent()) {
       // a later write that happens to run inside another request's context
       HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
       head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
@@ -137,7 +158,9 @@ class NettyGatewayHandlerTest {
     HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
     head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
     writeUnchanged(head);
-    channel.config().setWriteBufferWaterMark(new WriteBufferWaterMark(EVENT.length(), 2 * EVENT.length()));
+    channel
+        .config()
+        .setWriteBufferWaterMark(new WriteBufferWaterMark(EVENT.length(), 2 * EVENT.length()));
     long[] starts = new long[2];
     long[] ends = new long[2];
     for (int i = 0; i < 2; i++) {
@@ -159,8 +182,13 @@ class NettyGatewayHandlerTest {
     span.end();
 
     SpanData data = ((ReadableSpan) span).toSpanData();
-    java.util.List<io.opentelemetry.sdk.trace.data.EventData> blocked = data.getEvents().stream()
-        .filter(e -> e.getName().equals(dev.llmlat.semconv.LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE)).toList();
+    java.util.List<io.opentelemetry.sdk.trace.data.EventData> blocked =
+        data.getEvents().stream()
+            .filter(
+                e ->
+                    e.getName()
+                        .equals(dev.llmlat.semconv.LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE))
+            .toList();
     assertThat(blocked).hasSize(2);
     long total = 0;
     for (int i = 0; i < 2; i++) {
@@ -184,7 +212,9 @@ class NettyGatewayHandlerTest {
     writeUnchanged(LastHttpContent.EMPTY_LAST_CONTENT);
     calm.end();
     SpanData calmData = ((ReadableSpan) calm).toSpanData();
-    assertThat(calmData.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT)).as("observed, none").isZero();
+    assertThat(calmData.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT))
+        .as("observed, none")
+        .isZero();
     assertThat(calmData.getAttributes().get(GatewayExchange.BACKPRESSURE_TOTAL_NS)).isNull();
 
     Span left = request(HttpMethod.POST, "/v1/chat/completions", BODY);
@@ -200,28 +230,41 @@ class NettyGatewayHandlerTest {
     left.end();
     SpanData leftData = ((ReadableSpan) left).toSpanData();
     assertThat(leftData.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT)).isEqualTo(1L);
-    assertThat(leftData.getAttributes().get(GatewayExchange.BACKPRESSURE_TOTAL_NS)).isBetween(0L, end - start);
+    assertThat(leftData.getAttributes().get(GatewayExchange.BACKPRESSURE_TOTAL_NS))
+        .isBetween(0L, end - start);
   }
 
   @Test
   void pathOfRequestTargets() {
-    assertThat(NettyGatewayHandler.path("/v1/chat/completions?x=http://a/b")).isEqualTo("/v1/chat/completions");
-    assertThat(NettyGatewayHandler.path("http://gw:8080/v1/completions#f")).isEqualTo("/v1/completions");
+    assertThat(NettyGatewayHandler.path("/v1/chat/completions?x=http://a/b"))
+        .isEqualTo("/v1/chat/completions");
+    assertThat(NettyGatewayHandler.path("http://gw:8080/v1/completions#f"))
+        .isEqualTo("/v1/completions");
     assertThat(NettyGatewayHandler.path("http://gw:8080")).isEqualTo("/");
     assertThat(NettyGatewayHandler.path("*")).isEqualTo("/");
   }
 
   /** Starts a SERVER span and reads the request through the handler inside it; returns the span. */
   private Span request(HttpMethod method, String uri, String body) {
-    Span span = tracing.get("io.opentelemetry.netty-4.1").spanBuilder("POST").setSpanKind(SpanKind.SERVER).startSpan();
+    Span span =
+        tracing
+            .get("io.opentelemetry.netty-4.1")
+            .spanBuilder("POST")
+            .setSpanKind(SpanKind.SERVER)
+            .startSpan();
     try (Scope ignored = LocalRootSpans.store(Context.root().with(span), span).makeCurrent()) {
       Object[] inbound = {
         new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, uri),
-        new DefaultHttpContent(Unpooled.copiedBuffer(body.substring(0, 20), StandardCharsets.UTF_8)),
-        new DefaultLastHttpContent(Unpooled.directBuffer().writeBytes(body.substring(20).getBytes(StandardCharsets.UTF_8)))
+        new DefaultHttpContent(
+            Unpooled.copiedBuffer(body.substring(0, 20), StandardCharsets.UTF_8)),
+        new DefaultLastHttpContent(
+            Unpooled.directBuffer().writeBytes(body.substring(20).getBytes(StandardCharsets.UTF_8)))
       };
       for (Object message : inbound) {
-        int readable = message instanceof DefaultHttpContent ? ((DefaultHttpContent) message).content().readableBytes() : -1;
+        int readable =
+            message instanceof DefaultHttpContent
+                ? ((DefaultHttpContent) message).content().readableBytes()
+                : -1;
         channel.writeInbound(message);
         Object passed = channel.readInbound();
         assertThat(passed).isSameAs(message);
@@ -236,9 +279,14 @@ class NettyGatewayHandlerTest {
 
   /** Writes and flushes one message; checks it left the handler as it came. */
   private void writeUnchanged(Object message) {
-    ByteBuf content = message instanceof ByteBuf ? (ByteBuf) message
-        : message instanceof DefaultHttpContent ? ((DefaultHttpContent) message).content()
-        : message instanceof DefaultFullHttpResponse ? ((DefaultFullHttpResponse) message).content() : null;
+    ByteBuf content =
+        message instanceof ByteBuf
+            ? (ByteBuf) message
+            : message instanceof DefaultHttpContent
+                ? ((DefaultHttpContent) message).content()
+                : message instanceof DefaultFullHttpResponse
+                    ? ((DefaultFullHttpResponse) message).content()
+                    : null;
     int readerIndex = content == null ? 0 : content.readerIndex();
     int readable = content == null ? 0 : content.readableBytes();
     channel.writeOutbound(message);
@@ -258,5 +306,6 @@ class NettyGatewayHandlerTest {
   }
 
   /** An application handler after the codec. */
-  private static final class DefaultChannelHandlerStub extends io.netty.channel.ChannelInboundHandlerAdapter {}
+  private static final class DefaultChannelHandlerStub
+      extends io.netty.channel.ChannelInboundHandlerAdapter {}
 }

@@ -56,7 +56,9 @@ class NettyUpstreamHandlerTest {
     NettyUpstreamHandler.addAfterClientCodec(upstream.pipeline(), codec);
     NettyUpstreamHandler.addAfterClientCodec(upstream.pipeline(), codec);
     assertThat(upstream.pipeline().names()).startsWith("codec", NettyUpstreamHandler.NAME);
-    assertThat(upstream.pipeline().names()).filteredOn(NettyUpstreamHandler.NAME::equals).hasSize(1);
+    assertThat(upstream.pipeline().names())
+        .filteredOn(NettyUpstreamHandler.NAME::equals)
+        .hasSize(1);
     upstream.finishAndReleaseAll();
   }
 
@@ -64,27 +66,42 @@ class NettyUpstreamHandlerTest {
   void firstDataEventReceivedGoesOnTheClientAndServerSpans() {
     send(HttpMethod.POST, "/v1/chat/completions", true);
     receive(response("text/event-stream"));
-    receive(new DefaultHttpContent(Unpooled.copiedBuffer(": keep-alive\n\n", StandardCharsets.UTF_8)));
-    receive(new DefaultHttpContent(Unpooled.copiedBuffer(EVENT.substring(0, 10), StandardCharsets.UTF_8)));
+    receive(
+        new DefaultHttpContent(Unpooled.copiedBuffer(": keep-alive\n\n", StandardCharsets.UTF_8)));
+    receive(
+        new DefaultHttpContent(
+            Unpooled.copiedBuffer(EVENT.substring(0, 10), StandardCharsets.UTF_8)));
     long before = now();
-    receive(new DefaultHttpContent(Unpooled.directBuffer().writeBytes(EVENT.substring(10).getBytes(StandardCharsets.UTF_8))));
+    receive(
+        new DefaultHttpContent(
+            Unpooled.directBuffer()
+                .writeBytes(EVENT.substring(10).getBytes(StandardCharsets.UTF_8))));
     long after = now();
     receive(new DefaultHttpContent(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8)));
-    receive(new DefaultLastHttpContent(Unpooled.copiedBuffer("data: [DONE]\n\n", StandardCharsets.UTF_8)));
+    receive(
+        new DefaultLastHttpContent(
+            Unpooled.copiedBuffer("data: [DONE]\n\n", StandardCharsets.UTF_8)));
     client.end();
     server.end();
 
     List<EventData> onClient = events(client);
-    assertThat(onClient).singleElement().satisfies(e -> {
-      assertThat(e.getName()).isEqualTo("llmlat.upstream.first_chunk");
-      assertThat(e.getEpochNanos()).isBetween(before, after);
-      assertThat(e.getAttributes().isEmpty()).isTrue();
-    });
-    assertThat(events(server)).singleElement().satisfies(e -> {
-      assertThat(e.getName()).isEqualTo("llmlat.upstream.first_chunk");
-      assertThat(e.getEpochNanos()).isEqualTo(onClient.get(0).getEpochNanos());
-      assertThat(e.getAttributes().get(UpstreamExchange.SPAN_ID)).isEqualTo(client.getSpanContext().getSpanId());
-    });
+    assertThat(onClient)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getName()).isEqualTo("llmlat.upstream.first_chunk");
+              assertThat(e.getEpochNanos()).isBetween(before, after);
+              assertThat(e.getAttributes().isEmpty()).isTrue();
+            });
+    assertThat(events(server))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getName()).isEqualTo("llmlat.upstream.first_chunk");
+              assertThat(e.getEpochNanos()).isEqualTo(onClient.get(0).getEpochNanos());
+              assertThat(e.getAttributes().get(UpstreamExchange.SPAN_ID))
+                  .isEqualTo(client.getSpanContext().getSpanId());
+            });
   }
 
   @Test
@@ -112,9 +129,12 @@ class NettyUpstreamHandlerTest {
     receive(new DefaultHttpContent(Unpooled.copiedBuffer("{\"a\":1}\n", StandardCharsets.UTF_8)));
     client.end();
     server.end();
-    // without traceparent, the CLIENT span cannot be told from the contexts seen: only the root is sure
+    // without traceparent, the CLIENT span cannot be told from the contexts seen: only the root is
+    // sure
     assertThat(events(client)).isEmpty();
-    assertThat(events(server)).singleElement().satisfies(e -> assertThat(e.getAttributes().isEmpty()).isTrue());
+    assertThat(events(server))
+        .singleElement()
+        .satisfies(e -> assertThat(e.getAttributes().isEmpty()).isTrue());
   }
 
   @Test
@@ -131,11 +151,24 @@ class NettyUpstreamHandlerTest {
       server = tracing.get("t").spanBuilder("POST").setSpanKind(SpanKind.SERVER).startSpan();
     }
     Context serverContext = LocalRootSpans.store(Context.root().with(server), server);
-    client = tracing.get("t").spanBuilder("POST").setSpanKind(SpanKind.CLIENT).setParent(serverContext).startSpan();
+    client =
+        tracing
+            .get("t")
+            .spanBuilder("POST")
+            .setSpanKind(SpanKind.CLIENT)
+            .setParent(serverContext)
+            .startSpan();
     HttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, path);
     if (traceparent) {
-      request.headers().set("traceparent",
-          "00-" + client.getSpanContext().getTraceId() + "-" + client.getSpanContext().getSpanId() + "-01");
+      request
+          .headers()
+          .set(
+              "traceparent",
+              "00-"
+                  + client.getSpanContext().getTraceId()
+                  + "-"
+                  + client.getSpanContext().getSpanId()
+                  + "-01");
     }
     try (Scope ignored = serverContext.with(client).makeCurrent()) {
       channel.writeOutbound(request);
@@ -148,7 +181,8 @@ class NettyUpstreamHandlerTest {
     Object passed = channel.readInbound();
     assertThat(passed).isSameAs(message);
     if (message instanceof DefaultHttpContent || message instanceof LastHttpContent) {
-      assertThat(((io.netty.handler.codec.http.HttpContent) message).content().readerIndex()).isZero();
+      assertThat(((io.netty.handler.codec.http.HttpContent) message).content().readerIndex())
+          .isZero();
       ((io.netty.handler.codec.http.HttpContent) message).release();
     }
   }

@@ -43,7 +43,8 @@ class OpenAiRequestScannerTest {
   @Test
   void capturesTheRawMessagesOnlyWhenAskedAndAtAnySplit() {
     String messages = "[{\"role\":\"user\",\"content\":\"q \\\"x\\\" ] } ü\"}]";
-    String body = "{\"model\":\"m\",\"messages\":" + messages + ",\"stream\":true,\"max_tokens\":5}";
+    String body =
+        "{\"model\":\"m\",\"messages\":" + messages + ",\"stream\":true,\"max_tokens\":5}";
     for (int piece : new int[] {1, 3, 1000}) {
       Seen seen = new Seen();
       OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen, 1000, false);
@@ -51,8 +52,13 @@ class OpenAiRequestScannerTest {
       for (int i = 0; i < bytes.length; i += piece) {
         scanner.accept(bytes, i, Math.min(piece, bytes.length - i));
       }
-      assertThat(seen.events).as("split every %d bytes", piece)
-          .containsExactly("model=m", "input(" + messages.length() + ")=" + messages, "stream=true", "max_tokens=5");
+      assertThat(seen.events)
+          .as("split every %d bytes", piece)
+          .containsExactly(
+              "model=m",
+              "input(" + messages.length() + ")=" + messages,
+              "stream=true",
+              "max_tokens=5");
     }
     // off (the default): the same body yields no input at all
     assertThat(scanInPieces(body, 1)).noneMatch(e -> e.startsWith("input"));
@@ -62,8 +68,11 @@ class OpenAiRequestScannerTest {
   void capturesACompletionPromptCutAtTheBound() {
     Seen seen = new Seen();
     String prompt = "\"" + "p".repeat(50) + "\"";
-    new OpenAiRequestScanner(seen, 10, false).accept(ByteBuffer.wrap(("{\"prompt\": " + prompt + " ,\"model\":\"m\"}")
-        .getBytes(StandardCharsets.UTF_8)));
+    new OpenAiRequestScanner(seen, 10, false)
+        .accept(
+            ByteBuffer.wrap(
+                ("{\"prompt\": " + prompt + " ,\"model\":\"m\"}")
+                    .getBytes(StandardCharsets.UTF_8)));
     assertThat(seen.events).containsExactly("input(52)=" + prompt.substring(0, 40), "model=m");
   }
 
@@ -83,9 +92,10 @@ class OpenAiRequestScannerTest {
 
   @Test
   void readsTopLevelFieldsAtAnySplitAndIgnoresNestedOnes() {
-    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"say \\\"model\\\": {x}\","
-        + "\"model\":\"nested-not-this\",\"max_tokens\":1}],"
-        + "\"model\" : \"tinylm-1b\", \"stream\": true,\n \"max_tokens\": 64, \"temperature\": 0.7}";
+    String body =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"say \\\"model\\\": {x}\","
+            + "\"model\":\"nested-not-this\",\"max_tokens\":1}],"
+            + "\"model\" : \"tinylm-1b\", \"stream\": true,\n \"max_tokens\": 64, \"temperature\": 0.7}";
     for (int piece : new int[] {1, 2, 3, 7, 1000}) {
       assertThat(scanInPieces(body, piece))
           .as("split every %d bytes", piece)
@@ -97,16 +107,19 @@ class OpenAiRequestScannerTest {
   void acceptsMaxCompletionTokensAndFalseStreamAndByteBuffers() {
     Seen seen = new Seen();
     OpenAiRequestScanner scanner = new OpenAiRequestScanner(seen);
-    scanner.accept(ByteBuffer.wrap(
-        "{\"stream\":false,\"max_completion_tokens\":12,\"prompt\":\"hi\",\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8)));
+    scanner.accept(
+        ByteBuffer.wrap(
+            "{\"stream\":false,\"max_completion_tokens\":12,\"prompt\":\"hi\",\"model\":\"m\"}"
+                .getBytes(StandardCharsets.UTF_8)));
     assertThat(seen.events).containsExactly("stream=false", "max_tokens=12", "model=m");
     assertThat(scanner.isDone()).isTrue();
   }
 
   @Test
   void neverReportsPromptTextEvenUnderWantedLookingValues() {
-    String body = "{\"prompt\":\"model stream max_tokens\",\"stream\":\"yes\",\"max_tokens\":null,"
-        + "\"model\":{\"name\":\"x\"}}";
+    String body =
+        "{\"prompt\":\"model stream max_tokens\",\"stream\":\"yes\",\"max_tokens\":null,"
+            + "\"model\":{\"name\":\"x\"}}";
     assertThat(scanInPieces(body, 5)).isEmpty();
   }
 
@@ -122,20 +135,25 @@ class OpenAiRequestScannerTest {
 
   @Test
   void readsTheTopLevelUserOnlyWhenAskedEvenAfterTheOtherFields() {
-    String body = "{\"messages\":[{\"role\":\"user\",\"user\":\"nested-not-this\"}],\"model\":\"m\","
-        + "\"stream\":true,\"max_tokens\":5, \"user\" : \"team-\\\"a\\\"\"}";
+    String body =
+        "{\"messages\":[{\"role\":\"user\",\"user\":\"nested-not-this\"}],\"model\":\"m\","
+            + "\"stream\":true,\"max_tokens\":5, \"user\" : \"team-\\\"a\\\"\"}";
     for (int piece : new int[] {1, 3, 1000}) {
-      assertThat(scanInPieces(body, piece, true)).as("split every %d bytes", piece)
+      assertThat(scanInPieces(body, piece, true))
+          .as("split every %d bytes", piece)
           .containsExactly("model=m", "stream=true", "max_tokens=5", "user=team-\"a\"");
     }
-    assertThat(scanInPieces(body, 1, false)).containsExactly("model=m", "stream=true", "max_tokens=5");
+    assertThat(scanInPieces(body, 1, false))
+        .containsExactly("model=m", "stream=true", "max_tokens=5");
   }
 
   @Test
   void aUserThatIsNotAShortStringIsNotReported() {
     assertThat(scanInPieces("{\"user\":42,\"model\":\"m\"}", 1, true)).containsExactly("model=m");
-    assertThat(scanInPieces("{\"user\":null,\"max_tokens\":3}", 2, true)).containsExactly("max_tokens=3");
-    assertThat(scanInPieces("{\"user\":{\"id\":\"u\"},\"model\":\"m\"}", 1, true)).containsExactly("model=m");
+    assertThat(scanInPieces("{\"user\":null,\"max_tokens\":3}", 2, true))
+        .containsExactly("max_tokens=3");
+    assertThat(scanInPieces("{\"user\":{\"id\":\"u\"},\"model\":\"m\"}", 1, true))
+        .containsExactly("model=m");
     // longer than the scanner's 256-byte token bound
     assertThat(scanInPieces("{\"user\":\"" + "u".repeat(300) + "\",\"model\":\"m\"}", 7, true))
         .containsExactly("model=m");

@@ -20,11 +20,12 @@ class SseEventCounterTest {
 
   @Test
   void countsContentEventsButNotDoneCommentsOrMetadata() {
-    String stream = ": keep-alive\n\n"
-        + "event: message\nid: 1\ndata: {\"choices\":[{\"delta\":{\"content\":\"He\"}}]}\n\n"
-        + "data: {\"a\":1}\r\ndata: {\"continued\":true}\r\n\r\n"
-        + "data:{\"b\":2}\n\n"
-        + "data: [DONE]\n\n";
+    String stream =
+        ": keep-alive\n\n"
+            + "event: message\nid: 1\ndata: {\"choices\":[{\"delta\":{\"content\":\"He\"}}]}\n\n"
+            + "data: {\"a\":1}\r\ndata: {\"continued\":true}\r\n\r\n"
+            + "data:{\"b\":2}\n\n"
+            + "data: [DONE]\n\n";
     for (int piece : new int[] {1, 3, 1000}) {
       assertThat(countInPieces(stream, piece)).as("split every %d bytes", piece).isEqualTo(3);
     }
@@ -37,9 +38,10 @@ class SseEventCounterTest {
 
   @Test
   void buffersCountAsArraysDoWhereverTheWritesSplit() {
-    byte[] bytes = (": keep-alive\n\nevent: message\ndata: {\"choices\":[{\"delta\":{\"content\":\"He\"}}]}\n\n"
-        + "data: {\"a\":1}\r\ndata: {\"continued\":true}\r\n\r\ndata: [DONE]x\n\ndata: [DONE]\n\n")
-        .getBytes(StandardCharsets.UTF_8);
+    byte[] bytes =
+        (": keep-alive\n\nevent: message\ndata: {\"choices\":[{\"delta\":{\"content\":\"He\"}}]}\n\n"
+                + "data: {\"a\":1}\r\ndata: {\"continued\":true}\r\n\r\ndata: [DONE]x\n\ndata: [DONE]\n\n")
+            .getBytes(StandardCharsets.UTF_8);
     for (int piece = 1; piece <= bytes.length; piece++) {
       SseEventCounter arrays = new SseEventCounter();
       SseEventCounter buffers = new SseEventCounter();

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class TenantConfigTest {
   private static final String KEY = "sk-proj-TESTKEY0123456789abcdef";
+
   /** The first 16 hex characters of SHA-256(KEY), computed with sha256sum. */
   private static final String KEY_HASH = "key-6d7c0d59d0b4e33b";
 
@@ -41,14 +42,16 @@ class TenantConfigTest {
     TenantConfig byDefault = TenantConfig.parse("header", null);
     assertThat(byDefault.header()).isEqualTo("x-tenant-id");
     assertThat(byDefault.fromHeaders(headers("X-TENANT-ID", "  acme  "))).isEqualTo("acme");
-    assertThat(byDefault.fromHeaders(headers("x-tenant-id", "t".repeat(200)))).isEqualTo("t".repeat(128));
+    assertThat(byDefault.fromHeaders(headers("x-tenant-id", "t".repeat(200))))
+        .isEqualTo("t".repeat(128));
     assertThat(byDefault.fromHeaders(headers("x-tenant-id", "   "))).isNull();
     assertThat(byDefault.fromHeaders(headers("x-org", "acme"))).isNull();
     assertThat(byDefault.fromUserField()).isFalse();
 
     TenantConfig custom = TenantConfig.parse(" HEADER ", "X-Org");
     assertThat(custom.header()).isEqualTo("x-org");
-    assertThat(custom.fromHeaders(headers("x-tenant-id", "acme", "X-ORG", "globex"))).isEqualTo("globex");
+    assertThat(custom.fromHeaders(headers("x-tenant-id", "acme", "X-ORG", "globex")))
+        .isEqualTo("globex");
     assertThat(custom.description()).contains("llmlat.tenant").contains("x-org");
   }
 
@@ -63,9 +66,11 @@ class TenantConfigTest {
     TenantConfig config = TenantConfig.parse("api-key-hash", null);
     String tenant = config.fromHeaders(headers("Authorization", "Bearer " + KEY));
     assertThat(tenant).isEqualTo(KEY_HASH);
-    assertThat(config.fromHeaders(headers("authorization", "  bearer   " + KEY + " "))).isEqualTo(KEY_HASH);
+    assertThat(config.fromHeaders(headers("authorization", "  bearer   " + KEY + " ")))
+        .isEqualTo(KEY_HASH);
     // Azure OpenAI's header; d9efff76... is SHA-256("azure-key-42")
-    assertThat(config.fromHeaders(headers("api-key", "azure-key-42"))).isEqualTo("key-d9efff76407915f8");
+    assertThat(config.fromHeaders(headers("api-key", "azure-key-42")))
+        .isEqualTo("key-d9efff76407915f8");
     for (int i = 0; i + 4 <= KEY.length(); i++) {
       assertThat(tenant).as("no 4 characters of the key").doesNotContain(KEY.substring(i, i + 4));
     }
