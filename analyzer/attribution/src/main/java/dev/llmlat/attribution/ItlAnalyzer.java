@@ -35,14 +35,15 @@ final class ItlAnalyzer {
     return times;
   }
 
-  static List<Attribution.Gap> gaps(RequestView v, RequestView.Index index, long firstToken) {
+  /** The gaps, {@code backpressure} being the blocks of {@code v}'s gateway SERVER span. */
+  static List<Attribution.Gap> gaps(
+      RequestView v, RequestView.Index index, long firstToken, GatewayBackpressure backpressure) {
     long[] produced = tokenTimes(v, firstToken);
     List<Attribution.Gap> gaps = new ArrayList<>();
     if (produced.length < 2) {
       return gaps;
     }
-    GatewayBackpressure blocks =
-        GatewayBackpressure.of(v.gatewayServer()).shifted(-transitNs(v, firstToken));
+    GatewayBackpressure blocks = backpressure.shifted(-transitNs(v, firstToken));
     long[] delivered = delivered(produced, blocks.blocks());
     long[] g = new long[produced.length - 1];
     for (int i = 1; i < produced.length; i++) {

@@ -147,9 +147,11 @@ final class TtftAttributor {
     } else {
       client = null;
     }
-    List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken);
+    // read once: the gaps, their notes and gateway_out all use the gateway's blocks
+    GatewayBackpressure backpressure = GatewayBackpressure.of(v.gatewayServer());
+    List<Attribution.Gap> itl = ItlAnalyzer.gaps(v, index, firstToken, backpressure);
     if (gateway && !itl.isEmpty()) {
-      notes.addAll(GatewayBackpressure.of(v.gatewayServer()).notes());
+      notes.addAll(backpressure.notes());
     }
     List<Labeled> labels = new ArrayList<>();
     SpanRecord inbound =
@@ -345,7 +347,7 @@ final class TtftAttributor {
       // the gateway's own record of not being able to write the first token to its client:
       // gateway_out, on its clock
       long from = split ? upstreamChunk : firstToken;
-      for (GatewayBackpressure.Block b : GatewayBackpressure.of(v.gatewayServer()).blocks()) {
+      for (GatewayBackpressure.Block b : backpressure.blocks()) {
         if (b.endNs() > from && b.startNs() < serverTEnd) {
           labels.add(
               new Labeled(
