@@ -66,6 +66,9 @@ class KafkaSpanExporterTest {
             .setBootstrapServers("127.0.0.1:" + closedPort)
             .setQueueCapacity(3)
             .setMaxBlock(Duration.ofSeconds(2))
+            // the wait for a broker that never answered is the delivery timeout: short here
+            .putProducerProperty("request.timeout.ms", 1000)
+            .putProducerProperty("delivery.timeout.ms", 3000)
             .build();
     try {
       CompletableResultCode exported = exporter.export(capture.spans);
@@ -79,7 +82,8 @@ class KafkaSpanExporterTest {
 
       // 10 traces, 3 fit in the queue: at least 7 traces (14 spans) refused at once
       assertThat(exporter.stats().spansDroppedQueueFull()).isGreaterThanOrEqualTo(14);
-      // the queued traces fail one max.block after another; the deadline only guards against a hang
+      // the queued traces fail once the start-up wait is over, one max.block after another; the
+      // deadline only guards against a hang
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (exporter.stats().spansDropped() < 20 && System.nanoTime() < deadline) {
         Thread.sleep(50);

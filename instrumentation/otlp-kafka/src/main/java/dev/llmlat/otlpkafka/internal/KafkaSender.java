@@ -19,13 +19,16 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The exporter's bounded queue and its one sender thread. Callers only ever {@code offer}; all
  * waiting on Kafka (metadata, buffer space, the producer's creation) happens on the sender thread,
- * bounded by {@code max.block.ms}. The Kafka producer reconnects by itself when the broker returns;
- * records it cannot deliver are counted as dropped.
+ * bounded by {@code max.block.ms}, and before the broker first answered by the start-up wait of
+ * {@link #warmUp}. The Kafka producer reconnects by itself when the broker returns; records it
+ * cannot deliver are counted as dropped.
  */
 public final class KafkaSender {
   private static final Logger logger = Logger.getLogger(KafkaSender.class.getName());
@@ -152,20 +155,48 @@ public final class KafkaSender {
   }
 
   /**
-   * Connects and fetches the topic's metadata before the first span arrives, so the first records
-   * of a freshly started gateway do not time out on a cold connection (bounded by max.block.ms;
-   * when the broker is down the producer keeps trying in the background).
+   * Connects and fetches the topic's metadata before sending anything. Until the broker has
+   * answered once, a record would wait only {@code max.block.ms} for that metadata and then be
+   * dropped, although the broker may just be slow to answer a process that is still starting on a
+   * loaded machine: the spans of its first requests would be lost. So the sender waits here, the
+   * queue (bounded as ever) holding what arrives, for as long as the producer lets a record already
+   * sent wait for the broker ({@code delivery.timeout.ms}); after that, a broker that never
+   * answered is down, and each record again waits at most {@code max.block.ms}.
    */
   private void warmUp() {
     Producer<byte[], byte[]> p = producer();
     if (p == null) {
       return;
     }
-    try {
-      p.partitionsFor(config.topic());
-    } catch (RuntimeException e) {
-      lastError = e.toString();
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(deliveryTimeoutMs());
+    while (!shutdown) {
+      try {
+        p.partitionsFor(config.topic());
+        return;
+      } catch (InterruptException e) {
+        break; // shutdown
+      } catch (TimeoutException e) {
+        lastError = e.toString();
+        if (System.nanoTime() - deadline >= 0) {
+          return;
+        }
+        maybeLog(false); // drops of a full queue meanwhile are logged as ever
+      } catch (RuntimeException e) {
+        // not for lack of an answer (e.g. not authorized): waiting would not help
+        lastError = e.toString();
+        return;
+      }
     }
+    // shutdown's interrupt: what is queued is still offered before the producer closes
+    Thread.interrupted();
+  }
+
+  /** The producer's delivery timeout, as configured (ours, or the user's producer settings). */
+  private long deliveryTimeoutMs() {
+    Object value = producerConfig().get(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG);
+    return value instanceof Number
+        ? ((Number) value).longValue()
+        : Long.parseLong(value.toString().trim());
   }
 
   private void drainOnShutdown() {
