@@ -19,6 +19,18 @@ public final class IngestMetrics {
    */
   final AtomicLong importSpansSkipped = new AtomicLong();
 
+  /**
+   * Batches handed to the store's insert and not yet in (at most one set at a time: the loop waits
+   * for it).
+   */
+  final AtomicLong insertsInFlight = new AtomicLong();
+
+  /**
+   * How long the consumer loop waited for the store to finish an insert before it could hand over
+   * the next.
+   */
+  final AtomicLong storeWaitNanos = new AtomicLong();
+
   volatile long lag = -1;
 
   /** A consistent-enough copy for reports and tests. */
@@ -32,7 +44,9 @@ public final class IngestMetrics {
       long pendingSpans,
       long replayedBatches,
       long lag,
-      long importSpansSkipped) {}
+      long importSpansSkipped,
+      long insertsInFlight,
+      long storeWaitMillis) {}
 
   public Snapshot snapshot() {
     return new Snapshot(
@@ -45,6 +59,8 @@ public final class IngestMetrics {
         pendingSpans.get(),
         replayedBatches.get(),
         lag,
-        importSpansSkipped.get());
+        importSpansSkipped.get(),
+        insertsInFlight.get(),
+        storeWaitNanos.get() / 1_000_000);
   }
 }

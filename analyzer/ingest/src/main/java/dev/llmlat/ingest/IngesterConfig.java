@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param groupId the consumer group; offsets are committed there only after the store acknowledged
  * @param maxBatchSpans a batch is written when it holds this many spans...
  * @param maxBatchBytes ...or this many encoded bytes...
- * @param linger ...or when its first record is this old
+ * @param linger ...or when its first record is this old and the store has written the batch before
+ *     it (while the store writes, an old batch keeps filling up to the limits above)
  * @param reportInterval how often the progress line is logged (zero: never)
  * @param sessionTimeout how long the group waits for a silent ingester before its partitions move
  *     to the others (the broker accepts 6 s to 5 min by default)

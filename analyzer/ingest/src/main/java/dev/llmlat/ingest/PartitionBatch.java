@@ -33,12 +33,24 @@ final class PartitionBatch {
     return replayEnd >= 0 && last < replayEnd;
   }
 
+  /** Whether it is to be written now: it holds records, and a replayed batch is whole. */
+  boolean ready() {
+    return !isEmpty() && !replayIncomplete();
+  }
+
   int size() {
     return rows.spans() + rows.kernels();
   }
 
   long end() {
     return replayEnd >= 0 ? Math.max(replayEnd, last) : last;
+  }
+
+  /** Closes the batch for the store and starts the partition's next one here. */
+  SealedBatch seal() {
+    SealedBatch sealed = new SealedBatch(partition, rows, first, end(), replayEnd >= 0);
+    reset();
+    return sealed;
   }
 
   void reset() {

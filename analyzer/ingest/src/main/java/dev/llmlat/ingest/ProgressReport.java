@@ -48,14 +48,16 @@ final class ProgressReport {
   static String line(double spansPerSecond, IngestMetrics.Snapshot s) {
     return String.format(
         "ingest: %,.0f spans/s; total %,d spans, %,d kernels, %,d dead-lettered, %,d batches;"
-            + " pending %,d spans; lag %s; store retries %,d",
+            + " pending %,d spans (%d batches inserting); lag %s; store retries %,d; waited for the store %,d ms",
         spansPerSecond,
         s.spans(),
         s.kernels(),
         s.deadLettered(),
         s.batches(),
         s.pendingSpans(),
+        s.insertsInFlight(),
         s.lag() < 0 ? "?" : String.format("%,d", s.lag()),
-        s.insertRetries());
+        s.insertRetries(),
+        s.storeWaitMillis());
   }
 }

@@ -5,7 +5,6 @@ import dev.llmlat.imports.ImportedFile;
 import dev.llmlat.ingest.imports.ImportClaims;
 import dev.llmlat.ingest.imports.StoreImportLedger;
 import dev.llmlat.ingest.spans.OtlpRecordDecoder;
-import dev.llmlat.ingest.spans.SpanRouter;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.store.ClickHouseStore;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -63,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * recorded in the store's ledger ({@link StoreImportLedger}, status ingested), for messages; a file
  * the ledger holds without a claim (imported before claims existed) is not stored again.
  *
+ * <p>The store writes a batch on a thread of its own ({@link BackgroundInsert}) while the loop
+ * reads, decodes and encodes the next one; one batch is in flight at a time. The loop commits the
+ * written batch's end once the insert has returned, and it commits the next batch's intent only
+ * after that, so the committed position never passes rows the store has not acknowledged.
+ *
  * <p>This class is the consumer loop and its batches; {@code DeadLetters} writes the dead letters,
  * {@code ImportDeduplication} decides which imports' records are stored, {@code StoreRetry} retries
  * store calls and {@code ProgressReport} logs progress and the consumer lag ({@code ConsumerLag}).
@@ -78,6 +82,13 @@ public final class SpanIngester implements AutoCloseable {
   private final ClickHouseStore store;
   private final IngestMetrics metrics = new IngestMetrics();
   private final Map<TopicPartition, PartitionBatch> batches = new HashMap<>();
+
+  /**
+   * Partitions sought back to a batch's start since the last poll: the rest of that poll's records
+   * for them come again.
+   */
+  private final Set<TopicPartition> rewound = new HashSet<>();
+
   private final StoreRetry retry;
   private final StoreImportLedger ledger;
   private ImportClaims claims;
@@ -94,6 +105,7 @@ public final class SpanIngester implements AutoCloseable {
   private KafkaConsumer<byte[], byte[]> consumer;
   private DeadLetters deadLetters;
   private ImportDeduplication importDeduplication;
+  private BackgroundInsert inserting;
 
   public SpanIngester(IngesterConfig config, ClickHouseStore store) {
     this.config = config;
@@ -143,6 +155,7 @@ public final class SpanIngester implements AutoCloseable {
             config.deadLetterTopic(),
             metrics);
     importDeduplication = new ImportDeduplication(claims, ledger, retry);
+    inserting = new BackgroundInsert(metrics);
     running = true;
     thread = new Thread(this::run, "llmlat-ingest");
     thread.start();
@@ -231,21 +244,32 @@ public final class SpanIngester implements AutoCloseable {
     try {
       consumer.subscribe(List.of(config.topic()), new Rebalance());
       while (running) {
-        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+        // an old batch waiting for the store is handed over soon after the store is done
+        boolean waiting =
+            inserting.inFlight() && batches.values().stream().anyMatch(b -> !b.isEmpty());
+        var records = consumer.poll(Duration.ofMillis(waiting ? 10 : 100));
+        rewound.clear();
+        for (ConsumerRecord<byte[], byte[]> record : records) {
           accept(record);
-          if (batchFull()) {
+          if (batchFull() || (inserting.idle() && batchOld())) {
             flush(new ArrayList<>(batches.values()));
           }
         }
-        if (batchOld()) {
-          flush(new ArrayList<>(batches.values()));
+        if (inserting.idle()) {
+          finishInsert(); // committed now rather than with the next batch
+          if (batchOld()) {
+            flush(new ArrayList<>(batches.values()));
+          }
         }
         progress.maybeLog(System.nanoTime(), consumer::metrics);
       }
       flush(new ArrayList<>(batches.values()));
+      finishInsert();
       LOG.info("ingester stopped cleanly: {}", metrics.snapshot());
     } catch (Throwable t) {
       failure = t;
+      running = false; // an insert still retrying gives up after its third attempt
+      inserting.abandon(); // the store is not closed under it
       batches.clear();
       LOG.error(
           "ingester stopped without committing its current batch (it will be replayed): {}",
@@ -264,10 +288,15 @@ public final class SpanIngester implements AutoCloseable {
     } catch (RuntimeException e) {
       LOG.warn("closing the consumer: {}", e.toString());
     }
+    inserting
+        .close(); // after the consumer: its close revokes the partitions, which may still write
   }
 
   private void accept(ConsumerRecord<byte[], byte[]> record) {
     TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+    if (rewound.contains(tp)) {
+      return; // read again from the batch's start
+    }
     PartitionBatch batch = batches.computeIfAbsent(tp, PartitionBatch::new);
     if (batch.replayEnd >= 0 && record.offset() > batch.replayEnd) {
       // the replayed range is over although its last record did not come back (retention): it ends
@@ -277,6 +306,9 @@ public final class SpanIngester implements AutoCloseable {
       } else {
         batch.last = batch.replayEnd;
         flush(List.of(batch));
+        if (rewound.contains(tp)) {
+          return;
+        }
       }
     }
     metrics.records.incrementAndGet();
@@ -342,11 +374,17 @@ public final class SpanIngester implements AutoCloseable {
 
   /**
    * Intent, dead letters, insert, commit: in that order, for every non-empty batch given (a
-   * replayed batch only once it is whole).
+   * replayed batch only once it is whole). The insert in flight is finished first: its end must be
+   * committed before these intents move the committed position past it. These batches then go to
+   * the store in the background while the loop reads on; {@link #finishInsert()} commits them.
    */
   private void flush(Collection<PartitionBatch> candidates) {
-    List<PartitionBatch> ready =
-        candidates.stream().filter(b -> !b.isEmpty() && !b.replayIncomplete()).toList();
+    if (candidates.stream().noneMatch(PartitionBatch::ready)) {
+      return;
+    }
+    finishInsert(); // may rewind a partition, emptying its batch: which batches are ready is
+    // decided after it
+    List<PartitionBatch> ready = candidates.stream().filter(PartitionBatch::ready).toList();
     if (ready.isEmpty()) {
       return;
     }
@@ -354,7 +392,10 @@ public final class SpanIngester implements AutoCloseable {
     for (PartitionBatch b : ready) {
       intents.put(b.partition, new OffsetAndMetadata(b.first, PENDING + b.end()));
     }
-    if (!commit(intents, ready, false)) {
+    if (!commit(intents)) {
+      for (PartitionBatch b : ready) {
+        rewind(b.partition, b.first, b.replayEnd);
+      }
       return;
     }
     deadLetters.flush();
@@ -364,39 +405,55 @@ public final class SpanIngester implements AutoCloseable {
     Set<String> importsInBatch = new HashSet<>();
     ready.forEach(b -> importsInBatch.addAll(b.imports.keySet()));
     beforeInsert.accept(importsInBatch);
-    Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-    for (PartitionBatch b : ready) {
-      String token =
-          "llmlat." + topicId + "." + b.partition.partition() + "." + b.first + "-" + b.end();
-      int spans = b.rows.spans();
-      int kernels = b.rows.kernels();
-      insert(b.rows, token);
-      if (b.replayEnd >= 0) {
-        metrics.replayedBatches.incrementAndGet();
-      }
-      metrics.spans.addAndGet(spans);
-      metrics.kernels.addAndGet(kernels);
-      metrics.pendingSpans.addAndGet(-(spans + kernels));
-      metrics.batches.incrementAndGet();
-      done.put(b.partition, new OffsetAndMetadata(b.end() + 1, ""));
+    List<SealedBatch> sealed = ready.stream().map(PartitionBatch::seal).toList();
+    importDeduplication.batchDone(); // records read from here on belong to the next batch
+    inserting.start(sealed, this::insert);
+  }
+
+  /** On the insert's thread: one sealed batch into the store, then its counts. */
+  private void insert(SealedBatch b) {
+    int spans = b.rows().spans();
+    int kernels = b.rows().kernels();
+    retry.run("insert", () -> b.rows().insertInto(store, b.token(topicId)));
+    if (b.replayed()) {
+      metrics.replayedBatches.incrementAndGet();
     }
-    afterInsert.run();
-    if (commit(done, ready, true)) {
-      ready.forEach(PartitionBatch::reset);
-    }
-    importDeduplication.batchDone();
+    metrics.spans.addAndGet(spans);
+    metrics.kernels.addAndGet(kernels);
+    metrics.pendingSpans.addAndGet(-(spans + kernels));
+    metrics.batches.incrementAndGet();
   }
 
   /**
-   * Commits, or, when the group refuses because it is rebalancing (or has already moved on without
-   * this member), rewinds the batches' partitions to their start and returns false. The committed
-   * state is then still the one before: the batch's intent if it was {@code inserted}, so the next
-   * owner (this ingester or another) re-forms exactly that batch and the store drops the repeat.
+   * Waits for the insert in flight, if any, and commits its batches' ends; when the group refuses
+   * the commit, their partitions are read again from the written batch's start.
    */
-  private boolean commit(
-      Map<TopicPartition, OffsetAndMetadata> offsets,
-      List<PartitionBatch> batchesOfIt,
-      boolean inserted) {
+  private void finishInsert() {
+    List<SealedBatch> written = inserting.await();
+    if (written.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+    for (SealedBatch b : written) {
+      done.put(b.partition(), new OffsetAndMetadata(b.end() + 1, ""));
+    }
+    afterInsert.run();
+    if (!commit(done)) {
+      for (SealedBatch b : written) {
+        rewind(
+            b.partition(), b.first(), b.end()); // it may be stored: re-formed whole under its token
+      }
+    }
+  }
+
+  /**
+   * Commits, or returns false when the group refuses because it is rebalancing (or has already
+   * moved on without this member); the caller then rewinds the partitions ({@link #rewind}). The
+   * committed state is then still the one before: the batch's intent if it was inserted, so the
+   * next owner (this ingester or another) re-forms exactly that batch and the store drops the
+   * repeat.
+   */
+  private boolean commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
     try {
       consumer.commitSync(offsets);
       return true;
@@ -404,24 +461,31 @@ public final class SpanIngester implements AutoCloseable {
       LOG.info(
           "group {} rebalancing, {} not committed; re-reading {} from the batch start: {}",
           config.groupId(),
-          inserted ? "stored batch" : "intent",
+          offsets.values().stream().anyMatch(o -> o.metadata().startsWith(PENDING))
+              ? "intent"
+              : "stored batch",
           offsets.keySet(),
           e.getMessage().lines().findFirst().orElse(""));
-      for (PartitionBatch b : batchesOfIt) {
-        long replayEnd = inserted ? b.end() : b.replayEnd;
-        if (!inserted) {
-          metrics.pendingSpans.addAndGet(-b.size());
-        }
-        consumer.seek(b.partition, b.first);
-        b.reset();
-        b.replayEnd = replayEnd;
-      }
       return false;
     }
   }
 
-  private void insert(SpanRouter rows, String token) {
-    retry.run("insert", () -> rows.insertInto(store, token));
+  /**
+   * Reads {@code partition} again from offset {@code from}: the batch in the making there is
+   * dropped (its records come again, the rest of this poll's included) and the next one must end at
+   * {@code replayEnd} (-1: anywhere).
+   */
+  private void rewind(TopicPartition partition, long from, long replayEnd) {
+    PartitionBatch b = batches.get(partition);
+    if (b != null) {
+      metrics.pendingSpans.addAndGet(-b.size());
+      b.reset();
+      b.replayEnd = replayEnd;
+    }
+    if (consumer.assignment().contains(partition)) {
+      consumer.seek(partition, from);
+    }
+    rewound.add(partition);
   }
 
   private final class Rebalance implements ConsumerRebalanceListener {
@@ -438,12 +502,15 @@ public final class SpanIngester implements AutoCloseable {
         }
       }
       flush(revoked);
+      finishInsert(); // written and committed while the partitions are still ours
       forget(partitions); // a replay batch not yet whole: its intent stays committed for the next
       // owner
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+      inserting.forget(
+          partitions); // an insert of theirs in flight is not committed: the new owner replays it
       forget(partitions); // not ours any more: the new owner replays them
     }
 

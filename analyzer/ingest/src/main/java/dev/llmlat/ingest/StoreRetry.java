@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The ingester's calls on the store, retried with backoff (200 ms doubling to 10 s) while the store
- * is away. Nothing is polled meanwhile, so memory stays at one batch however long that is. Once the
- * ingester is stopping a call gives up after its third attempt.
+ * is away. The consumer loop reads on until the next batch is full, then waits, so memory stays at
+ * two batches (the one being written and the next) however long that is. Once the ingester is
+ * stopping a call gives up after its third attempt.
  */
 final class StoreRetry {
   private static final Logger LOG = LoggerFactory.getLogger(StoreRetry.class);

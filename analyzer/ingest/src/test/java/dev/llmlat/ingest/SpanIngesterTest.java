@@ -31,6 +31,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -332,6 +333,78 @@ class SpanIngesterTest {
     assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(40);
     assertThat(count(store, "SELECT uniqExact(SpanId) FROM otel_traces")).isEqualTo(40);
     assertThat(committed("g-" + topic)).isEqualTo(new OffsetAndMetadata(40, ""));
+  }
+
+  @Test
+  void readsTheNextBatchWhileTheStoreInsertsAndCommitsOnlyWhatIsStored() throws Exception {
+    List<byte[]> values = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      values.add(SpanFixtures.oneSpan(i));
+    }
+    produce(values);
+    CountDownLatch open = new CountDownLatch(1);
+    ClickHouseStore gated = new GatedStore(store, open);
+    try (SpanIngester ingester =
+        new SpanIngester(config().maxBatchSpans(10).linger(Duration.ofHours(1)).build(), gated)
+            .start()) {
+      // the first batch (offsets 0..9) is with the store; the loop reads the second, then waits:
+      // two batches at most
+      Await.until(() -> ingester.metrics().snapshot().records() == 20, "the second batch read");
+      assertThat(ingester.metrics().snapshot().insertsInFlight()).isEqualTo(1);
+      assertThat(ingester.metrics().snapshot().spans()).isZero();
+      assertThat(ingester.metrics().snapshot().pendingSpans()).isEqualTo(20);
+      assertThat(committed("g-" + topic))
+          .isEqualTo(new OffsetAndMetadata(0, SpanIngester.PENDING + 9));
+      assertThat(ingester.metrics().snapshot().records()).isEqualTo(20);
+      open.countDown();
+      Await.until(
+          () ->
+              ingester.metrics().snapshot().spans() == 40
+                  && ingester.metrics().snapshot().pendingSpans() == 0,
+          "40 spans stored");
+      assertThat(ingester.metrics().snapshot().batches()).isEqualTo(4);
+    }
+    assertThat(count(store, "SELECT count() FROM otel_traces")).isEqualTo(40);
+    assertThat(count(store, "SELECT uniqExact(SpanId) FROM otel_traces")).isEqualTo(40);
+    assertThat(committed("g-" + topic)).isEqualTo(new OffsetAndMetadata(40, ""));
+  }
+
+  /** The store, with inserts held until {@code open} opens. */
+  record GatedStore(ClickHouseStore store, CountDownLatch open) implements ClickHouseStore {
+    @Override
+    public void insertRowBinary(
+        String table, List<String> columns, byte[] rows, String deduplicationToken) {
+      try {
+        open.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      store.insertRowBinary(table, columns, rows, deduplicationToken);
+    }
+
+    @Override
+    public void execute(String sql) {
+      store.execute(sql);
+    }
+
+    @Override
+    public dev.llmlat.store.QueryResult query(String sql, Map<String, ?> params) {
+      return store.query(sql, params);
+    }
+
+    @Override
+    public byte[] queryRowBinary(String sql, Map<String, ?> params) {
+      return store.queryRowBinary(sql, params);
+    }
+
+    @Override
+    public String description() {
+      return store.description();
+    }
+
+    @Override
+    public void close() {}
   }
 
   @Test

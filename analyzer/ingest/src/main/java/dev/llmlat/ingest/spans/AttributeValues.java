@@ -16,6 +16,10 @@ import java.util.Map;
 public final class AttributeValues {
   private AttributeValues() {}
 
+  /**
+   * The attributes as a new map of the caller's, in their order; a repeated key keeps its first
+   * place and its last value.
+   */
   public static Map<String, String> toMap(List<KeyValue> attributes) {
     Map<String, String> map = new LinkedHashMap<>(attributes.size() * 2);
     for (KeyValue kv : attributes) {

@@ -66,6 +66,22 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
 
   public GpuKernelRowEncoder add(
       Span span, String serviceName, Map<String, String> resourceAttributes) {
+    return add(span, ResourceColumns.of(serviceName, resourceAttributes));
+  }
+
+  /** What a kernel's row takes from its resource, read once for all the resource's kernels. */
+  record ResourceColumns(String serviceName, String hostName, long pid, String importId) {
+    static ResourceColumns of(String serviceName, Map<String, String> resourceAttributes) {
+      return new ResourceColumns(
+          serviceName,
+          resourceAttributes.getOrDefault(LlmlatAttributes.HOST_NAME, ""),
+          parseLong(resourceAttributes.get("process.pid")),
+          resourceAttributes.getOrDefault(
+              SpanRouter.IMPORT_ID_ATTRIBUTE, "")); // the import it came in, if any
+    }
+  }
+
+  GpuKernelRowEncoder add(Span span, ResourceColumns resource) {
     String kind = "";
     String stepSpanId = "";
     String stepName = "";
@@ -75,9 +91,11 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
     long stream = 0;
     long correlation = 0;
     long bytes = 0;
-    long pid = parseLong(resourceAttributes.get("process.pid"));
+    long pid = resource.pid();
     long tid = 0;
-    for (KeyValue kv : span.getAttributesList()) {
+    List<KeyValue> attributes = span.getAttributesList();
+    for (int i = 0; i < attributes.size(); i++) {
+      KeyValue kv = attributes.get(i);
       AnyValue v = kv.getValue();
       switch (kv.getKey()) {
         case KIND -> kind = v.getStringValue();
@@ -104,17 +122,15 @@ public final class GpuKernelRowEncoder extends RowBinaryBatch {
         .uint32(stream)
         .int64(correlation)
         .int64(bytes)
-        .string(resourceAttributes.getOrDefault(LlmlatAttributes.HOST_NAME, ""))
+        .string(resource.hostName())
         .uint32(pid)
         .uint32(tid)
         .string(stepSpanId)
         .string(stepName)
         .string(source)
         .string(clockRule)
-        .string(serviceName)
-        .string(
-            resourceAttributes.getOrDefault(
-                SpanRouter.IMPORT_ID_ATTRIBUTE, "")); // the import it came in, if any
+        .string(resource.serviceName())
+        .string(resource.importId());
     rows++;
     return this;
   }

@@ -2,6 +2,7 @@ package dev.llmlat.ingest.spans;
 
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.store.ClickHouseStore;
+import dev.llmlat.store.RowBinaryWriter;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
@@ -36,17 +37,26 @@ public final class SpanRouter {
       Map<String, String> resource =
           AttributeValues.toMap(resourceSpans.getResource().getAttributesList());
       if (importId != null) {
-        resource = new java.util.LinkedHashMap<>(resource);
         resource.put(IMPORT_ID_ATTRIBUTE, importId);
       }
       String service = resource.getOrDefault("service.name", "");
       String layer = resource.getOrDefault(LlmlatAttributes.LAYER, "");
+      GpuKernelRowEncoder.ResourceColumns kernelResource = null; // on the resource's first kernel
       for (ScopeSpans scopeSpans : resourceSpans.getScopeSpansList()) {
+        RowBinaryWriter resourceAndScope =
+            null; // encoded on the scope's first span for otel_traces
         for (Span span : scopeSpans.getSpansList()) {
           if (GpuKernelRowEncoder.isKernelSpan(layer, span)) {
-            kernels.add(span, service, resource);
+            if (kernelResource == null) {
+              kernelResource = GpuKernelRowEncoder.ResourceColumns.of(service, resource);
+            }
+            kernels.add(span, kernelResource);
           } else {
-            traces.add(span, scopeSpans.getScope(), service, resource);
+            if (resourceAndScope == null) {
+              resourceAndScope =
+                  OtelTracesRowEncoder.resourceAndScope(service, resource, scopeSpans.getScope());
+            }
+            traces.add(span, resourceAndScope);
           }
         }
       }
