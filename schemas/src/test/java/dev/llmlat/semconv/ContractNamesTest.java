@@ -43,6 +43,12 @@ class ContractNamesTest {
         }
       }
     }
+    for (TtftComponent c : TtftComponent.all()) {
+      if (c.id().contains("_")) {
+        out.putIfAbsent(c.id(), "TtftComponent." + c.name());
+      }
+      out.putIfAbsent(c.column(), "TtftComponent." + c.name() + ".column()");
+    }
     return out;
   }
 
@@ -50,9 +56,14 @@ class ContractNamesTest {
   void everyContractNameIsUsedThroughItsConstant() throws Exception {
     Map<String, String> names = names();
     assertThat(names)
-        .containsKeys(LlmlatAttributes.TENANT, LlmlatSpanNames.REQUEST, LlmlatTopics.SPANS);
+        .containsKeys(
+            LlmlatAttributes.TENANT,
+            LlmlatSpanNames.REQUEST,
+            LlmlatTopics.SPANS,
+            TtftComponent.KV_TRANSFER.id(),
+            TtftComponent.QUEUE.column());
     Path repo = Path.of("..").toAbsolutePath().normalize();
-    Pattern literal = Pattern.compile("(?<![\\\\\\w])\"([a-z][a-z0-9_.]*)\"");
+    Pattern literal = Pattern.compile("(?<![\\\\\\w])\"([A-Za-z][A-Za-z0-9_.]*)\"");
     List<String> found = new ArrayList<>();
     List<Path> sources;
     try (Stream<Path> walk = Files.walk(repo)) {

@@ -1,20 +1,22 @@
 package dev.llmlat.attribution;
 
+import dev.llmlat.semconv.TtftComponent;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * One request's TTFT split into contiguous components that sum exactly to {@link #ttftNs}, its
- * inter-token gaps with causes, the clock corrections applied, and what the engine did while the
- * request queued ({@link QueueBreakdown}, its parts summing exactly to {@code queue}), and under
- * tensor parallelism the late ranks its steps waited for ({@code rankWaits}, summing exactly to
- * {@code rank_wait}), and how the gateway got its upstream connection ({@code upstream}: the pool,
- * new or reused). {@code tenant} is whom it was served for ("" when no span names one); {@code
- * tenantCauses} is how much of its queue (behind other requests' prefill) and batch interference
- * each tenant's requests caused. {@code startLayer} is where TTFT starts ({@code client}, {@code
- * gateway} or {@code engine}); {@code serverTtftNs} is the TTFT the server side alone saw (equal to
- * {@code ttftNs} unless a client layer started the trace).
+ * One request's TTFT split into contiguous components ({@link TtftComponent}, by {@link
+ * TtftComponent#id()}) that sum exactly to {@link #ttftNs}, its inter-token gaps with causes, the
+ * clock corrections applied, and what the engine did while the request queued ({@link
+ * QueueBreakdown}, its parts summing exactly to {@code queue}), and under tensor parallelism the
+ * late ranks its steps waited for ({@code rankWaits}, summing exactly to {@code rank_wait}), and
+ * how the gateway got its upstream connection ({@code upstream}: the pool, new or reused). {@code
+ * tenant} is whom it was served for ("" when no span names one); {@code tenantCauses} is how much
+ * of its queue (behind other requests' prefill) and batch interference each tenant's requests
+ * caused. {@code startLayer} is where TTFT starts ({@code client}, {@code gateway} or {@code
+ * engine}); {@code serverTtftNs} is the TTFT the server side alone saw (equal to {@code ttftNs}
+ * unless a client layer started the trace).
  */
 public record Attribution(
     String traceId,
@@ -42,53 +44,6 @@ public record Attribution(
     UpstreamConnection upstream,
     String tenant,
     List<TenantShare> tenantCauses) {
-
-  /**
-   * The components, in waterfall order. {@code client_to_gateway} and {@code gateway_to_client} are
-   * non-zero only when the trace starts at a client layer (TTFT is then the client's). {@code
-   * decode_wait} is non-zero only for disaggregated prefill/decode: the KV cache is ready on the
-   * prefill instance and the decode instance is not receiving it yet; {@code kv_transfer} is then
-   * the wire time alone. {@code rank_wait} is non-zero only for steps several ranks ran (tensor
-   * parallelism): the time the step's collectives waited for a late rank, taken out of {@code
-   * prefill_gpu} (and {@code prefill_cpu} beyond the GPU's busy time). The way in through a gateway
-   * is {@code gateway_in} (the gateway's own handling: routing, filters, its HTTP client's work),
-   * the wait for an upstream connection from the client's pool, TCP connect and TLS (non-zero only
-   * where the extension's connection hooks saw the call), and {@code network_in}, the wire: from
-   * the request's headers written (else the CLIENT span's start) to the engine's arrival.
-   */
-  public static final List<String> COMPONENTS =
-      List.of(
-          "client_to_gateway",
-          "gateway_in",
-          "upstream_pool_wait",
-          "upstream_connect",
-          "upstream_tls",
-          "network_in",
-          "engine_in",
-          "queue",
-          "decode_wait",
-          "kv_transfer",
-          "prefill_cpu",
-          "prefill_gpu",
-          "rank_wait",
-          "batch_interference",
-          "first_sample",
-          "network_out",
-          "gateway_out",
-          "gateway_to_client",
-          "unattributed");
-
-  /**
-   * The {@code llm_request_attribution} column of a component: {@code kv_transfer} is {@code
-   * KvTransferNs}.
-   */
-  public static String column(String component) {
-    StringBuilder out = new StringBuilder();
-    for (String word : component.split("_")) {
-      out.append(Character.toUpperCase(word.charAt(0))).append(word, 1, word.length());
-    }
-    return out.append("Ns").toString();
-  }
 
   /**
    * A stretch of the critical path: which component, which span explains it, when, and on which
@@ -141,17 +96,18 @@ public record Attribution(
     tenant = tenant == null ? "" : tenant;
     tenantCauses = tenantCauses == null ? List.of() : List.copyOf(tenantCauses);
     long waited = rankWaits.stream().mapToLong(RankWait::waitNs).sum();
-    if (!rankWaits.isEmpty() && waited != components.getOrDefault("rank_wait", 0L)) {
+    if (!rankWaits.isEmpty()
+        && waited != components.getOrDefault(TtftComponent.RANK_WAIT.id(), 0L)) {
       throw new IllegalStateException(
           "rank waits of "
               + traceId
               + " sum to "
               + waited
               + " ns, rank_wait is "
-              + components.getOrDefault("rank_wait", 0L)
+              + components.getOrDefault(TtftComponent.RANK_WAIT.id(), 0L)
               + " ns");
     }
-    long queue = components.getOrDefault("queue", 0L);
+    long queue = components.getOrDefault(TtftComponent.QUEUE.id(), 0L);
     if (!queueBreakdown.parts().isEmpty() && queueBreakdown.totalNs() != queue) {
       throw new IllegalStateException(
           "queue breakdown of "
@@ -170,250 +126,205 @@ public record Attribution(
    */
   public record TenantShare(String tenant, long ns) {}
 
-  /** Without tenants. */
-  public Attribution(
-      String traceId,
-      String requestId,
-      String model,
-      String service,
-      String engineInstance,
-      String engineAdapter,
-      long arrivalNs,
-      String startLayer,
-      long ttftNs,
-      long serverTtftNs,
-      Map<String, Long> components,
-      List<Segment> criticalPath,
-      List<Gap> itl,
-      List<ClockCorrection> corrections,
-      long promptTokens,
-      long outputTokens,
-      int prefillChunks,
-      int preemptions,
-      List<String> notes,
-      QueueBreakdown queueBreakdown,
-      List<InstancePart> instanceParts,
-      List<RankWait> rankWaits,
-      UpstreamConnection upstream) {
-    this(
-        traceId,
-        requestId,
-        model,
-        service,
-        engineInstance,
-        engineAdapter,
-        arrivalNs,
-        startLayer,
-        ttftNs,
-        serverTtftNs,
-        components,
-        criticalPath,
-        itl,
-        corrections,
-        promptTokens,
-        outputTokens,
-        prefillChunks,
-        preemptions,
-        notes,
-        queueBreakdown,
-        instanceParts,
-        rankWaits,
-        upstream,
-        "",
-        List.of());
+  /**
+   * A builder, for attributions made by hand (tests, examples): what is not set is empty, zero,
+   * {@link QueueBreakdown#NONE} and {@link UpstreamConnection#UNKNOWN}.
+   */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** Without a gateway connection seen. */
-  public Attribution(
-      String traceId,
-      String requestId,
-      String model,
-      String service,
-      String engineInstance,
-      String engineAdapter,
-      long arrivalNs,
-      String startLayer,
-      long ttftNs,
-      long serverTtftNs,
-      Map<String, Long> components,
-      List<Segment> criticalPath,
-      List<Gap> itl,
-      List<ClockCorrection> corrections,
-      long promptTokens,
-      long outputTokens,
-      int prefillChunks,
-      int preemptions,
-      List<String> notes,
-      QueueBreakdown queueBreakdown,
-      List<InstancePart> instanceParts,
-      List<RankWait> rankWaits) {
-    this(
-        traceId,
-        requestId,
-        model,
-        service,
-        engineInstance,
-        engineAdapter,
-        arrivalNs,
-        startLayer,
-        ttftNs,
-        serverTtftNs,
-        components,
-        criticalPath,
-        itl,
-        corrections,
-        promptTokens,
-        outputTokens,
-        prefillChunks,
-        preemptions,
-        notes,
-        queueBreakdown,
-        instanceParts,
-        rankWaits,
-        UpstreamConnection.UNKNOWN);
-  }
+  /** Builds an {@link Attribution}; the record's own checks run in {@link #build()}. */
+  public static final class Builder {
+    private String traceId = "";
+    private String requestId = "";
+    private String model = "";
+    private String service = "";
+    private String engineInstance = "";
+    private String engineAdapter = "";
+    private long arrivalNs = 0;
+    private String startLayer = "engine";
+    private long ttftNs = 0;
+    private long serverTtftNs = 0;
+    private Map<String, Long> components = Map.of();
+    private List<Segment> criticalPath = List.of();
+    private List<Gap> itl = List.of();
+    private List<ClockCorrection> corrections = List.of();
+    private long promptTokens = 0;
+    private long outputTokens = 0;
+    private int prefillChunks = 0;
+    private int preemptions = 0;
+    private List<String> notes = List.of();
+    private QueueBreakdown queueBreakdown = QueueBreakdown.NONE;
+    private List<InstancePart> instanceParts = List.of();
+    private List<RankWait> rankWaits = List.of();
+    private UpstreamConnection upstream = UpstreamConnection.UNKNOWN;
+    private String tenant = "";
+    private List<TenantShare> tenantCauses = List.of();
 
-  /** Without late ranks (one rank per step). */
-  public Attribution(
-      String traceId,
-      String requestId,
-      String model,
-      String service,
-      String engineInstance,
-      String engineAdapter,
-      long arrivalNs,
-      String startLayer,
-      long ttftNs,
-      long serverTtftNs,
-      Map<String, Long> components,
-      List<Segment> criticalPath,
-      List<Gap> itl,
-      List<ClockCorrection> corrections,
-      long promptTokens,
-      long outputTokens,
-      int prefillChunks,
-      int preemptions,
-      List<String> notes,
-      QueueBreakdown queueBreakdown,
-      List<InstancePart> instanceParts) {
-    this(
-        traceId,
-        requestId,
-        model,
-        service,
-        engineInstance,
-        engineAdapter,
-        arrivalNs,
-        startLayer,
-        ttftNs,
-        serverTtftNs,
-        components,
-        criticalPath,
-        itl,
-        corrections,
-        promptTokens,
-        outputTokens,
-        prefillChunks,
-        preemptions,
-        notes,
-        queueBreakdown,
-        instanceParts,
-        List.of());
-  }
+    private Builder() {}
 
-  /** A request one instance served. */
-  public Attribution(
-      String traceId,
-      String requestId,
-      String model,
-      String service,
-      String engineInstance,
-      String engineAdapter,
-      long arrivalNs,
-      String startLayer,
-      long ttftNs,
-      long serverTtftNs,
-      Map<String, Long> components,
-      List<Segment> criticalPath,
-      List<Gap> itl,
-      List<ClockCorrection> corrections,
-      long promptTokens,
-      long outputTokens,
-      int prefillChunks,
-      int preemptions,
-      List<String> notes,
-      QueueBreakdown queueBreakdown) {
-    this(
-        traceId,
-        requestId,
-        model,
-        service,
-        engineInstance,
-        engineAdapter,
-        arrivalNs,
-        startLayer,
-        ttftNs,
-        serverTtftNs,
-        components,
-        criticalPath,
-        itl,
-        corrections,
-        promptTokens,
-        outputTokens,
-        prefillChunks,
-        preemptions,
-        notes,
-        queueBreakdown,
-        List.of(),
-        List.of());
-  }
+    public Builder traceId(String traceId) {
+      this.traceId = traceId;
+      return this;
+    }
 
-  /** Without a queue breakdown (attributions built by hand). */
-  public Attribution(
-      String traceId,
-      String requestId,
-      String model,
-      String service,
-      String engineInstance,
-      String engineAdapter,
-      long arrivalNs,
-      String startLayer,
-      long ttftNs,
-      long serverTtftNs,
-      Map<String, Long> components,
-      List<Segment> criticalPath,
-      List<Gap> itl,
-      List<ClockCorrection> corrections,
-      long promptTokens,
-      long outputTokens,
-      int prefillChunks,
-      int preemptions,
-      List<String> notes) {
-    this(
-        traceId,
-        requestId,
-        model,
-        service,
-        engineInstance,
-        engineAdapter,
-        arrivalNs,
-        startLayer,
-        ttftNs,
-        serverTtftNs,
-        components,
-        criticalPath,
-        itl,
-        corrections,
-        promptTokens,
-        outputTokens,
-        prefillChunks,
-        preemptions,
-        notes,
-        QueueBreakdown.NONE);
+    public Builder requestId(String requestId) {
+      this.requestId = requestId;
+      return this;
+    }
+
+    public Builder model(String model) {
+      this.model = model;
+      return this;
+    }
+
+    public Builder service(String service) {
+      this.service = service;
+      return this;
+    }
+
+    public Builder engineInstance(String engineInstance) {
+      this.engineInstance = engineInstance;
+      return this;
+    }
+
+    public Builder engineAdapter(String engineAdapter) {
+      this.engineAdapter = engineAdapter;
+      return this;
+    }
+
+    public Builder arrivalNs(long arrivalNs) {
+      this.arrivalNs = arrivalNs;
+      return this;
+    }
+
+    public Builder startLayer(String startLayer) {
+      this.startLayer = startLayer;
+      return this;
+    }
+
+    public Builder ttftNs(long ttftNs) {
+      this.ttftNs = ttftNs;
+      return this;
+    }
+
+    public Builder serverTtftNs(long serverTtftNs) {
+      this.serverTtftNs = serverTtftNs;
+      return this;
+    }
+
+    public Builder components(Map<String, Long> components) {
+      this.components = components;
+      return this;
+    }
+
+    public Builder criticalPath(List<Segment> criticalPath) {
+      this.criticalPath = criticalPath;
+      return this;
+    }
+
+    public Builder itl(List<Gap> itl) {
+      this.itl = itl;
+      return this;
+    }
+
+    public Builder corrections(List<ClockCorrection> corrections) {
+      this.corrections = corrections;
+      return this;
+    }
+
+    public Builder promptTokens(long promptTokens) {
+      this.promptTokens = promptTokens;
+      return this;
+    }
+
+    public Builder outputTokens(long outputTokens) {
+      this.outputTokens = outputTokens;
+      return this;
+    }
+
+    public Builder prefillChunks(int prefillChunks) {
+      this.prefillChunks = prefillChunks;
+      return this;
+    }
+
+    public Builder preemptions(int preemptions) {
+      this.preemptions = preemptions;
+      return this;
+    }
+
+    public Builder notes(List<String> notes) {
+      this.notes = notes;
+      return this;
+    }
+
+    public Builder queueBreakdown(QueueBreakdown queueBreakdown) {
+      this.queueBreakdown = queueBreakdown;
+      return this;
+    }
+
+    public Builder instanceParts(List<InstancePart> instanceParts) {
+      this.instanceParts = instanceParts;
+      return this;
+    }
+
+    public Builder rankWaits(List<RankWait> rankWaits) {
+      this.rankWaits = rankWaits;
+      return this;
+    }
+
+    public Builder upstream(UpstreamConnection upstream) {
+      this.upstream = upstream;
+      return this;
+    }
+
+    public Builder tenant(String tenant) {
+      this.tenant = tenant;
+      return this;
+    }
+
+    public Builder tenantCauses(List<TenantShare> tenantCauses) {
+      this.tenantCauses = tenantCauses;
+      return this;
+    }
+
+    public Attribution build() {
+      return new Attribution(
+          traceId,
+          requestId,
+          model,
+          service,
+          engineInstance,
+          engineAdapter,
+          arrivalNs,
+          startLayer,
+          ttftNs,
+          serverTtftNs,
+          components,
+          criticalPath,
+          itl,
+          corrections,
+          promptTokens,
+          outputTokens,
+          prefillChunks,
+          preemptions,
+          notes,
+          queueBreakdown,
+          instanceParts,
+          rankWaits,
+          upstream,
+          tenant,
+          tenantCauses);
+    }
   }
 
   public long component(String name) {
     return components.getOrDefault(name, 0L);
+  }
+
+  public long component(TtftComponent c) {
+    return components.getOrDefault(c.id(), 0L);
   }
 
   /** Whether several engine instances served it (prefill and decode). */

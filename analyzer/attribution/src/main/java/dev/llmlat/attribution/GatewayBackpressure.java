@@ -39,7 +39,8 @@ record GatewayBackpressure(
       }
       events++;
       long duration =
-          number(ev.attributes().get(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS));
+          SpanRecord.parseLong(
+              ev.attributes().get(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS), -1);
       if (duration < 0) {
         undated++;
         continue;
@@ -124,21 +125,5 @@ record GatewayBackpressure(
               + ": not placed in time");
     }
     return out;
-  }
-
-  private static long number(String v) {
-    if (v == null || v.isEmpty()) {
-      return -1;
-    }
-    try {
-      return Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      try {
-        double d = Double.parseDouble(v);
-        return Double.isFinite(d) && d >= 0 ? (long) d : -1;
-      } catch (NumberFormatException e2) {
-        return -1;
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.llmlat.attribution;
 
+import dev.llmlat.semconv.TtftComponent;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -27,7 +28,7 @@ final class QueueAnalyzer {
       StepIndex steps) {
     List<Attribution.Segment> queue =
         path.stream()
-            .filter(s -> s.component().equals("queue") && s.endNs() > s.startNs())
+            .filter(s -> s.component().equals(TtftComponent.QUEUE.id()) && s.endNs() > s.startNs())
             .toList();
     long total = queue.stream().mapToLong(s -> s.endNs() - s.startNs()).sum();
     if (total == 0) {

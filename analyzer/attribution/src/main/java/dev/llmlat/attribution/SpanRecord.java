@@ -110,7 +110,14 @@ public record SpanRecord(
   }
 
   public long longAttr(String key, long otherwise) {
-    String v = attributes.get(key);
+    return parseLong(attributes.get(key), otherwise);
+  }
+
+  /**
+   * An attribute's text as a whole number: an integer, or a finite double's whole part (exporters
+   * that write every number as a double); {@code otherwise} when empty or not a finite number.
+   */
+  public static long parseLong(String v, long otherwise) {
     if (v == null || v.isEmpty()) {
       return otherwise;
     }
@@ -118,7 +125,8 @@ public record SpanRecord(
       return Long.parseLong(v);
     } catch (NumberFormatException e) {
       try {
-        return (long) Double.parseDouble(v);
+        double d = Double.parseDouble(v);
+        return Double.isFinite(d) ? (long) d : otherwise;
       } catch (NumberFormatException e2) {
         return otherwise;
       }

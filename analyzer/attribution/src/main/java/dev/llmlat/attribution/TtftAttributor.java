@@ -3,6 +3,7 @@ package dev.llmlat.attribution;
 import dev.llmlat.attribution.engines.EngineRequest;
 import dev.llmlat.attribution.engines.UnknownEngine;
 import dev.llmlat.semconv.LlmlatAttributes;
+import dev.llmlat.semconv.TtftComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,23 +31,14 @@ final class TtftAttributor {
   static final String BLOCKED_ON_CLIENT =
       "the gateway could not write to its client (the client read slowly)";
 
-  private static final int P_UNATTRIBUTED = 0;
-  private static final int P_EDGE = 1; // gateway_in, network_in, network_out
-  private static final int P_CONNECTION =
-      2; // the upstream connection's pool wait, connect, TLS: inside gateway_in/network_in
-  private static final int P_PREFILL_GAP = 3;
-  private static final int P_DECODE_WAIT =
-      3; // KV ready, the decode side not receiving: what else explains it wins
-  private static final int P_FIRST_SAMPLE = 4;
-  private static final int P_ENGINE_IN = 5;
-  private static final int P_QUEUE = 6;
-  private static final int P_KV = 7;
-  private static final int P_STEP = 8;
-
   private record Labeled(
       String label, String span, long start, long end, int priority, String instance) {
-    Labeled(String label, String span, long start, long end, int priority) {
-      this(label, span, start, end, priority, "");
+    Labeled(TtftComponent c, String span, long start, long end, String instance) {
+      this(c.id(), span, start, end, c.precedence(), instance);
+    }
+
+    Labeled(TtftComponent c, String span, long start, long end) {
+      this(c, span, start, end, "");
     }
   }
 
@@ -164,42 +156,38 @@ final class TtftAttributor {
           upstream.wireStartNs() >= serverT0 && upstream.wireStartNs() <= arrival
               ? upstream.wireStartNs()
               : inbound.startNs();
-      labels.add(new Labeled("gateway_in", v.gatewayServer().name(), serverT0, wire, P_EDGE));
-      labels.add(new Labeled("network_in", inbound.name(), wire, arrival, P_EDGE));
+      labels.add(new Labeled(TtftComponent.GATEWAY_IN, v.gatewayServer().name(), serverT0, wire));
+      labels.add(new Labeled(TtftComponent.NETWORK_IN, inbound.name(), wire, arrival));
       // ties go to the label added first: a handshake inside an acquisition is TLS, not pool wait
       String to = upstream.pool().isEmpty() ? "the engine" : upstream.pool();
       labels.add(
           new Labeled(
-              "upstream_tls",
+              TtftComponent.UPSTREAM_TLS,
               "TLS handshake with " + to,
               upstream.tlsStartNs(),
-              upstream.tlsDoneNs(),
-              P_CONNECTION));
+              upstream.tlsDoneNs()));
       labels.add(
           new Labeled(
-              "upstream_connect",
+              TtftComponent.UPSTREAM_CONNECT,
               "TCP connect to " + to,
               upstream.connectStartNs(),
-              upstream.connectedNs(),
-              P_CONNECTION));
+              upstream.connectedNs()));
       labels.add(
           new Labeled(
-              "upstream_pool_wait",
+              TtftComponent.UPSTREAM_POOL_WAIT,
               upstream.poolLabel(),
               upstream.acquireStartNs(),
-              upstream.acquiredNs(),
-              P_CONNECTION));
+              upstream.acquiredNs()));
       notes.addAll(connectionNotes(upstream));
     }
     if (unknownEngine) {
       // the engine's time is known only as a whole: named in the path, counted as unattributed
       labels.add(
           new Labeled(
-              "unattributed",
+              TtftComponent.UNATTRIBUTED,
               e.service() + ": " + e.name(),
               r.arrivalNs(),
-              Math.min(r.endNs(), firstToken),
-              P_UNATTRIBUTED));
+              Math.min(r.endNs(), firstToken)));
     }
     long firstScheduled = unknownEngine ? firstToken : firstScheduled(r, v, index, firstToken);
     List<Step> steps = new ArrayList<>();
@@ -221,18 +209,21 @@ final class TtftAttributor {
       for (EngineRequest.Interval h : prefill.handling()) {
         labels.add(
             new Labeled(
-                "engine_in",
+                TtftComponent.ENGINE_IN,
                 h.source(),
                 h.startNs(),
                 Math.min(h.endNs(), prefillDone),
-                P_ENGINE_IN,
                 pi));
       }
-      labels.add(new Labeled("queue", "queue", prefill.queuedNs(), pScheduled, P_QUEUE, pi));
+      labels.add(new Labeled(TtftComponent.QUEUE, "queue", prefill.queuedNs(), pScheduled, pi));
       for (EngineRequest.Interval q : prefill.waits()) {
         labels.add(
             new Labeled(
-                "queue", q.source(), q.startNs(), Math.min(q.endNs(), prefillDone), P_QUEUE, pi));
+                TtftComponent.QUEUE,
+                q.source(),
+                q.startNs(),
+                Math.min(q.endNs(), prefillDone),
+                pi));
       }
       long pLast = pScheduled;
       for (Step s : steps(prefill, v, index, pScheduled, prefillDone, notes)) {
@@ -240,77 +231,80 @@ final class TtftAttributor {
         stepInstance.put(s.id(), pi);
         labels.add(
             new Labeled(
-                "step:" + s.id(), s.span(), s.start(), Math.min(s.end(), prefillDone), P_STEP, pi));
+                "step:" + s.id(),
+                s.span(),
+                s.start(),
+                Math.min(s.end(), prefillDone),
+                TtftComponent.STEP_PRECEDENCE,
+                pi));
         pLast = Math.max(pLast, Math.min(s.end(), prefillDone));
       }
-      labels.add(new Labeled("prefill_cpu", "prefill", pScheduled, pLast, P_PREFILL_GAP, pi));
+      labels.add(new Labeled(TtftComponent.PREFILL_CPU, "prefill", pScheduled, pLast, pi));
       KvHandoff kv = KvHandoff.of(pd.pair(), pLast, prefill, r, notes);
       kvReady = kv.readyNs();
       labels.add(
           new Labeled(
-              "first_sample",
+              TtftComponent.FIRST_SAMPLE,
               prefill.span().name() + " until the KV send",
               pLast,
               kv.readyNs(),
-              P_FIRST_SAMPLE,
               pi));
       long handedOver = Math.max(kv.readyNs(), Math.min(r.arrivalNs(), kv.wireStartNs()));
       labels.add(
           new Labeled(
-              "decode_wait",
+              TtftComponent.DECODE_WAIT,
               "handoff to the decode instance",
               kv.readyNs(),
               handedOver,
-              P_DECODE_WAIT,
               di));
       labels.add(
           new Labeled(
-              "decode_wait",
+              TtftComponent.DECODE_WAIT,
               pd.pair().kvRecv() != null
                   ? "decode instance not receiving (kv_recv not started)"
                   : "decode instance not receiving",
               handedOver,
               kv.wireStartNs(),
-              P_DECODE_WAIT,
               di));
       String wire = pi + " -> " + di;
       roles.put(wire, TRANSFER);
       labels.add(
           new Labeled(
-              "kv_transfer", kv.wireSource(), kv.wireStartNs(), kv.wireEndNs(), P_KV, wire));
+              TtftComponent.KV_TRANSFER, kv.wireSource(), kv.wireStartNs(), kv.wireEndNs(), wire));
       decodeFrom = Math.min(kv.wireEndNs(), firstScheduled);
     }
     if (!unknownEngine) {
       labels.add(
           new Labeled(
-              "queue",
+              TtftComponent.QUEUE,
               "queue",
               prefill != null ? decodeFrom : r.queuedNs(),
               firstScheduled,
-              P_QUEUE,
               di));
     }
     for (EngineRequest.Interval h : r.handling()) {
       labels.add(
           new Labeled(
-              "engine_in",
+              TtftComponent.ENGINE_IN,
               h.source(),
               Math.max(h.startNs(), kvReady),
               Math.min(h.endNs(), firstToken),
-              P_ENGINE_IN,
               di));
     }
     for (EngineRequest.Interval q : r.waits()) {
       // a decode instance's wait before the KV came is decode_wait, not its queue
       long from = prefill != null ? Math.max(q.startNs(), decodeFrom) : q.startNs();
       labels.add(
-          new Labeled("queue", q.source(), from, Math.min(q.endNs(), firstToken), P_QUEUE, di));
+          new Labeled(TtftComponent.QUEUE, q.source(), from, Math.min(q.endNs(), firstToken), di));
     }
     if (prefill == null) {
       for (EngineRequest.Interval k : r.kvTransfers()) {
         labels.add(
             new Labeled(
-                "kv_transfer", k.source(), k.startNs(), Math.min(k.endNs(), firstToken), P_KV));
+                TtftComponent.KV_TRANSFER,
+                k.source(),
+                k.startNs(),
+                Math.min(k.endNs(), firstToken)));
       }
     }
     long lastStepEnd = firstScheduled;
@@ -320,14 +314,18 @@ final class TtftAttributor {
       stepInstance.put(s.id(), di);
       labels.add(
           new Labeled(
-              "step:" + s.id(), s.span(), s.start(), Math.min(s.end(), firstToken), P_STEP, di));
+              "step:" + s.id(),
+              s.span(),
+              s.start(),
+              Math.min(s.end(), firstToken),
+              TtftComponent.STEP_PRECEDENCE,
+              di));
       lastStepEnd = Math.max(lastStepEnd, Math.min(s.end(), firstToken));
     }
     if (!unknownEngine) {
       labels.add(
-          new Labeled("prefill_cpu", "prefill", firstScheduled, lastStepEnd, P_PREFILL_GAP, di));
-      labels.add(
-          new Labeled("first_sample", e.name(), lastStepEnd, firstToken, P_FIRST_SAMPLE, di));
+          new Labeled(TtftComponent.PREFILL_CPU, "prefill", firstScheduled, lastStepEnd, di));
+      labels.add(new Labeled(TtftComponent.FIRST_SAMPLE, e.name(), lastStepEnd, firstToken, di));
     }
     if (gateway) {
       long upstreamChunk =
@@ -336,32 +334,34 @@ final class TtftAttributor {
       if (split) {
         labels.add(
             new Labeled(
-                "network_out", v.gatewayClient().name(), firstToken, upstreamChunk, P_EDGE));
+                TtftComponent.NETWORK_OUT, v.gatewayClient().name(), firstToken, upstreamChunk));
         labels.add(
             new Labeled(
-                "gateway_out", v.gatewayServer().name(), upstreamChunk, serverTEnd, P_EDGE));
+                TtftComponent.GATEWAY_OUT, v.gatewayServer().name(), upstreamChunk, serverTEnd));
       } else {
         labels.add(
-            new Labeled("network_out", v.gatewayServer().name(), firstToken, serverTEnd, P_EDGE));
+            new Labeled(
+                TtftComponent.NETWORK_OUT, v.gatewayServer().name(), firstToken, serverTEnd));
       }
       // the gateway's own record of not being able to write the first token to its client:
-      // gateway_out, on its clock
+      // gateway_out, on its clock, named above the rest of gateway_out and network_out
       long from = split ? upstreamChunk : firstToken;
       for (GatewayBackpressure.Block b : backpressure.blocks()) {
         if (b.endNs() > from && b.startNs() < serverTEnd) {
           labels.add(
               new Labeled(
-                  "gateway_out",
+                  TtftComponent.GATEWAY_OUT.id(),
                   BLOCKED_ON_CLIENT,
                   Math.max(from, b.startNs()),
                   Math.min(serverTEnd, b.endNs()),
-                  P_CONNECTION));
+                  TtftComponent.GATEWAY_OUT.precedence() + 1,
+                  ""));
         }
       }
     }
     if (client != null) {
-      labels.add(new Labeled("client_to_gateway", client.name(), t0, serverT0, P_EDGE));
-      labels.add(new Labeled("gateway_to_client", client.name(), serverTEnd, tEnd, P_EDGE));
+      labels.add(new Labeled(TtftComponent.CLIENT_TO_GATEWAY, client.name(), t0, serverT0));
+      labels.add(new Labeled(TtftComponent.GATEWAY_TO_CLIENT, client.name(), serverTEnd, tEnd));
     }
 
     // Sweep the elementary pieces of [t0, tEnd).
@@ -387,7 +387,7 @@ final class TtftAttributor {
             best = l;
           }
         }
-        String label = best == null ? "unattributed" : best.label();
+        String label = best == null ? TtftComponent.UNATTRIBUTED.id() : best.label();
         String instance = best == null ? "" : best.instance();
         raw.merge(label + '\u0000' + instance, cut - previous, Long::sum);
         String span = best == null ? "" : best.span();
@@ -409,8 +409,8 @@ final class TtftAttributor {
     }
 
     Map<String, Long> components = new LinkedHashMap<>();
-    for (String c : Attribution.COMPONENTS) {
-      components.put(c, 0L);
+    for (TtftComponent c : TtftComponent.all()) {
+      components.put(c.id(), 0L);
     }
     Map<String, Long> perInstance =
         new LinkedHashMap<>(); // component and instance, for disaggregated requests
@@ -434,14 +434,17 @@ final class TtftAttributor {
         long waitGpu = Math.min(wait, busy);
         long cpu = covered - busy - (wait - waitGpu);
         long own = Math.round((busy - waitGpu) * s.ownShare());
-        components.merge("prefill_cpu", cpu, Long::sum);
-        components.merge("prefill_gpu", own, Long::sum);
-        components.merge("rank_wait", wait, Long::sum);
-        components.merge("batch_interference", busy - waitGpu - own, Long::sum);
-        perInstance.merge("prefill_cpu\u0000" + instance, cpu, Long::sum);
-        perInstance.merge("prefill_gpu\u0000" + instance, own, Long::sum);
-        perInstance.merge("rank_wait\u0000" + instance, wait, Long::sum);
-        perInstance.merge("batch_interference\u0000" + instance, busy - waitGpu - own, Long::sum);
+        components.merge(TtftComponent.PREFILL_CPU.id(), cpu, Long::sum);
+        components.merge(TtftComponent.PREFILL_GPU.id(), own, Long::sum);
+        components.merge(TtftComponent.RANK_WAIT.id(), wait, Long::sum);
+        components.merge(TtftComponent.BATCH_INTERFERENCE.id(), busy - waitGpu - own, Long::sum);
+        perInstance.merge(TtftComponent.PREFILL_CPU.id() + '\u0000' + instance, cpu, Long::sum);
+        perInstance.merge(TtftComponent.PREFILL_GPU.id() + '\u0000' + instance, own, Long::sum);
+        perInstance.merge(TtftComponent.RANK_WAIT.id() + '\u0000' + instance, wait, Long::sum);
+        perInstance.merge(
+            TtftComponent.BATCH_INTERFERENCE.id() + '\u0000' + instance,
+            busy - waitGpu - own,
+            Long::sum);
         shareAmongOthers(busy - waitGpu - own, s.served(), v.traceId(), index, byTenant);
         if (wait > 0) {
           RankWaits.Rank late = s.ranks().late();
@@ -459,7 +462,8 @@ final class TtftAttributor {
     }
     List<Attribution.InstancePart> parts = new ArrayList<>();
     if (prefill != null) {
-      for (String c : Attribution.COMPONENTS) {
+      for (TtftComponent component : TtftComponent.all()) {
+        String c = component.id();
         for (Map.Entry<String, String> role : roles.entrySet()) {
           long ns = perInstance.getOrDefault(c + '\u0000' + role.getKey(), 0L);
           if (ns != 0) {

@@ -2,6 +2,7 @@ package dev.llmlat.attribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.llmlat.semconv.TtftComponent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -412,7 +413,7 @@ class SglangDisaggregatedTest {
       assertThat(Math.abs(a.ttftNs() - t.ttft()))
           .as("TTFT of %s: %s", t.traceId(), a.components())
           .isLessThanOrEqualTo(tolerance);
-      for (String c : Attribution.COMPONENTS) {
+      for (String c : TtftComponent.ids()) {
         long truth = t.components().getOrDefault(c, 0L);
         assertThat(Math.abs(a.component(c) - truth))
             .as("%s of %s: %s", c, t.traceId(), a.components())

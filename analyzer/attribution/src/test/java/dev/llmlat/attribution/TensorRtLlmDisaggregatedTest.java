@@ -2,6 +2,7 @@ package dev.llmlat.attribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.llmlat.semconv.TtftComponent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -145,7 +146,7 @@ class TensorRtLlmDisaggregatedTest {
               "disaggregated (TensorRT-LLM's context-only finish and KV-transfer time): prefill on ctx-0,"
                   + " decode on gen-0");
       assertThat(Math.abs(a.ttftNs() - t.ttft())).isLessThanOrEqualTo(10 * US);
-      for (String c : Attribution.COMPONENTS) {
+      for (String c : TtftComponent.ids()) {
         long truth = t.components().getOrDefault(c, 0L);
         assertThat(Math.abs(a.component(c) - truth))
             .as("%s of %s: %s", c, t.traceId(), a.components())

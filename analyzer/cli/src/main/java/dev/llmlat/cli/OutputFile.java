@@ -1,5 +1,6 @@
 package dev.llmlat.cli;
 
+import dev.llmlat.otlpjson.InputFiles;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.AccessDeniedException;
@@ -67,7 +68,7 @@ final class OutputFile {
             option,
             target,
             "is "
-                + kind(target)
+                + InputFiles.kind(target, LinkOption.NOFOLLOW_LINKS)
                 + ", not a regular file (the output is written whole and"
                 + " renamed into place); name a regular file");
       }
@@ -183,31 +184,6 @@ final class OutputFile {
     } catch (IOException e) {
       return false;
     }
-  }
-
-  /** What a non-regular file is, in words (the file type bits of {@code unix:mode}). */
-  private static String kind(Path p) {
-    try {
-      int type = (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0170000;
-      switch (type) {
-        case 0010000:
-          return "a FIFO (named pipe)";
-        case 0140000:
-          return "a socket";
-        case 0020000:
-          return "a character device";
-        case 0060000:
-          return "a block device";
-        default:
-          break;
-      }
-    } catch (IOException
-        | UnsupportedOperationException
-        | IllegalArgumentException
-        | ClassCastException e) {
-      // no unix view: say it plainly
-    }
-    return "a special file";
   }
 
   private static String extension(Path p) {

@@ -2,11 +2,11 @@ package dev.llmlat.cli;
 
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.analyze.store.TraceReader;
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.engines.EngineAdapters;
 import dev.llmlat.load.LoadResult;
 import dev.llmlat.load.RequestOutcome;
 import dev.llmlat.load.sweep.ComponentShares;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.ClickHouseStore;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -144,14 +144,14 @@ final class SweepComponents {
    */
   private ComponentShares read(String in) {
     StringBuilder sql = new StringBuilder("SELECT count(), sum(TtftNs)");
-    for (String c : Attribution.COMPONENTS) {
-      sql.append(", sum(").append(Attribution.column(c)).append(')');
+    for (TtftComponent c : TtftComponent.all()) {
+      sql.append(", sum(").append(c.column()).append(')');
     }
     sql.append(" FROM llm_request_attribution FINAL WHERE TraceId IN ").append(in);
     List<String> row = store.query(sql.toString()).rows().getFirst();
     Map<String, Long> components = new LinkedHashMap<>();
-    for (int i = 0; i < Attribution.COMPONENTS.size(); i++) {
-      components.put(Attribution.COMPONENTS.get(i), Long.parseLong(row.get(2 + i)));
+    for (int i = 0; i < TtftComponent.all().size(); i++) {
+      components.put(TtftComponent.all().get(i).id(), Long.parseLong(row.get(2 + i)));
     }
     // limits of one kind add up: their figures (97% full, 256) vary from request to request
     List<ComponentShares.Limit> limits = new ArrayList<>();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.attribution.Attribution;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.testing.ServedRequests;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -97,7 +97,7 @@ class DiffCommandTest {
         assertThat(s.get("high_ms").asDouble()).isGreaterThanOrEqualTo(40);
       }
     }
-    for (String c : Attribution.COMPONENTS) {
+    for (String c : TtftComponent.ids()) {
       if (!c.equals("queue")) {
         for (JsonNode s : quantity(diff, c).get("statistics")) {
           assertThat(s.get("verdict").asText()).as(c + " " + s.get("name")).isEqualTo("no change");

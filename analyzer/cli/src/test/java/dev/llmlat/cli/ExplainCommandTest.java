@@ -32,26 +32,22 @@ class ExplainCommandTest {
             new Attribution.Gap(2, 110 * MS, 45 * MS, HELD, 35 * MS),
             new Attribution.Gap(3, 155 * MS, 60 * MS, "slow step (60.0 ms)"),
             new Attribution.Gap(4, 215 * MS, 10 * MS, ""));
-    return new Attribution(
-        "0dae98f58edaf5dd3241d386a2478654",
-        "r1",
-        "m",
-        "engine",
-        "engine",
-        "scheduler-sdk",
-        0,
-        "gateway",
-        100 * MS,
-        100 * MS,
-        c,
-        List.of(),
-        itl,
-        List.of(),
-        256,
-        5,
-        1,
-        0,
-        List.of());
+    return Attribution.builder()
+        .traceId("0dae98f58edaf5dd3241d386a2478654")
+        .requestId("r1")
+        .model("m")
+        .service("engine")
+        .engineInstance("engine")
+        .engineAdapter("scheduler-sdk")
+        .startLayer("gateway")
+        .ttftNs(100 * MS)
+        .serverTtftNs(100 * MS)
+        .components(c)
+        .itl(itl)
+        .promptTokens(256)
+        .outputTokens(5)
+        .prefillChunks(1)
+        .build();
   }
 
   @Test

@@ -3,7 +3,6 @@ package dev.llmlat.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.analyze.store.Analyzer;
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.demo.DemoTraces;
 import dev.llmlat.ingest.spans.SpanRouter;
 import dev.llmlat.live.LiveAttributor;
@@ -11,6 +10,7 @@ import dev.llmlat.live.internal.TracePartitioner;
 import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.services.ChildJvm;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.confine.Confinement;
@@ -119,7 +119,7 @@ class LiveAttributionScaleOutTest {
   static Map<String, List<String>> rows(
       EmbeddedClickHouse store, List<DemoTraces.Request> requests) {
     String components =
-        String.join(", ", Attribution.COMPONENTS.stream().map(Attribution::column).toList());
+        String.join(", ", TtftComponent.all().stream().map(TtftComponent::column).toList());
     Map<String, List<String>> out = new TreeMap<>();
     for (List<String> r :
         store

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.engine.DemoEngine;
 import dev.llmlat.engine.EngineConfig;
 import dev.llmlat.engine.ExporterKind;
@@ -19,6 +18,7 @@ import dev.llmlat.load.sweep.SweepConfig;
 import dev.llmlat.otlpkafka.SpanPublisher;
 import dev.llmlat.otlpkafka.SpanTopics;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.Await;
@@ -346,7 +346,7 @@ class LoadSweepTest {
           .isEqualTo(traces.size())
           .isEqualTo(saved.get("results").get(i).get("completed").asInt());
       double sum = 0;
-      for (String component : Attribution.COMPONENTS) {
+      for (String component : TtftComponent.ids()) {
         sum += c.get("shares").get(component).asDouble();
       }
       assertThat(sum)
@@ -359,7 +359,7 @@ class LoadSweepTest {
     JsonNode busiest = points.get(2).get("ttft_components");
     String largest = null;
     double most = -1;
-    for (String component : Attribution.COMPONENTS) {
+    for (String component : TtftComponent.ids()) {
       if (busiest.get("shares").get(component).asDouble() > most) {
         most = busiest.get("shares").get(component).asDouble();
         largest = component;

@@ -12,6 +12,7 @@ import dev.llmlat.live.internal.LiveTopology;
 import dev.llmlat.live.internal.TraceAssembler;
 import dev.llmlat.otlpkafka.SpanBatch;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.schema.SchemaMigrator;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -134,11 +135,7 @@ class TraceAssemblyTest {
   static Map<String, List<String>> rows(List<DemoTraces.Request> requests) {
     Map<String, List<String>> out = new java.util.TreeMap<>();
     String components =
-        String.join(
-            ", ",
-            dev.llmlat.attribution.Attribution.COMPONENTS.stream()
-                .map(dev.llmlat.attribution.Attribution::column)
-                .toList());
+        String.join(", ", TtftComponent.all().stream().map(TtftComponent::column).toList());
     for (List<String> r :
         store
             .query(

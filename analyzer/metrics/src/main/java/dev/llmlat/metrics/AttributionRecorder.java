@@ -4,6 +4,7 @@ import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatMetrics;
+import dev.llmlat.semconv.TtftComponent;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributesBuilder;
@@ -94,7 +95,7 @@ public final class AttributionRecorder {
     Attributes request = dimensions(a);
     Context trace = exemplarContext(a.traceId());
     ttft.record(seconds(a.ttftNs()), request, trace);
-    for (String component : Attribution.COMPONENTS) {
+    for (String component : TtftComponent.ids()) {
       components.record(
           seconds(a.component(component)), with(request, COMPONENT, component), trace);
     }

@@ -1,8 +1,8 @@
 package dev.llmlat.metrics;
 
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.semconv.LlmlatMetrics;
+import dev.llmlat.semconv.TtftComponent;
 import io.opentelemetry.sdk.metrics.Aggregation;
 import io.opentelemetry.sdk.metrics.InstrumentSelector;
 import io.opentelemetry.sdk.metrics.SdkMeterProviderBuilder;
@@ -23,7 +23,7 @@ public final class AttributionViews {
    */
   public static SdkMeterProviderBuilder register(SdkMeterProviderBuilder builder, int maxSeries) {
     histogram(builder, LlmlatMetrics.TTFT, maxSeries);
-    histogram(builder, LlmlatMetrics.TTFT_COMPONENT, maxSeries * Attribution.COMPONENTS.size());
+    histogram(builder, LlmlatMetrics.TTFT_COMPONENT, maxSeries * TtftComponent.all().size());
     histogram(builder, LlmlatMetrics.ITL, maxSeries);
     counter(builder, LlmlatMetrics.SLO_VIOLATIONS, maxSeries * 2);
     counter(builder, LlmlatMetrics.QUEUE_TIME, maxSeries * QueueBreakdown.KINDS.size());

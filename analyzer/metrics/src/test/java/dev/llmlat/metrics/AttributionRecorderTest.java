@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
-import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatMetrics;
+import dev.llmlat.semconv.TtftComponent;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.sdk.metrics.ExemplarFilter;
@@ -109,7 +109,7 @@ class AttributionRecorderTest {
     MetricData components = metric(metrics, LlmlatMetrics.TTFT_COMPONENT);
     // every component of every request, zero included: 19 series per request dimensions
     assertThat(components.getExponentialHistogramData().getPoints())
-        .hasSize(2 * Attribution.COMPONENTS.size());
+        .hasSize(2 * TtftComponent.all().size());
     assertThat(histogram(components, with(tenantA, COMPONENT, "queue")).getSum())
         .isCloseTo(0.5, within(1e-9));
     assertThat(histogram(components, with(tenantA, COMPONENT, "queue")).getCount()).isEqualTo(2);
@@ -267,7 +267,7 @@ class AttributionRecorderTest {
       List<Long> gaps,
       List<QueueBreakdown.Part> queue) {
     Map<String, Long> all = new LinkedHashMap<>();
-    Attribution.COMPONENTS.forEach(c -> all.put(c, components.getOrDefault(c, 0L)));
+    TtftComponent.all().forEach(c -> all.put(c.id(), components.getOrDefault(c.id(), 0L)));
     long ttft = all.values().stream().mapToLong(Long::longValue).sum();
     List<Attribution.Gap> itl = new java.util.ArrayList<>();
     long t = 0;
@@ -275,32 +275,23 @@ class AttributionRecorderTest {
       t += gaps.get(i);
       itl.add(new Attribution.Gap(i + 1, t, gaps.get(i), ""));
     }
-    return new Attribution(
-        traceId,
-        "req",
-        "tiny",
-        service,
-        "vm:4711",
-        "llmlat",
-        0,
-        "engine",
-        ttft,
-        ttft,
-        all,
-        List.of(),
-        itl,
-        List.of(),
-        10,
-        gaps.size() + 1,
-        1,
-        0,
-        List.of(),
-        new QueueBreakdown(queue, ""),
-        List.of(),
-        List.of(),
-        UpstreamConnection.UNKNOWN,
-        tenant,
-        List.of());
+    return Attribution.builder()
+        .traceId(traceId)
+        .requestId("req")
+        .model("tiny")
+        .service(service)
+        .engineInstance("vm:4711")
+        .engineAdapter("llmlat")
+        .ttftNs(ttft)
+        .serverTtftNs(ttft)
+        .components(all)
+        .itl(itl)
+        .promptTokens(10)
+        .outputTokens(gaps.size() + 1)
+        .prefillChunks(1)
+        .queueBreakdown(new QueueBreakdown(queue, ""))
+        .tenant(tenant)
+        .build();
   }
 
   private static MetricData metric(Collection<MetricData> metrics, String name) {

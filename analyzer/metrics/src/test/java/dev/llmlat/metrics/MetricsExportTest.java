@@ -7,9 +7,9 @@ import static org.assertj.core.api.Assertions.within;
 import com.sun.net.httpserver.HttpServer;
 import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
-import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatMetrics;
+import dev.llmlat.semconv.TtftComponent;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.ExponentialHistogramDataPoint;
@@ -136,36 +136,27 @@ class MetricsExportTest {
 
   private static Attribution attribution(String traceId, long queueNs) {
     Map<String, Long> components = new LinkedHashMap<>();
-    Attribution.COMPONENTS.forEach(c -> components.put(c, c.equals("queue") ? queueNs : 0L));
+    TtftComponent.all()
+        .forEach(c -> components.put(c.id(), c == TtftComponent.QUEUE ? queueNs : 0L));
     QueueBreakdown queue =
         new QueueBreakdown(
             List.of(new QueueBreakdown.Part(QueueBreakdown.DECODE, "decode", queueNs, "", 0, 4, 3)),
             "");
-    return new Attribution(
-        traceId,
-        "req",
-        "tiny",
-        "engine",
-        "vm:4711",
-        "llmlat",
-        0,
-        "engine",
-        queueNs,
-        queueNs,
-        components,
-        List.of(),
-        List.of(),
-        List.of(),
-        10,
-        1,
-        1,
-        0,
-        List.of(),
-        queue,
-        List.of(),
-        List.of(),
-        UpstreamConnection.UNKNOWN,
-        "tenant-a",
-        List.of());
+    return Attribution.builder()
+        .traceId(traceId)
+        .requestId("req")
+        .model("tiny")
+        .service("engine")
+        .engineInstance("vm:4711")
+        .engineAdapter("llmlat")
+        .ttftNs(queueNs)
+        .serverTtftNs(queueNs)
+        .components(components)
+        .promptTokens(10)
+        .outputTokens(1)
+        .prefillChunks(1)
+        .queueBreakdown(queue)
+        .tenant("tenant-a")
+        .build();
   }
 }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.llmlat.analyze.store.Analyzer;
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -98,24 +98,24 @@ class PrometheusScrapeTest {
           .isEqualTo(Double.parseDouble(g.get(4)));
       assertThat(value("llmlat_request_ttft_seconds_sum", labels))
           .isCloseTo(Long.parseLong(g.get(5)) / 1e9, within(1e-6));
-      for (String component : Attribution.COMPONENTS) {
+      for (TtftComponent component : TtftComponent.all()) {
         List<String> stored =
             store
                 .query(
                     "SELECT count(), sum("
-                        + Attribution.column(component)
+                        + component.column()
                         + ") FROM llm_request_attribution FINAL"
                         + " WHERE ServiceName = {s:String} AND Model = {m:String} AND EngineInstance = {i:String} AND Tenant = {t:String}",
                     Map.of("s", g.get(0), "m", g.get(1), "i", g.get(2), "t", g.get(3)))
                 .rows()
                 .get(0);
         Map<String, String> componentLabels = new HashMap<>(labels);
-        componentLabels.put("llmlat_component", component);
+        componentLabels.put("llmlat_component", component.id());
         assertThat(value("llmlat_request_ttft_component_seconds_count", componentLabels))
-            .as(component)
+            .as(component.id())
             .isEqualTo(Double.parseDouble(stored.get(0)));
         assertThat(value("llmlat_request_ttft_component_seconds_sum", componentLabels))
-            .as(component)
+            .as(component.id())
             .isCloseTo(Long.parseLong(stored.get(1)) / 1e9, within(1e-6));
       }
     }

@@ -1,7 +1,7 @@
 package dev.llmlat.report;
 
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.engines.EngineAdapters;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.stats.Wilson;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
@@ -17,7 +17,7 @@ import java.util.Map;
  */
 public final class AttributionReport implements Report {
   static final String[] COLUMNS =
-      Attribution.COMPONENTS.stream().map(Attribution::column).toArray(String[]::new);
+      TtftComponent.all().stream().map(TtftComponent::column).toArray(String[]::new);
 
   /** p50/p90/p99 and mean of one quantity, in ns. */
   public record Quantiles(String name, double p50, double p90, double p99, double mean) {}
@@ -90,7 +90,7 @@ public final class AttributionReport implements Report {
     List<Quantiles> components = new ArrayList<>();
     for (int i = 0; i < COLUMNS.length; i++) {
       components.add(
-          quantiles(Attribution.COMPONENTS.get(i), row.get(4 + 2 * i), row.get(5 + 2 * i)));
+          quantiles(TtftComponent.all().get(i).id(), row.get(4 + 2 * i), row.get(5 + 2 * i)));
     }
     Map<String, Long> dominant = new LinkedHashMap<>();
     StringBuilder argmax = new StringBuilder("multiIf(");
@@ -104,7 +104,7 @@ public final class AttributionReport implements Report {
           .append(" = greatest(")
           .append(greatest)
           .append("), '")
-          .append(Attribution.COMPONENTS.get(i))
+          .append(TtftComponent.all().get(i).id())
           .append("', ");
     }
     argmax.append("'none')");
@@ -142,7 +142,7 @@ public final class AttributionReport implements Report {
             .rows()) {
       Map<String, Long> parts = new LinkedHashMap<>();
       for (int i = 0; i < COLUMNS.length; i++) {
-        parts.put(Attribution.COMPONENTS.get(i), Long.parseLong(r.get(3 + i)));
+        parts.put(TtftComponent.all().get(i).id(), Long.parseLong(r.get(3 + i)));
       }
       slowest.add(new Slow(r.get(0), r.get(1), Long.parseLong(r.get(2)), parts));
     }
@@ -385,11 +385,13 @@ public final class AttributionReport implements Report {
         .append(histogramSvg());
     h.append("<h2>Slowest requests</h2>").append(waterfallSvg()).append(gatewayCauses.html());
     h.append("<div class=\"legend\">");
-    for (String c : Attribution.COMPONENTS) {
-      h.append("<span><span class=\"sw\" style=\"background:")
-          .append(HtmlPage.color(c))
+    for (TtftComponent c : TtftComponent.all()) {
+      h.append("<span title=\"")
+          .append(HtmlPage.escape(c.description()))
+          .append("\"><span class=\"sw\" style=\"background:")
+          .append(c.colour())
           .append("\"></span>")
-          .append(c)
+          .append(c.id())
           .append("</span>");
     }
     h.append("</div></body></html>\n");

@@ -3,7 +3,7 @@ package dev.llmlat.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.llmlat.attribution.Attribution;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -29,17 +29,17 @@ public record GatewayCauses(
 
   /**
    * The gateway and network components ({@code llm_request_attribution} columns by {@link
-   * Attribution#column}).
+   * TtftComponent#column}).
    */
-  private static final List<String> COMPONENTS =
+  private static final List<TtftComponent> COMPONENTS =
       List.of(
-          "gateway_in",
-          "upstream_pool_wait",
-          "upstream_connect",
-          "upstream_tls",
-          "network_in",
-          "network_out",
-          "gateway_out");
+          TtftComponent.GATEWAY_IN,
+          TtftComponent.UPSTREAM_POOL_WAIT,
+          TtftComponent.UPSTREAM_CONNECT,
+          TtftComponent.UPSTREAM_TLS,
+          TtftComponent.NETWORK_IN,
+          TtftComponent.NETWORK_OUT,
+          TtftComponent.GATEWAY_OUT);
 
   /** One component: all its time, and the requests where it was not zero. */
   public record Cause(String name, long ns, long requests) {}
@@ -65,14 +65,14 @@ public record GatewayCauses(
         new StringBuilder(
             "SELECT count(), countIf(UpstreamClient = ''), countIf(UpstreamConnection = 'new')");
     COMPONENTS.stream()
-        .map(Attribution::column)
+        .map(TtftComponent::column)
         .forEach(
             c -> sql.append(", sum(").append(c).append("), countIf(").append(c).append(" > 0)"));
     List<String> row = store.query(sql + where, params).rows().get(0);
     List<Cause> causes = new ArrayList<>();
     int i = 3;
-    for (String name : COMPONENTS) {
-      causes.add(new Cause(name, Long.parseLong(row.get(i)), Long.parseLong(row.get(i + 1))));
+    for (TtftComponent c : COMPONENTS) {
+      causes.add(new Cause(c.id(), Long.parseLong(row.get(i)), Long.parseLong(row.get(i + 1))));
       i += 2;
     }
     causes.sort((a, b) -> Long.compare(b.ns(), a.ns()));

@@ -3,7 +3,7 @@ package dev.llmlat.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.llmlat.attribution.Attribution;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.stats.Wilson;
 import dev.llmlat.store.ClickHouseStore;
 import java.io.PrintWriter;
@@ -77,14 +77,14 @@ public record GroupReport(
         " FROM llm_request_attribution FINAL WHERE ArrivalTime >= fromUnixTimestamp64Nano({from_ns:Int64})";
     Map<String, Object> params = Map.of("from_ns", fromNs, "slo_ns", sloNs);
     StringBuilder largest = new StringBuilder("arraySort(x -> -x.2, [");
-    for (int i = 0; i < Attribution.COMPONENTS.size(); i++) {
-      String c = Attribution.COMPONENTS.get(i);
+    for (int i = 0; i < TtftComponent.all().size(); i++) {
+      TtftComponent c = TtftComponent.all().get(i);
       largest
           .append(i == 0 ? "" : ", ")
           .append("('")
-          .append(c)
+          .append(c.id())
           .append("', avg(")
-          .append(Attribution.column(c))
+          .append(c.column())
           .append("))");
     }
     largest.append("])[1].1");

@@ -1,5 +1,7 @@
 package dev.llmlat.report;
 
+import dev.llmlat.semconv.TtftComponent;
+
 /**
  * What llmlat's HTML pages share: one self-contained look (inline CSS, no scripts or external
  * assets, so a page can be mailed or attached to an incident) and one colour per component.
@@ -26,28 +28,8 @@ public final class HtmlPage {
         .replace("\"", "&quot;");
   }
 
-  /** A component's colour, the same in every chart. */
+  /** A component's colour, the same in every chart; grey for anything else. */
   public static String color(String component) {
-    return switch (component) {
-      case "client_to_gateway" -> "#79706E";
-      case "gateway_in" -> "#9D755D";
-      case "upstream_pool_wait" -> "#8C564B";
-      case "upstream_connect" -> "#C49C94";
-      case "upstream_tls" -> "#E7BA52";
-      case "network_in" -> "#BAB0AC";
-      case "engine_in" -> "#D6A5C9";
-      case "queue" -> "#E45756";
-      case "decode_wait" -> "#FF7F0E";
-      case "kv_transfer" -> "#FF9DA6";
-      case "rank_wait" -> "#17BECF";
-      case "prefill_cpu" -> "#F58518";
-      case "prefill_gpu" -> "#54A24B";
-      case "batch_interference" -> "#B279A2";
-      case "first_sample" -> "#EECA3B";
-      case "network_out" -> "#72B7B2";
-      case "gateway_out" -> "#4C78A8";
-      case "gateway_to_client" -> "#9ECAE9";
-      default -> "#D3D3D3";
-    };
+    return TtftComponent.byId(component).map(TtftComponent::colour).orElse("#D3D3D3");
   }
 }

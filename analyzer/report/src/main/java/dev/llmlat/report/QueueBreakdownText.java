@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
+import dev.llmlat.semconv.TtftComponent;
 import java.io.PrintWriter;
 
 /** One request's queue breakdown for {@code explain}: text under the components, and JSON. */
@@ -18,7 +19,7 @@ public final class QueueBreakdownText {
     if (q.parts().isEmpty()) {
       return;
     }
-    long queue = a.component("queue");
+    long queue = a.component(TtftComponent.QUEUE);
     out.printf("%nqueue %.3f ms, while the engine ran:%n", queue / 1e6);
     for (QueueBreakdown.Part p : q.parts()) {
       out.printf(

@@ -4,6 +4,7 @@ import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.ClockCorrection;
 import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.attribution.engines.EngineAdapters;
+import dev.llmlat.semconv.TtftComponent;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,7 @@ public final class Waterfall {
       line.append(
           String.format(
               ", waited %.3f ms for it from %s",
-              a.component("upstream_pool_wait") / 1e6, u.poolLabel()));
+              a.component(TtftComponent.UPSTREAM_POOL_WAIT) / 1e6, u.poolLabel()));
     }
     if (u.connectStartNs() >= 0) {
       line.append(String.format(", TCP connect %.3f ms", u.connectNs() / 1e6));
@@ -114,7 +115,7 @@ public final class Waterfall {
     out.println();
     out.printf("%-19s %10s %6s%n", "component", "ms", "%");
     for (Map.Entry<String, Long> c : a.components().entrySet()) {
-      if (c.getValue() != 0 || c.getKey().equals("unattributed")) {
+      if (c.getValue() != 0 || c.getKey().equals(TtftComponent.UNATTRIBUTED.id())) {
         out.printf(
             "%-19s %10.3f %5.1f%%%s%n",
             c.getKey(),

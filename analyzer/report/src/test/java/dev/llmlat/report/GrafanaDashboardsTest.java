@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.confine.Confinement;
 import dev.llmlat.store.http.ClickHouseHttpServer;
@@ -196,8 +197,9 @@ class GrafanaDashboardsTest {
     // the stack sums to the mean TTFT only if it holds every component the attribution has
     String ttft = Files.readString(grafana().resolve("dashboards/llmlat-ttft.json"));
     String slowest = Files.readString(grafana().resolve("dashboards/llmlat-requests.json"));
-    for (String component : dev.llmlat.attribution.Attribution.COMPONENTS) {
-      String column = dev.llmlat.attribution.Attribution.column(component);
+    for (TtftComponent c : TtftComponent.all()) {
+      String component = c.id();
+      String column = c.column();
       assertThat(ttft).as("TTFT dashboard stacks " + column).contains("avg(" + column + ")");
       assertThat(slowest)
           .as("slowest requests name " + column + " as the largest part")

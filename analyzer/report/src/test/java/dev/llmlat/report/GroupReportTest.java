@@ -5,9 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.llmlat.analyze.store.AttributionWriter;
 import dev.llmlat.attribution.Attribution;
-import dev.llmlat.attribution.QueueBreakdown;
-import dev.llmlat.attribution.UpstreamConnection;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.schema.SchemaMigrator;
 import java.nio.file.Path;
@@ -48,38 +47,31 @@ class GroupReportTest {
       List<Attribution.InstancePart> parts,
       List<Attribution.RankWait> ranks) {
     Map<String, Long> c = new LinkedHashMap<>();
-    Attribution.COMPONENTS.forEach(k -> c.put(k, 0L));
+    TtftComponent.all().forEach(k -> c.put(k.id(), 0L));
     c.put("queue", queueMs * MS);
     c.put("batch_interference", interferenceMs * MS);
     long rankWait = ranks.stream().mapToLong(Attribution.RankWait::waitNs).sum();
     c.put("rank_wait", rankWait);
     c.put("prefill_gpu", (ttftMs - queueMs - interferenceMs) * MS - rankWait);
-    return new Attribution(
-        String.format("%032x", n),
-        "r" + n,
-        "m",
-        "engine",
-        "i",
-        "scheduler-sdk",
-        1_795_000_000_000_000_000L + n * MS,
-        "engine",
-        ttftMs * MS,
-        ttftMs * MS,
-        c,
-        List.of(),
-        List.of(),
-        List.of(),
-        10,
-        10,
-        1,
-        0,
-        List.of(),
-        QueueBreakdown.NONE,
-        parts,
-        ranks,
-        UpstreamConnection.UNKNOWN,
-        tenant,
-        causes);
+    return Attribution.builder()
+        .traceId(String.format("%032x", n))
+        .requestId("r" + n)
+        .model("m")
+        .service("engine")
+        .engineInstance("i")
+        .engineAdapter("scheduler-sdk")
+        .arrivalNs(1_795_000_000_000_000_000L + n * MS)
+        .ttftNs(ttftMs * MS)
+        .serverTtftNs(ttftMs * MS)
+        .components(c)
+        .promptTokens(10)
+        .outputTokens(10)
+        .prefillChunks(1)
+        .instanceParts(parts)
+        .rankWaits(ranks)
+        .tenant(tenant)
+        .tenantCauses(causes)
+        .build();
   }
 
   @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.llmlat.analyze.store.Analyzer;
 import dev.llmlat.attribution.Attribution;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -98,7 +99,7 @@ class H200EndToEndTest {
               .query(
                   "SELECT TtftNs, "
                       + String.join(
-                          ", ", Attribution.COMPONENTS.stream().map(Attribution::column).toList())
+                          ", ", TtftComponent.all().stream().map(TtftComponent::column).toList())
                       + " FROM llm_request_attribution FINAL WHERE TraceId = '"
                       + e.getKey()
                       + "'")
@@ -106,7 +107,7 @@ class H200EndToEndTest {
               .get(0);
       List<String> expected = new ArrayList<>();
       expected.add(Long.toString(e.getValue().ttftNs()));
-      for (String c : Attribution.COMPONENTS) {
+      for (TtftComponent c : TtftComponent.all()) {
         expected.add(Long.toString(e.getValue().component(c)));
       }
       assertThat(row).as(e.getKey()).isEqualTo(expected);
@@ -226,7 +227,7 @@ class H200EndToEndTest {
     String components = dom.substring(dom.indexOf("<table id=\"components\""));
     components = components.substring(0, components.indexOf("</table>"));
     assertThat(components.split("<tr>", -1).length - 2)
-        .isEqualTo(Attribution.COMPONENTS.size()); // one row per component
+        .isEqualTo(TtftComponent.all().size()); // one row per component
     assertThat(dom).contains("<table id=\"engines\"");
     java.util.Map<Integer, Integer> colors =
         chromium.colours(page, dir.resolve("report.png"), 1100, 1400);

@@ -3,7 +3,6 @@ package dev.llmlat.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.attribution.Attribution;
-import dev.llmlat.attribution.QueueBreakdown;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.LinkedHashMap;
@@ -48,28 +47,25 @@ class WaterfallDisaggregatedTest {
             new Attribution.InstancePart("prefill_gpu", "prefill-0", "prefill", 50 * MS),
             new Attribution.InstancePart("prefill_gpu", "decode-0", "decode", 26 * MS));
     Attribution a =
-        new Attribution(
-            "4bf92f3577b34da6a3ce929d0e0e4736",
-            "r1",
-            "m",
-            "engine",
-            "decode-0",
-            "llmlat scheduler SDK",
-            0,
-            "engine",
-            200 * MS,
-            200 * MS,
-            c,
-            path,
-            List.of(),
-            List.of(),
-            10,
-            2,
-            1,
-            0,
-            List.of("disaggregated (kv_send/kv_recv): prefill on prefill-0, decode on decode-0"),
-            QueueBreakdown.NONE,
-            parts);
+        Attribution.builder()
+            .traceId("4bf92f3577b34da6a3ce929d0e0e4736")
+            .requestId("r1")
+            .model("m")
+            .service("engine")
+            .engineInstance("decode-0")
+            .engineAdapter("llmlat scheduler SDK")
+            .ttftNs(200 * MS)
+            .serverTtftNs(200 * MS)
+            .components(c)
+            .criticalPath(path)
+            .promptTokens(10)
+            .outputTokens(2)
+            .prefillChunks(1)
+            .notes(
+                List.of(
+                    "disaggregated (kv_send/kv_recv): prefill on prefill-0, decode on decode-0"))
+            .instanceParts(parts)
+            .build();
     StringWriter out = new StringWriter();
     Waterfall.print(a, new PrintWriter(out, true));
     String text = out.toString();

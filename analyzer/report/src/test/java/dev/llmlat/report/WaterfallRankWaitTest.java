@@ -3,7 +3,6 @@ package dev.llmlat.report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.attribution.Attribution;
-import dev.llmlat.attribution.QueueBreakdown;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.LinkedHashMap;
@@ -26,29 +25,23 @@ class WaterfallRankWaitTest {
     c.put("prefill_gpu", 2 * MS);
     c.put("rank_wait", 18 * MS);
     Attribution a =
-        new Attribution(
-            "0dae98f58edaf5dd3241d386a2478654",
-            "r1",
-            "m",
-            "engine",
-            "engine",
-            "scheduler-sdk",
-            0,
-            "engine",
-            65 * MS,
-            65 * MS,
-            c,
-            List.of(),
-            List.of(new Attribution.Gap(1, 65 * MS, 400 * MS, "waited 380.5 ms for rank 0")),
-            List.of(),
-            256,
-            20,
-            1,
-            0,
-            List.of(),
-            QueueBreakdown.NONE,
-            List.of(),
-            List.of(new Attribution.RankWait("rank 0", "device 0, pid 1046", 18 * MS, 1)));
+        Attribution.builder()
+            .traceId("0dae98f58edaf5dd3241d386a2478654")
+            .requestId("r1")
+            .model("m")
+            .service("engine")
+            .engineInstance("engine")
+            .engineAdapter("scheduler-sdk")
+            .ttftNs(65 * MS)
+            .serverTtftNs(65 * MS)
+            .components(c)
+            .itl(List.of(new Attribution.Gap(1, 65 * MS, 400 * MS, "waited 380.5 ms for rank 0")))
+            .promptTokens(256)
+            .outputTokens(20)
+            .prefillChunks(1)
+            .rankWaits(
+                List.of(new Attribution.RankWait("rank 0", "device 0, pid 1046", 18 * MS, 1)))
+            .build();
     StringWriter text = new StringWriter();
     Waterfall.print(a, new PrintWriter(text, true));
     assertThat(text.toString().lines())

@@ -5,32 +5,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.llmlat.attribution.Attribution;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class WaterfallTest {
   private static Attribution startingAt(String layer, long ttftNs, long serverTtftNs) {
-    return new Attribution(
-        "4bf92f3577b34da6a3ce929d0e0e4736",
-        "r1",
-        "m",
-        "engine",
-        "host",
-        "vllm",
-        0,
-        layer,
-        ttftNs,
-        serverTtftNs,
-        Map.of("queue", ttftNs),
-        List.of(),
-        List.of(),
-        List.of(),
-        10,
-        2,
-        1,
-        0,
-        List.of());
+    return Attribution.builder()
+        .traceId("4bf92f3577b34da6a3ce929d0e0e4736")
+        .requestId("r1")
+        .model("m")
+        .service("engine")
+        .engineInstance("host")
+        .engineAdapter("vllm")
+        .startLayer(layer)
+        .ttftNs(ttftNs)
+        .serverTtftNs(serverTtftNs)
+        .components(Map.of("queue", ttftNs))
+        .promptTokens(10)
+        .outputTokens(2)
+        .prefillChunks(1)
+        .build();
   }
 
   private static String header(Attribution a) {

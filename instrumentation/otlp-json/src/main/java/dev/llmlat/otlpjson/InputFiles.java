@@ -7,6 +7,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.ZipException;
@@ -94,10 +95,14 @@ public final class InputFiles {
     return new InvalidOtlpJsonException(file, "unreadable", e);
   }
 
-  /** What a special file is, in words (the file type bits of {@code unix:mode}). */
-  private static String kind(Path file) {
+  /**
+   * What a file that is neither a regular file nor a directory is, in words ("a FIFO (named pipe)",
+   * from the file type bits of {@code unix:mode}), for messages that refuse it; "a special file"
+   * where the file system does not say.
+   */
+  public static String kind(Path file, LinkOption... options) {
     try {
-      switch ((Integer) Files.getAttribute(file, "unix:mode") & 0170000) {
+      switch ((Integer) Files.getAttribute(file, "unix:mode", options) & 0170000) {
         case 0010000:
           return "a FIFO (named pipe)";
         case 0140000:

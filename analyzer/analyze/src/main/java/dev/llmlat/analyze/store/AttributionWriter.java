@@ -4,6 +4,7 @@ import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.ClockCorrection;
 import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.attribution.UpstreamConnection;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.stats.Quantiles;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryWriter;
@@ -29,7 +30,7 @@ public final class AttributionWriter {
                   "TtftStartLayer",
                   "TtftNs",
                   "ServerTtftNs"),
-              Attribution.COMPONENTS.stream().map(Attribution::column).toList(),
+              TtftComponent.all().stream().map(TtftComponent::column).toList(),
               List.of(
                   "PromptTokens",
                   "OutputTokens",
@@ -111,7 +112,7 @@ public final class AttributionWriter {
           .string(a.startLayer())
           .int64(a.ttftNs())
           .int64(a.serverTtftNs());
-      for (String c : Attribution.COMPONENTS) {
+      for (TtftComponent c : TtftComponent.all()) {
         out.int64(a.component(c));
       }
       long[] gaps = a.gapsNs();

@@ -2,12 +2,12 @@ package dev.llmlat.load.sweep;
 
 import dev.llmlat.load.ServingMetrics;
 import dev.llmlat.load.Slo;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.stats.Wilson;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,29 +22,6 @@ public final class SweepPage {
   static final String MET = "#54A24B";
   static final String MISSED = "#D62728";
   private static final String OTHER = "#999999";
-
-  /** Component colours; queue as the attribution report draws it. */
-  static final Map<String, String> COLOURS =
-      Map.ofEntries(
-          Map.entry("queue", "#E45756"),
-          Map.entry("prefill_gpu", "#4C78A8"),
-          Map.entry("prefill_cpu", "#72B7B2"),
-          Map.entry("batch_interference", "#F58518"),
-          Map.entry("first_sample", "#EECA3B"),
-          Map.entry("network_in", "#B279A2"),
-          Map.entry("network_out", "#FF9DA6"),
-          Map.entry("gateway_in", "#9D755D"),
-          Map.entry("gateway_out", "#BAB0AC"),
-          Map.entry("client_to_gateway", "#54A24B"),
-          Map.entry("gateway_to_client", "#88D27A"),
-          Map.entry("engine_in", "#1F77B4"),
-          Map.entry("decode_wait", "#8C564B"),
-          Map.entry("kv_transfer", "#17BECF"),
-          Map.entry("rank_wait", "#BCBD22"),
-          Map.entry("upstream_pool_wait", "#AEC7E8"),
-          Map.entry("upstream_connect", "#FFBB78"),
-          Map.entry("upstream_tls", "#98DF8A"),
-          Map.entry("unattributed", "#CCCCCC"));
 
   private static final int W = 760;
   private static final int H = 340;
@@ -328,7 +305,9 @@ public final class SweepPage {
     }
     h.append("</svg>\n<p class=\"legend\">");
     for (String c : present) {
-      h.append("<span><i style=\"background:")
+      h.append("<span title=\"")
+          .append(esc(TtftComponent.byId(c).map(TtftComponent::description).orElse(c)))
+          .append("\"><i style=\"background:")
           .append(colour(c))
           .append("\"></i>")
           .append(esc(c))
@@ -398,8 +377,9 @@ public final class SweepPage {
     }
   }
 
+  /** A component's colour, the one it has in every chart. */
   static String colour(String component) {
-    return COLOURS.getOrDefault(component, OTHER);
+    return TtftComponent.byId(component).map(TtftComponent::colour).orElse(OTHER);
   }
 
   private static String svgOpen(String id) {

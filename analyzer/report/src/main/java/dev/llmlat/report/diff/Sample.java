@@ -1,14 +1,14 @@
 package dev.llmlat.report.diff;
 
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
+import dev.llmlat.semconv.TtftComponent;
 import java.util.Arrays;
 
 /**
  * One side of a comparison: its requests' rows of {@code llm_request_attribution}, held by column
- * (a side may hold a day of traffic). Components are in {@link Attribution#COMPONENTS} order and
- * sum exactly to each request's TTFT, which the builder checks: the explanation of a TTFT change by
- * its components rests on it.
+ * (a side may hold a day of traffic). Components are in {@link TtftComponent#all()} order and sum
+ * exactly to each request's TTFT, which the builder checks: the explanation of a TTFT change by its
+ * components rests on it.
  */
 public final class Sample {
   private final String label;
@@ -70,7 +70,7 @@ public final class Sample {
     return serverTtftNs[request];
   }
 
-  /** Component {@code component} (index into {@link Attribution#COMPONENTS}) of a request. */
+  /** Component {@code component} (index into {@link TtftComponent#all()}) of a request. */
   long componentNs(int component, int request) {
     return componentsNs[component][request];
   }
@@ -109,7 +109,7 @@ public final class Sample {
     private int size;
     private long[] ttftNs = new long[64];
     private long[] serverTtftNs = new long[64];
-    private final long[][] componentsNs = new long[Attribution.COMPONENTS.size()][64];
+    private final long[][] componentsNs = new long[TtftComponent.all().size()][64];
     private int[] itlStalls = new int[64];
     private String[] stallKinds = new String[64];
     private int[] itlCounts = new int[64];
@@ -122,15 +122,15 @@ public final class Sample {
     }
 
     /**
-     * A request's TTFT and components (in {@link Attribution#COMPONENTS} order), with no
-     * inter-token gaps.
+     * A request's TTFT and components (in {@link TtftComponent#all()} order), with no inter-token
+     * gaps.
      */
     public Builder add(long ttftNs, long serverTtftNs, long[] componentsNs) {
       return add(ttftNs, serverTtftNs, componentsNs, 0, 0, 0, 0, "");
     }
 
     /**
-     * A request: TTFT, the server's TTFT, the components (in {@link Attribution#COMPONENTS} order),
+     * A request: TTFT, the server's TTFT, the components (in {@link TtftComponent#all()} order),
      * its inter-token gaps (how many, their median and p99), the gaps with a named cause and the
      * kind of the top cause ("" when none).
      */
@@ -149,7 +149,7 @@ public final class Sample {
                 + ": a request has "
                 + this.componentsNs.length
                 + " components "
-                + Attribution.COMPONENTS
+                + TtftComponent.all()
                 + ", got "
                 + componentsNs.length);
       }

@@ -1,7 +1,7 @@
 package dev.llmlat.report.diff;
 
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.stats.Bootstrap;
 import dev.llmlat.stats.Means;
 import dev.llmlat.stats.Quantiles;
@@ -51,7 +51,7 @@ public final class SampleComparison {
     checkSize(a, "A", options);
     checkSize(b, "B", options);
     List<String> names = new ArrayList<>(List.of(TTFT, SERVER_TTFT));
-    names.addAll(Attribution.COMPONENTS);
+    TtftComponent.all().forEach(c -> names.add(c.id()));
     double[][] ca = columns(a);
     double[][] cb = columns(b);
     double[] qs = options.percentiles().stream().mapToDouble(p -> p / 100).toArray();
@@ -98,11 +98,11 @@ public final class SampleComparison {
 
     List<Comparison.Explanation> explanations = new ArrayList<>();
     List<Comparison.Statistic> components = new ArrayList<>();
-    for (int c = 0; c < Attribution.COMPONENTS.size(); c++) {
+    for (int c = 0; c < TtftComponent.all().size(); c++) {
       Comparison.Statistic m = quantities.get(2 + c).statistic(MEAN);
       components.add(
           new Comparison.Statistic(
-              Attribution.COMPONENTS.get(c), m.a(), m.b(), m.delta(), m.verdict()));
+              TtftComponent.all().get(c).id(), m.a(), m.b(), m.delta(), m.verdict()));
     }
     explanations.add(explain(MEAN, 0, 100, quantities.get(0).statistic(MEAN), components));
     for (double p : options.percentiles()) {
@@ -154,11 +154,11 @@ public final class SampleComparison {
 
   /** [quantity][request]: TTFT, the server's TTFT, the components. */
   private static double[][] columns(Sample s) {
-    double[][] c = new double[2 + Attribution.COMPONENTS.size()][s.size()];
+    double[][] c = new double[2 + TtftComponent.all().size()][s.size()];
     for (int r = 0; r < s.size(); r++) {
       c[0][r] = s.ttftNs(r);
       c[1][r] = s.serverTtftNs(r);
-      for (int k = 0; k < Attribution.COMPONENTS.size(); k++) {
+      for (int k = 0; k < TtftComponent.all().size(); k++) {
         c[2 + k][r] = s.componentNs(k, r);
       }
     }
@@ -208,7 +208,7 @@ public final class SampleComparison {
       double ma = Means.of(ba[i]);
       Comparison.Statistic s =
           new Comparison.Statistic(
-              i == 0 ? TTFT : Attribution.COMPONENTS.get(used.get(i) - 2),
+              i == 0 ? TTFT : TtftComponent.all().get(used.get(i) - 2).id(),
               ma,
               Means.of(bb[i]),
               d[i].mean(),

@@ -1,8 +1,8 @@
 package dev.llmlat.report.diff;
 
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.attribution.QueueBreakdown;
 import dev.llmlat.report.StallCauses;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.ClickHouseStore;
 import dev.llmlat.store.RowBinaryReader;
 import java.util.HashMap;
@@ -22,8 +22,8 @@ public final class SampleLoader {
 
   public static Sample load(ClickHouseStore store, Selection selection) {
     StringBuilder sql = new StringBuilder("SELECT TtftNs, ServerTtftNs");
-    for (String c : Attribution.COMPONENTS) {
-      sql.append(", ").append(Attribution.column(c));
+    for (TtftComponent c : TtftComponent.all()) {
+      sql.append(", ").append(c.column());
     }
     sql.append(", toInt64(ItlCount), ItlP50Ns, ItlP99Ns, toInt64(ItlStalls), ")
         .append(StallCauses.KIND_SQL);
@@ -49,7 +49,7 @@ public final class SampleLoader {
     while (in.hasMore()) {
       long ttft = in.int64();
       long serverTtft = in.int64();
-      long[] components = new long[Attribution.COMPONENTS.size()];
+      long[] components = new long[TtftComponent.all().size()];
       for (int c = 0; c < components.length; c++) {
         components[c] = in.int64();
       }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.llmlat.attribution.Attribution;
+import dev.llmlat.semconv.TtftComponent;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class SampleComparisonTest {
   static final long MS = 1_000_000L;
-  static final int QUEUE = Attribution.COMPONENTS.indexOf("queue");
+  static final int QUEUE = TtftComponent.QUEUE.ordinal();
   static final double FORTY = 40 * MS;
 
   /** Each component's range in ms; the others are 0. */
@@ -41,11 +41,11 @@ class SampleComparisonTest {
     Random random = new Random(seed);
     List<long[]> rows = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      long[] c = new long[Attribution.COMPONENTS.size()];
+      long[] c = new long[TtftComponent.all().size()];
       for (Object[] r : RANGES) {
         double from = (double) r[1];
         double to = (double) r[2];
-        c[Attribution.COMPONENTS.indexOf((String) r[0])] =
+        c[TtftComponent.byId((String) r[0]).orElseThrow().ordinal()] =
             Math.round((from + random.nextDouble() * (to - from)) * MS);
       }
       rows.add(c);
@@ -128,7 +128,8 @@ class SampleComparisonTest {
             "(0 in every request on both sides: "
                 + String.join(
                     ", ",
-                    Attribution.COMPONENTS.stream()
+                    TtftComponent.all().stream()
+                        .map(TtftComponent::id)
                         .filter(n -> RANGES.stream().noneMatch(r -> r[0].equals(n)))
                         .toList())
                 + ")")
@@ -335,7 +336,7 @@ class SampleComparisonTest {
 
   @Test
   void aRowWhoseComponentsDoNotAddUpIsRefused() {
-    long[] c = new long[Attribution.COMPONENTS.size()];
+    long[] c = new long[TtftComponent.all().size()];
     c[QUEUE] = 5;
     assertThatThrownBy(() -> Sample.builder("store /x").add(6, 6, c))
         .hasMessageContaining("store /x: request 1's components sum to 5 ns, its TTFT is 6 ns");

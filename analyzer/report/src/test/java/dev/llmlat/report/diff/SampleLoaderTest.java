@@ -3,12 +3,12 @@ package dev.llmlat.report.diff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.llmlat.analyze.store.Analyzer;
-import dev.llmlat.attribution.Attribution;
 import dev.llmlat.gpu.ExportFormat;
 import dev.llmlat.gpu.GpuImporter;
 import dev.llmlat.gpu.ImportOptions;
 import dev.llmlat.ingest.imports.StoreImportTarget;
 import dev.llmlat.runtime.home.EngineLibrary;
+import dev.llmlat.semconv.TtftComponent;
 import dev.llmlat.store.EmbeddedClickHouse;
 import dev.llmlat.store.schema.SchemaMigrator;
 import dev.llmlat.testing.ServedRequests;
@@ -33,7 +33,7 @@ class SampleLoaderTest {
   static final long S = 1_000_000_000L;
   static final long BASE = 1_795_970_300_000_000_000L;
   static final String MODEL = "meta-llama/Llama-3.1-8B-Instruct";
-  static final int QUEUE = Attribution.COMPONENTS.indexOf("queue");
+  static final int QUEUE = TtftComponent.QUEUE.ordinal();
 
   @TempDir static Path dir;
   static EmbeddedClickHouse store;
