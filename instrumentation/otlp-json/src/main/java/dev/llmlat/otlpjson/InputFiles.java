@@ -1,6 +1,9 @@
 package dev.llmlat.otlpjson;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.FilterInputStream;
@@ -18,7 +21,26 @@ import java.util.zip.ZipException;
  * llmlat import} words a bad file alike whatever its format.
  */
 public final class InputFiles {
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          // A document can be one request of any size; attribute strings (Kineto kernel names,
+          // prompts) can be large.
+          .streamReadConstraints(
+              StreamReadConstraints.builder()
+                  .maxStringLength(64 * 1024 * 1024)
+                  .maxDocumentLength(-1)
+                  .build())
+          .build();
+
   private InputFiles() {}
+
+  /**
+   * A streaming JSON parser over {@code in}, with the limits every importer reads by (strings up to
+   * 64 MiB, documents of any length); closing it closes {@code in}.
+   */
+  public static JsonParser jsonParser(InputStream in) throws IOException {
+    return JSON.createParser(in);
+  }
 
   /**
    * The file, decompressed when it is gzip, reporting {@code base + bytes read} of {@code total}

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.InvalidExportException;
 import dev.llmlat.nvtx.RangeMatch;
+import dev.llmlat.otlpjson.InputFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +72,8 @@ public final class CudaEventLog {
     String elapsedText = null;
     Long done = null;
     try (JsonParser p =
-        Inputs.parser(new java.io.ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)))) {
+        InputFiles.jsonParser(
+            new java.io.ByteArrayInputStream(line.getBytes(StandardCharsets.UTF_8)))) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw bad(file, lineNo, "not a JSON object");
       }

@@ -1,8 +1,5 @@
 package dev.llmlat.gpu.internal;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.InvalidExportException;
 import dev.llmlat.otlpjson.InputFiles;
@@ -16,16 +13,6 @@ import java.nio.file.Path;
  * there) and words their problems as {@link InvalidExportException}s.
  */
 public final class Inputs {
-  static final JsonFactory JSON =
-      JsonFactory.builder()
-          // Kineto kernel names can be several KiB; documents can be large.
-          .streamReadConstraints(
-              StreamReadConstraints.builder()
-                  .maxStringLength(64 * 1024 * 1024)
-                  .maxDocumentLength(-1)
-                  .build())
-          .build();
-
   private Inputs() {}
 
   /** Opens the file, decompressing gzip, and reports {@code base + bytes read} of {@code total}. */
@@ -48,10 +35,6 @@ public final class Inputs {
     } catch (InvalidOtlpJsonException e) {
       throw invalid(e);
     }
-  }
-
-  public static JsonParser parser(InputStream in) throws IOException {
-    return JSON.createParser(in);
   }
 
   /** The OTLP/JSON reader's refusal as an export's, with the same message. */

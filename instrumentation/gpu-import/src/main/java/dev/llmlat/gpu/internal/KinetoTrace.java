@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.llmlat.gpu.ImportProgress;
 import dev.llmlat.gpu.InvalidExportException;
+import dev.llmlat.otlpjson.InputFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
@@ -201,7 +202,7 @@ public final class KinetoTrace {
     Stats stats = new Stats();
     boolean sawEvents = false;
     try (InputStream in = Inputs.open(file, progress, base, total);
-        JsonParser p = Inputs.parser(in)) {
+        JsonParser p = InputFiles.jsonParser(in)) {
       JsonToken t = p.nextToken();
       if (t == null) {
         throw new InvalidExportException(file, "empty file");

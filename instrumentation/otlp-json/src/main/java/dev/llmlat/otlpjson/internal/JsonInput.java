@@ -1,8 +1,6 @@
 package dev.llmlat.otlpjson.internal;
 
-import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import dev.llmlat.otlpjson.InputFiles;
 import dev.llmlat.otlpjson.ReadProgress;
 import java.io.IOException;
@@ -14,16 +12,6 @@ import java.nio.file.Path;
  * by {@link InputFiles#invalid}.
  */
 public final class JsonInput {
-  private static final JsonFactory JSON =
-      JsonFactory.builder()
-          // A document can be one request of any size; attribute strings can be large.
-          .streamReadConstraints(
-              StreamReadConstraints.builder()
-                  .maxStringLength(64 * 1024 * 1024)
-                  .maxDocumentLength(-1)
-                  .build())
-          .build();
-
   private JsonInput() {}
 
   /**
@@ -34,7 +22,7 @@ public final class JsonInput {
       throws IOException {
     InputStream in = InputFiles.open(file, progress, base, total);
     try {
-      return JSON.createParser(in); // closing the parser closes the file
+      return InputFiles.jsonParser(in); // closing the parser closes the file
     } catch (IOException e) {
       in.close();
       throw e;
