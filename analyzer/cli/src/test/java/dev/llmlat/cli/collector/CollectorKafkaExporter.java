@@ -1,4 +1,4 @@
-package dev.llmlat.collector;
+package dev.llmlat.cli.collector;
 
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;

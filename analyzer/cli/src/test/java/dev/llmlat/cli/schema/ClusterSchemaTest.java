@@ -1,4 +1,4 @@
-package dev.llmlat.store.schema;
+package dev.llmlat.cli.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.llmlat.cli.Llmlat;
 import dev.llmlat.runtime.home.EngineLibrary;
 import dev.llmlat.store.EmbeddedClickHouse;
+import dev.llmlat.store.schema.Migration;
+import dev.llmlat.store.schema.SchemaMigrator;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

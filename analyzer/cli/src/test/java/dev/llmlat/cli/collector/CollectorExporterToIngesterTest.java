@@ -1,4 +1,4 @@
-package dev.llmlat.collector;
+package dev.llmlat.cli.collector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.llmlat.kafka;
+package dev.llmlat.cli.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.llmlat.ingest.imports;
+package dev.llmlat.cli.imports;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
