@@ -73,19 +73,23 @@ class BackpressureIT {
             "the stream after the pause begins outlasts the most a socket's send buffer holds (tcp_wmem)")
         .isGreaterThan(2 * sendBufferMax);
     engine = FakeEngine.withLargeEvents(EVENTS, CONTENT_BYTES);
-    gateway =
-        GatewayProcess.start(
-            GatewayProcess.java17OrCurrent(),
-            ReactorNettyGatewayMain.class,
-            GatewayProcess.extensionWithKafka(
-                broker.bootstrapServers(),
-                "-Dotel.instrumentation.netty.enabled=true",
-                "-Dotel.instrumentation.reactor.enabled=true",
-                "-Dotel.instrumentation.reactor-netty.enabled=true"),
-            engine.baseUrl());
+    gateway = startGateway(broker, engine);
     for (int i = 0; i < 3; i++) { // warm-up: the relay path's first runs are interpreted
       read(hex(16), 0, 0, 0);
     }
+  }
+
+  /** The gateway under test, relaying to {@code engine}: Reactor Netty (channel writability). */
+  GatewayProcess startGateway(TestBroker broker, FakeEngine engine) throws Exception {
+    return GatewayProcess.start(
+        GatewayProcess.java17OrCurrent(),
+        ReactorNettyGatewayMain.class,
+        GatewayProcess.extensionWithKafka(
+            broker.bootstrapServers(),
+            "-Dotel.instrumentation.netty.enabled=true",
+            "-Dotel.instrumentation.reactor.enabled=true",
+            "-Dotel.instrumentation.reactor-netty.enabled=true"),
+        engine.baseUrl());
   }
 
   /**

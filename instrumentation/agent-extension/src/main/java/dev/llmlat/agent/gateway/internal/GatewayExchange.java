@@ -45,6 +45,13 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
    */
   static final int MAX_BACKPRESSURE_EVENTS = 32;
 
+  /**
+   * How long a blocking write to the client (a servlet container's stream) must take to count as
+   * blocked on it: a write that returns at once copied into the socket's buffer; one that takes
+   * this long waited for the client to drain it (well above a busy machine's scheduling delays).
+   */
+  static final long BLOCKED_WRITE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
   private enum ResponseMode {
     UNKNOWN,
     NOT_STREAMED,
@@ -339,6 +346,17 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     }
     span.setAttribute(BACKPRESSURE_COUNT, backpressureCount);
     span.setAttribute(BACKPRESSURE_TOTAL_NS, backpressureNs);
+  }
+
+  /**
+   * A blocking write to the client that began at {@code startNanoTime} ({@link System#nanoTime})
+   * returned: one that took {@link #BLOCKED_WRITE_NANOS} or longer is backpressure.
+   */
+  void onBlockingWriteReturned(long startNanoTime) {
+    long took = System.nanoTime() - startNanoTime;
+    if (took >= BLOCKED_WRITE_NANOS) {
+      onBackpressure(epochNanos() - took, took);
+    }
   }
 
   private void captureResponse(byte b) {

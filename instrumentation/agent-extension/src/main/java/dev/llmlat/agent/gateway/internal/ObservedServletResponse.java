@@ -39,7 +39,9 @@ public final class ObservedServletResponse extends HttpServletResponseWrapper {
   @Override
   public void flushBuffer() throws IOException {
     long sendingAt = exchange.sendingAt();
+    long start = System.nanoTime();
     super.flushBuffer();
+    exchange.onBlockingWriteReturned(start);
     exchange.onResponseSent(sendingAt);
   }
 

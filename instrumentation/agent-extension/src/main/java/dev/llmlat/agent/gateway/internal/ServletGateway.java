@@ -41,6 +41,7 @@ public final class ServletGateway {
     if (!exchange.hasSpan()) {
       return null;
     }
+    exchange.backpressureObserved(); // the wrappers time the container's writes
     return new ObservedServletRequest(
         http, new ObservedServletResponse((HttpServletResponse) response, exchange), exchange);
   }

@@ -1,0 +1,22 @@
+package dev.llmlat.agent.it;
+
+import dev.llmlat.agent.gatewayapp.TomcatGatewayMain;
+
+/**
+ * {@link BackpressureIT}'s proof on a servlet container: the Tomcat relay writes each chunk to the
+ * container's blocking stream and flushes it; while the client does not read, the flush blocks on
+ * the full socket, and that blocking is the SERVER span's backpressure.
+ */
+class ServletBackpressureIT extends BackpressureIT {
+  @Override
+  GatewayProcess startGateway(TestBroker broker, FakeEngine engine) throws Exception {
+    return GatewayProcess.start(
+        GatewayProcess.java17OrCurrent(),
+        TomcatGatewayMain.class,
+        GatewayProcess.extensionWithKafka(
+            broker.bootstrapServers(),
+            "-Dotel.instrumentation.tomcat.enabled=true",
+            "-Dotel.instrumentation.servlet.enabled=true"),
+        engine.baseUrl());
+  }
+}
