@@ -79,40 +79,8 @@ class SglangDisaggregatedTest {
       long sEnd = dEnd + MS;
       String parent = gateway ? call : "";
       if (gateway) {
-        spans.add(
-            new SpanRecord(
-                trace,
-                server,
-                "",
-                "POST /v1/chat/completions",
-                "Server",
-                "gateway",
-                "gateway",
-                "gw-host",
-                "",
-                "gw-0",
-                s,
-                sEnd,
-                Map.of(),
-                List.of(new SpanRecord.Event(firstChunk, "gen_ai.first_chunk", Map.of())),
-                List.of()));
-        spans.add(
-            new SpanRecord(
-                trace,
-                call,
-                server,
-                "POST",
-                "Client",
-                "gateway",
-                "gateway",
-                "gw-host",
-                "",
-                "gw-0",
-                callStart,
-                callEnd,
-                Map.of("server.address", "sgl-router", "server.port", "8000"),
-                List.of(),
-                List.of()));
+        spans.add(Spans.gatewayServer(trace, server, s, sEnd, firstChunk));
+        spans.add(Spans.gatewayCall(trace, call, server, callStart, callEnd, "sgl-router"));
       }
       String rid = String.format("%08x9d2e4b5a68c1", 0x5c2e0000 + i);
       String pThread = String.format("%016x", 0x3000L + i);

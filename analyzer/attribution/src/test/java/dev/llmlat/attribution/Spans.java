@@ -12,6 +12,53 @@ final class Spans {
 
   private Spans() {}
 
+  /**
+   * A gateway's SERVER span of a chat request (instance {@code gw-0} on {@code gw-host}), in epoch
+   * ns, with the first content chunk it wrote.
+   */
+  static SpanRecord gatewayServer(
+      String trace, String id, long startNs, long endNs, long firstChunkNs) {
+    return new SpanRecord(
+        trace,
+        id,
+        "",
+        "POST /v1/chat/completions",
+        "Server",
+        "gateway",
+        "gateway",
+        "gw-host",
+        "",
+        "gw-0",
+        startNs,
+        endNs,
+        Map.of(),
+        List.of(new SpanRecord.Event(firstChunkNs, "gen_ai.first_chunk", Map.of())),
+        List.of());
+  }
+
+  /**
+   * The gateway's upstream call under {@code parent} to {@code address}, port 8000, in epoch ns.
+   */
+  static SpanRecord gatewayCall(
+      String trace, String id, String parent, long startNs, long endNs, String address) {
+    return new SpanRecord(
+        trace,
+        id,
+        parent,
+        "POST",
+        "Client",
+        "gateway",
+        "gateway",
+        "gw-host",
+        "",
+        "gw-0",
+        startNs,
+        endNs,
+        Map.of("server.address", address, "server.port", "8000"),
+        List.of(),
+        List.of());
+  }
+
   static final class B {
     String trace;
     String id;

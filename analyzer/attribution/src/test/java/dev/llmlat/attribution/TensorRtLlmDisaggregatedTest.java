@@ -53,40 +53,9 @@ class TensorRtLlmDisaggregatedTest {
       long dLast = dF + 200 * MS;
       long dE = dLast + 500 * US;
       long firstChunk = dF + MS;
+      spans.add(Spans.gatewayServer(trace, server, s, dE + 2 * MS, firstChunk));
       spans.add(
-          new SpanRecord(
-              trace,
-              server,
-              "",
-              "POST /v1/chat/completions",
-              "Server",
-              "gateway",
-              "gateway",
-              "gw-host",
-              "",
-              "gw-0",
-              s,
-              dE + 2 * MS,
-              Map.of(),
-              List.of(new SpanRecord.Event(firstChunk, "gen_ai.first_chunk", Map.of())),
-              List.of()));
-      spans.add(
-          new SpanRecord(
-              trace,
-              call,
-              server,
-              "POST",
-              "Client",
-              "gateway",
-              "gateway",
-              "gw-host",
-              "",
-              "gw-0",
-              callStart,
-              dF + 800 * US,
-              Map.of("server.address", "dynamo-frontend", "server.port", "8000"),
-              List.of(),
-              List.of()));
+          Spans.gatewayCall(trace, call, server, callStart, dF + 800 * US, "dynamo-frontend"));
       spans.add(
           worker(
               trace,

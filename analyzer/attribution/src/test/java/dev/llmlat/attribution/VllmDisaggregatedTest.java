@@ -302,40 +302,9 @@ class VllmDisaggregatedTest {
                   0x9f1c0b7e2dL + i);
       String parent = llmd ? call : "";
       if (llmd) {
+        spans.add(Spans.gatewayServer(trace, server, s, sEnd, firstChunk));
         spans.add(
-            new SpanRecord(
-                trace,
-                server,
-                "",
-                "POST /v1/chat/completions",
-                "Server",
-                "gateway",
-                "gateway",
-                "gw-host",
-                "",
-                "gw-0",
-                s,
-                sEnd,
-                Map.of(),
-                List.of(new SpanRecord.Event(firstChunk, "gen_ai.first_chunk", Map.of())),
-                List.of()));
-        spans.add(
-            new SpanRecord(
-                trace,
-                call,
-                server,
-                "POST",
-                "Client",
-                "gateway",
-                "gateway",
-                "gw-host",
-                "",
-                "gw-0",
-                callStart,
-                dFirst + 3 * MS / 10,
-                Map.of("server.address", "decode-pod", "server.port", "8000"),
-                List.of(),
-                List.of()));
+            Spans.gatewayCall(trace, call, server, callStart, dFirst + 3 * MS / 10, "decode-pod"));
         // the sidecar's own spans: siblings of the vLLM spans, on the decode pod's clock
         String s0 = String.format("%016x", 0x8000L + i);
         String s1 = String.format("%016x", 0x8100L + i);
