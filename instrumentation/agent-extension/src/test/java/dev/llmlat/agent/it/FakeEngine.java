@@ -20,11 +20,12 @@ import javax.net.ssl.SSLContext;
 /**
  * An OpenAI-compatible upstream engine (no agent): answers {@code /v1/chat/completions} and {@code
  * /v1/completions}, streaming SSE when asked to, and records the {@code traceparent} it received,
- * when the request arrived, when it wrote its first chunk and when its last write was done, and the
- * client's port (which TCP connection carried it). Over HTTP, or HTTPS with a given server
- * certificate; it can be told to close each connection after its response (so a gateway's pool
- * holds none afterwards). Its streamed events can be made large (their content padded to a size),
- * written back to back, for a gateway whose client reads slowly.
+ * when the request arrived, when it wrote its first chunk and when it began its last write (the
+ * response's end: the connection is free for the gateway from then on), and the client's port
+ * (which TCP connection carried it). Over HTTP, or HTTPS with a given server certificate; it can be
+ * told to close each connection after its response (so a gateway's pool holds none afterwards). Its
+ * streamed events can be made large (their content padded to a size), written back to back, for a
+ * gateway whose client reads slowly.
  */
 public final class FakeEngine implements AutoCloseable {
   /** What the engine saw of one request. */
@@ -135,6 +136,7 @@ public final class FakeEngine implements AutoCloseable {
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         long first = epochNanos();
         exchange.sendResponseHeaders(200, json.length);
+        long last = epochNanos(); // before the write: the gateway may have it as soon as it is done
         exchange.getResponseBody().write(json);
         received.add(
             new Received(
@@ -142,7 +144,7 @@ public final class FakeEngine implements AutoCloseable {
                 traceparent,
                 first,
                 arrival,
-                epochNanos(),
+                last,
                 exchange.getRemoteAddress().getPort()));
         return;
       }
@@ -163,14 +165,17 @@ public final class FakeEngine implements AutoCloseable {
         out.flush();
       }
       out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
-      out.close(); // the chunked body's end is on the wire: the exchange is over for the gateway
+      // before the close puts the chunked body's end on the wire: from then on the gateway may
+      // reuse the connection, and its next request can arrive before close() has returned here
+      long last = epochNanos();
+      out.close();
       received.add(
           new Received(
               exchange.getRequestURI().getPath(),
               traceparent,
               first,
               arrival,
-              epochNanos(),
+              last,
               exchange.getRemoteAddress().getPort()));
     }
   }
