@@ -211,10 +211,32 @@ public final class LlmlatAttributes {
       "llmlat.gateway.backpressure.duration_ns";
 
   /**
+   * On that event: what was full when the gateway could not write to its client. {@code socket}:
+   * the connection's socket (its send buffer, or the bytes queued before it), the client not
+   * reading the connection fast enough (HTTP/1.x: always; HTTP/2: neither flow-control window
+   * exhausted). {@code http2_stream_window}: the request's HTTP/2 stream flow-control window, the
+   * client not granting more for this stream (no {@code WINDOW_UPDATE}). {@code
+   * http2_connection_window}: the HTTP/2 connection's flow-control window, shared by all its
+   * streams. Taken as the block began. Absent where the stack does not tell (servlet containers).
+   */
+  public static final String GATEWAY_BACKPRESSURE_CAUSE = "llmlat.gateway.backpressure.cause";
+
+  /** {@link #GATEWAY_BACKPRESSURE_CAUSE}: the connection's socket. */
+  public static final String GATEWAY_BACKPRESSURE_CAUSE_SOCKET = "socket";
+
+  /** {@link #GATEWAY_BACKPRESSURE_CAUSE}: the request's HTTP/2 stream flow-control window. */
+  public static final String GATEWAY_BACKPRESSURE_CAUSE_HTTP2_STREAM_WINDOW = "http2_stream_window";
+
+  /** {@link #GATEWAY_BACKPRESSURE_CAUSE}: the HTTP/2 connection's flow-control window. */
+  public static final String GATEWAY_BACKPRESSURE_CAUSE_HTTP2_CONNECTION_WINDOW =
+      "http2_connection_window";
+
+  /**
    * On the gateway's SERVER span: how many times it could not write to its client while answering.
    * Present (0 included) only where the server stack's writability is observed (Netty 4.1/4.2
-   * HTTP/1.x: Reactor Netty, Spring Cloud Gateway WebFlux, Vert.x); absent, backpressure is unknown
-   * (servlet stacks, Jetty, JDK HttpServer, HTTP/2).
+   * HTTP/1.x, and HTTP/2 streams turned into HTTP/1.x objects: Reactor Netty, Spring Cloud Gateway
+   * WebFlux, Vert.x HTTP/1.x; Jakarta Servlet containers); absent, backpressure is unknown (Jetty
+   * 12's core handlers, JDK HttpServer, other HTTP/2 servers).
    */
   public static final String GATEWAY_BACKPRESSURE_COUNT = "llmlat.gateway.backpressure.count";
 

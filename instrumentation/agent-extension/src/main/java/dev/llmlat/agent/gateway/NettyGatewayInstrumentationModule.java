@@ -35,13 +35,14 @@ import reactor.netty.internal.shaded.reactor.pool.PooledRef;
 /**
  * Gateways on Netty 4.1/4.2 HTTP/1.x servers and clients (Reactor Netty, Spring WebFlux and Spring
  * Cloud Gateway, Vert.x, Micronaut): puts {@code NettyGatewayHandler} behind the HTTP server codec,
- * where the agent's {@code netty-4.1} instrumentation puts its own server tracing handler, and
- * {@code NettyUpstreamHandler} behind the HTTP client codec (the engine's first chunk received, the
- * channel's connect and TLS handshake, the request written); and, where the client is Reactor
- * Netty's, follows its connection pool's acquisitions ({@code ReactorNettyAcquire}: Reactor Netty
- * 1.2 and 1.3, whose reactor-pool is shaded inside reactor-netty-core); where it is Vert.x's (4.5
- * and 5), its pool's leases ({@code VertxAcquire}) and, as Vert.x adds the HTTP codec only once a
- * channel is connected, the channel's connect and TLS handshake ({@code NettyConnectTimer}).
+ * where the agent's {@code netty-4.1} instrumentation puts its own server tracing handler (and
+ * behind an HTTP/2 server stream's HTTP/1.x codec, with the agent's handler the agent leaves out
+ * there), and {@code NettyUpstreamHandler} behind the HTTP client codec (the engine's first chunk
+ * received, the channel's connect and TLS handshake, the request written); and, where the client is
+ * Reactor Netty's, follows its connection pool's acquisitions ({@code ReactorNettyAcquire}: Reactor
+ * Netty 1.2 and 1.3, whose reactor-pool is shaded inside reactor-netty-core); where it is Vert.x's
+ * (4.5 and 5), its pool's leases ({@code VertxAcquire}) and, as Vert.x adds the HTTP codec only
+ * once a channel is connected, the channel's connect and TLS handshake ({@code NettyConnectTimer}).
  */
 public final class NettyGatewayInstrumentationModule extends InstrumentationModule
     implements ExperimentalInstrumentationModule {
@@ -72,6 +73,9 @@ public final class NettyGatewayInstrumentationModule extends InstrumentationModu
   public List<String> getAdditionalHelperClassNames() {
     return GatewayHelpers.withCommon(
         "NettyGatewayHandler",
+        "NettyHttp2Windows",
+        "NettyHttp2DataFrames",
+        "AgentNettyServerTracing",
         "UpstreamExchange",
         "NettyAgentContexts",
         "NettyUpstreamHandler",

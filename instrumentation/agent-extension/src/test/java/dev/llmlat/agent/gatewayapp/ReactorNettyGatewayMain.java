@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
+import reactor.netty.http.HttpProtocol;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.http.server.HttpServer;
 import reactor.netty.http.server.HttpServerRequest;
@@ -13,7 +14,8 @@ import reactor.netty.http.server.HttpServerResponse;
 /**
  * The gateway on Reactor Netty (the server and client under Spring WebFlux and Spring Cloud
  * Gateway): relays the engine's SSE stream buffer by buffer, flushing each, with Reactor Netty's
- * own client. Args: upstream base URL. Prints {@code LISTENING <port>}.
+ * own client. Args: upstream base URL; {@code h2c} to serve HTTP/2 without TLS (prior knowledge, as
+ * {@code HttpProtocol.H2C} alone does) instead of HTTP/1.1. Prints {@code LISTENING <port>}.
  */
 public final class ReactorNettyGatewayMain {
   private ReactorNettyGatewayMain() {}
@@ -24,6 +26,8 @@ public final class ReactorNettyGatewayMain {
         HttpServer.create()
             .host("127.0.0.1")
             .port(0)
+            .protocol(
+                args.length > 1 && args[1].equals("h2c") ? HttpProtocol.H2C : HttpProtocol.HTTP11)
             .route(
                 routes ->
                     routes.post(

@@ -79,6 +79,11 @@ class BackpressureIT {
     }
   }
 
+  /** The cause on every event: the socket, as this gateway's channel writes to nothing else. */
+  String expectedCause() {
+    return LlmlatAttributes.GATEWAY_BACKPRESSURE_CAUSE_SOCKET;
+  }
+
   /** The gateway under test, relaying to {@code engine}: Reactor Netty (channel writability). */
   GatewayProcess startGateway(TestBroker broker, FakeEngine engine) throws Exception {
     return GatewayProcess.start(
@@ -161,6 +166,10 @@ class BackpressureIT {
         .as("ended after the client resumed")
         .isGreaterThanOrEqualTo(read.resumedEpochNanos());
     assertThat(total).isGreaterThanOrEqualTo(duration(longest));
+    assertThat(events)
+        .as("what was full (HTTP/1.1: only the socket holds writes back)")
+        .extracting(BackpressureIT::cause)
+        .allMatch(cause -> java.util.Objects.equals(cause, expectedCause()));
   }
 
   @Test
@@ -337,13 +346,13 @@ class BackpressureIT {
     return span.getKind() == Span.SpanKind.SPAN_KIND_SERVER;
   }
 
-  private static List<Span.Event> backpressure(Span server) {
+  static List<Span.Event> backpressure(Span server) {
     return server.getEventsList().stream()
         .filter(e -> e.getName().equals(LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE))
         .toList();
   }
 
-  private static long duration(Span.Event event) {
+  static long duration(Span.Event event) {
     return event.getAttributesList().stream()
         .filter(kv -> kv.getKey().equals(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS))
         .map(KeyValue::getValue)
@@ -351,6 +360,15 @@ class BackpressureIT {
         .findFirst()
         .orElseThrow(
             () -> new AssertionError("a backpressure event without its duration: " + event));
+  }
+
+  /** The event's cause attribute; null when absent. */
+  static String cause(Span.Event event) {
+    return event.getAttributesList().stream()
+        .filter(kv -> kv.getKey().equals(LlmlatAttributes.GATEWAY_BACKPRESSURE_CAUSE))
+        .map(kv -> kv.getValue().getStringValue())
+        .findFirst()
+        .orElse(null);
   }
 
   private static void sleep(long millis) {
@@ -362,7 +380,7 @@ class BackpressureIT {
     }
   }
 
-  private static String hex(int bytes) {
+  static String hex(int bytes) {
     byte[] id = new byte[bytes];
     ThreadLocalRandom.current().nextBytes(id);
     id[0] |= 1; // never all zero

@@ -1,6 +1,12 @@
 package dev.llmlat.agent.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.llmlat.semconv.LlmlatAttributes;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.trace.v1.Span;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -27,6 +33,7 @@ class SpringCloudGatewayIT {
   private GatewayProcess webfluxBoot40;
   private GatewayProcess mvcTomcatBoot35;
   private GatewayProcess mvcJettyBoot40;
+  private GatewayProcess webfluxBoot40H2c;
 
   @BeforeAll
   void start() throws Exception {
@@ -39,13 +46,18 @@ class SpringCloudGatewayIT {
     CompletableFuture<GatewayProcess> webflux40 = startAsync("scg-webflux-boot40");
     CompletableFuture<GatewayProcess> mvcTomcat35 = startAsync("scg-webmvc-tomcat-boot35");
     CompletableFuture<GatewayProcess> mvcJetty40 = startAsync("scg-webmvc-jetty-boot40");
+    CompletableFuture<GatewayProcess> webflux40H2c =
+        startAsync("scg-webflux-boot40", "-Dserver.http2.enabled=true");
     webfluxBoot35 = webflux35.get(180, TimeUnit.SECONDS);
     webfluxBoot40 = webflux40.get(180, TimeUnit.SECONDS);
     mvcTomcatBoot35 = mvcTomcat35.get(180, TimeUnit.SECONDS);
     mvcJettyBoot40 = mvcJetty40.get(180, TimeUnit.SECONDS);
+    webfluxBoot40H2c = webflux40H2c.get(180, TimeUnit.SECONDS);
   }
 
-  private CompletableFuture<GatewayProcess> startAsync(String app) throws Exception {
+  /** {@code app}'s jar started under the agent, with {@code extraFlags} (Spring properties). */
+  private CompletableFuture<GatewayProcess> startAsync(String app, String... extraFlags)
+      throws Exception {
     java.nio.file.Path jar = GatewayApps.jar(app);
     return CompletableFuture.supplyAsync(
         () -> {
@@ -57,6 +69,7 @@ class SpringCloudGatewayIT {
                     f.startsWith(
                         "-Dotel.instrumentation.")); // every instrumentation, as users run the
             // agent
+            flags.addAll(List.of(extraFlags));
             GatewayProcess gateway =
                 GatewayProcess.startJar(
                     GatewayProcess.java17OrCurrent(), app, jar, flags, engine.baseUrl());
@@ -72,7 +85,9 @@ class SpringCloudGatewayIT {
   @AfterAll
   void stop() throws Exception {
     for (GatewayProcess gateway :
-        new GatewayProcess[] {webfluxBoot35, webfluxBoot40, mvcTomcatBoot35, mvcJettyBoot40}) {
+        new GatewayProcess[] {
+          webfluxBoot35, webfluxBoot40, mvcTomcatBoot35, mvcJettyBoot40, webfluxBoot40H2c
+        }) {
       if (gateway != null) {
         gateway.close();
       }
@@ -93,6 +108,41 @@ class SpringCloudGatewayIT {
   void webfluxOnBoot40() throws Exception {
     checks.checkStreamedChat(webfluxBoot40, UpstreamFirstChunk.OnClientSpan.REQUIRED);
     checks.checkNonStreamedCompletion(webfluxBoot40);
+  }
+
+  /**
+   * With {@code server.http2.enabled} and no TLS, Spring Boot serves HTTP/1.1 and h2c: a client
+   * with prior knowledge gets an HTTP/2 stream, whose SERVER span the extension has the agent make,
+   * with the same attributes and a backpressure count (0: the client's windows hold the stream).
+   */
+  @Test
+  void webfluxOnBoot40OverH2c() throws Exception {
+    String traceId = BackpressureIT.hex(16);
+    H2cStreamClient.Read read =
+        H2cStreamClient.post(
+            java.net.URI.create(webfluxBoot40H2c.baseUrl()),
+            "/v1/chat/completions",
+            GatewayClient.chatBody(true, 64).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            "00-" + traceId + "-" + BackpressureIT.hex(8) + "-01",
+            1 << 20,
+            0,
+            0);
+    assertThat(read.status()).as("gateway log:\n%s", webfluxBoot40H2c.log()).isEqualTo(200);
+    assertThat(read.completeStream()).isTrue();
+    List<Span> spans = Http2BackpressureIT.serverAndClientSpans(broker, webfluxBoot40H2c, traceId);
+    Span server =
+        spans.stream()
+            .filter(s -> s.getKind() == Span.SpanKind.SPAN_KIND_SERVER)
+            .findFirst()
+            .orElseThrow();
+    Map<String, AnyValue> attrs = GatewayAgentIT.attributes(server.getAttributesList());
+    assertThat(attrs.get("gen_ai.request.model").getStringValue()).isEqualTo("tinylm-1b");
+    assertThat(attrs.get("llmlat.gateway.chunks").getIntValue()).isEqualTo(CHUNKS);
+    assertThat(attrs).containsKey("llmlat.gateway.first_chunk_unix_nano");
+    assertThat(attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT).getIntValue()).isZero();
+    assertThat(server.getEventsList())
+        .as("the engine's first chunk, as the gateway's client received it")
+        .anyMatch(e -> e.getName().equals(LlmlatAttributes.EVENT_UPSTREAM_FIRST_CHUNK));
   }
 
   @Test

@@ -38,6 +38,8 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
       AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
   static final AttributeKey<Long> BACKPRESSURE_DURATION_NS =
       AttributeKey.longKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS);
+  static final AttributeKey<String> BACKPRESSURE_CAUSE =
+      AttributeKey.stringKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_CAUSE);
 
   /**
    * Backpressure events per request: the span's event limit (128 by default) is shared with the
@@ -328,10 +330,20 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
 
   /**
    * The gateway could not write to its client from {@code startEpochNanos} for {@code durationNs}
-   * (the client read slowly): an event for each of the first {@link #MAX_BACKPRESSURE_EVENTS}, the
-   * count and total for all.
+   * (the client read slowly), on a stack that does not tell what was full (servlet containers: on
+   * HTTP/2 a write may wait for flow control as well as for the socket).
    */
-  public synchronized void onBackpressure(long startEpochNanos, long durationNs) {
+  public void onBackpressure(long startEpochNanos, long durationNs) {
+    onBackpressure(startEpochNanos, durationNs, null);
+  }
+
+  /**
+   * The gateway could not write to its client from {@code startEpochNanos} for {@code durationNs}
+   * (the client read slowly), {@code cause} being full (a {@link
+   * LlmlatAttributes#GATEWAY_BACKPRESSURE_CAUSE} value; null: not known): an event for each of the
+   * first {@link #MAX_BACKPRESSURE_EVENTS}, the count and total for all.
+   */
+  public synchronized void onBackpressure(long startEpochNanos, long durationNs, String cause) {
     if (span() == null) {
       return;
     }
@@ -340,7 +352,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     if (backpressureCount <= MAX_BACKPRESSURE_EVENTS) {
       span.addEvent(
           LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE,
-          Attributes.of(BACKPRESSURE_DURATION_NS, durationNs),
+          cause == null
+              ? Attributes.of(BACKPRESSURE_DURATION_NS, durationNs)
+              : Attributes.of(BACKPRESSURE_DURATION_NS, durationNs, BACKPRESSURE_CAUSE, cause),
           startEpochNanos,
           TimeUnit.NANOSECONDS);
     }

@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
@@ -44,7 +45,7 @@ class NettyGatewayHandlerTest {
   private static final String EVENT = "data: {\"choices\":[{\"delta\":{\"content\":\"tok\"}}]}\n\n";
 
   private final SdkTracerProvider tracing = SdkTracerProvider.builder().build();
-  private final EmbeddedChannel channel = new EmbeddedChannel(new NettyGatewayHandler());
+  private EmbeddedChannel channel = new EmbeddedChannel(new NettyGatewayHandler());
 
   @AfterEach
   void close() {
@@ -101,6 +102,31 @@ class NettyGatewayHandlerTest {
                     .isEqualTo(data.getAttributes().get(GatewayExchange.FIRST_CHUNK_NS)));
     assertThat(data.getAttributes().asMap().values())
         .noneMatch(v -> v.toString().contains("secret"));
+  }
+
+  @Test
+  void dataFramesOnAnHttp2StreamAreContentAndTheLastOneEndsTheResponse() {
+    channel.finishAndReleaseAll();
+    channel = new EmbeddedChannel(new NettyGatewayHandler(true));
+    Span span = request(HttpMethod.POST, "/v1/chat/completions", BODY);
+    HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+    head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream");
+    writeUnchanged(head);
+    long beforeFirst = now();
+    writeUnchanged(new DefaultHttp2DataFrame(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8)));
+    long afterFirst = now();
+    writeUnchanged(
+        new DefaultHttp2DataFrame(
+            Unpooled.copiedBuffer(EVENT + "data: [DONE]\n\n", StandardCharsets.UTF_8), true));
+    // after the stream's end: no longer the exchange's
+    writeUnchanged(new DefaultHttp2DataFrame(Unpooled.copiedBuffer(EVENT, StandardCharsets.UTF_8)));
+    span.end();
+
+    SpanData data = ((ReadableSpan) span).toSpanData();
+    // two content events ([DONE] is none), none after the end
+    assertThat(data.getAttributes().get(GatewayExchange.CHUNKS)).isEqualTo(2L);
+    assertThat(data.getAttributes().get(GatewayExchange.FIRST_CHUNK_NS))
+        .isBetween(beforeFirst, afterFirst);
   }
 
   @Test
@@ -196,6 +222,9 @@ class NettyGatewayHandlerTest {
       long duration = e.getAttributes().get(GatewayExchange.BACKPRESSURE_DURATION_NS);
       assertThat(e.getEpochNanos()).isBetween(starts[i], ends[i]);
       assertThat(duration).isBetween(0L, ends[i] - starts[i]);
+      assertThat(e.getAttributes().get(GatewayExchange.BACKPRESSURE_CAUSE))
+          .as("an HTTP/1.x channel waits only for its socket")
+          .isEqualTo("socket");
       total += duration;
     }
     assertThat(data.getAttributes().get(GatewayExchange.BACKPRESSURE_COUNT)).isEqualTo(2L);
@@ -286,7 +315,9 @@ class NettyGatewayHandlerTest {
                 ? ((DefaultHttpContent) message).content()
                 : message instanceof DefaultFullHttpResponse
                     ? ((DefaultFullHttpResponse) message).content()
-                    : null;
+                    : message instanceof DefaultHttp2DataFrame
+                        ? ((DefaultHttp2DataFrame) message).content()
+                        : null;
     int readerIndex = content == null ? 0 : content.readerIndex();
     int readable = content == null ? 0 : content.readableBytes();
     channel.writeOutbound(message);
