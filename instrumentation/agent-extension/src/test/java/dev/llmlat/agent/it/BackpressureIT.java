@@ -186,11 +186,29 @@ class BackpressureIT {
     assertThat(attrs.get("llmlat.gateway.chunks").getIntValue()).isEqualTo(EVENTS);
     assertThat(attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT))
         .as("backpressure observed")
-        .isNotNull()
-        .extracting(AnyValue::getIntValue)
-        .isEqualTo(0L);
-    assertThat(attrs).doesNotContainKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
-    assertThat(backpressure(server)).isEmpty();
+        .isNotNull();
+    long allowance = promptReaderAllowanceNanos();
+    if (allowance == 0) {
+      assertThat(attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT).getIntValue()).isZero();
+      assertThat(attrs).doesNotContainKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS);
+      assertThat(backpressure(server)).isEmpty();
+    } else {
+      long total =
+          attrs.containsKey(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS)
+              ? attrs.get(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS).getIntValue()
+              : 0;
+      assertThat(total)
+          .as("all the prompt reader held the gateway up, ns (events: %s)", backpressure(server))
+          .isLessThan(allowance);
+    }
+  }
+
+  /**
+   * How long, in all, a prompt reader may be seen holding the gateway up: 0 (never) where the
+   * gateway sees the client's buffers fill (a channel turning unwritable past its high-water mark).
+   */
+  long promptReaderAllowanceNanos() {
+    return 0;
   }
 
   /**
