@@ -70,15 +70,15 @@ public final class ClockSkewEstimator {
   /** Corrections for every clock domain in {@code spans} (the gateway's get none). */
   public static Map<String, ClockCorrection> estimate(List<SpanRecord> spans) {
     // CLIENT spans can be the client half of a pair; SERVER spans the covering ancestors of one
-    Map<String, SpanRecord> bySpanId = new HashMap<>();
+    Map<SpanKey, SpanRecord> bySpanId = new HashMap<>();
     for (SpanRecord s : spans) {
       if ("Client".equals(s.kind()) || "Server".equals(s.kind())) {
-        bySpanId.put(s.traceId() + s.spanId(), s);
+        bySpanId.put(SpanKey.of(s), s);
       }
     }
     Map<String, Map<String, Edge>> edges = new HashMap<>();
     List<String> roots = new ArrayList<>();
-    Map<String, Integer> fanOut = fanOut(spans, bySpanId);
+    Map<SpanKey, Integer> fanOut = fanOut(spans, bySpanId);
     for (SpanRecord server : spans) {
       if (dev.llmlat.attribution.engines.UnknownEngine.isGatewayServer(server)
           && !roots.contains(server.clockDomain())) {
@@ -87,7 +87,7 @@ public final class ClockSkewEstimator {
       if (server.parentSpanId().isEmpty() || server.durationNs() <= 0) {
         continue;
       }
-      SpanRecord client = bySpanId.get(server.traceId() + server.parentSpanId());
+      SpanRecord client = bySpanId.get(SpanKey.parentOf(server));
       if (client == null
           || !"Client".equals(client.kind())
           || client.clockDomain().equals(server.clockDomain())
@@ -108,7 +108,7 @@ public final class ClockSkewEstimator {
           "Server".equals(server.kind()) || EngineAdapters.forRequest(server) != null;
       // a call answered by two servers at once (a PD router's prefill and decode) waited for
       // neither alone
-      boolean alone = fanOut.getOrDefault(client.traceId() + client.spanId(), 0) < 2;
+      boolean alone = fanOut.getOrDefault(SpanKey.of(client), 0) < 2;
       if (serverSpan && alone && client.durationNs() >= server.durationNs()) {
         edge.roundTrips.add(
             new Pair(
@@ -125,7 +125,7 @@ public final class ClockSkewEstimator {
             new Bound(t1, cover == null ? Double.NEGATIVE_INFINITY : t3 - cover.endNs(), t2 - t1));
       }
     }
-    DisaggregatedHandoffs.addEvidence(spans, bySpanId, edges);
+    DisaggregatedHandoffs.addEvidence(spans, edges);
     if (roots.isEmpty()) {
       // no gateway layer: the domains of the traces' root spans are the reference
       for (SpanRecord s : spans) {
@@ -153,19 +153,20 @@ public final class ClockSkewEstimator {
   }
 
   /** Per CLIENT span, how many request or SERVER spans on other clocks are its children. */
-  private static Map<String, Integer> fanOut(
-      List<SpanRecord> spans, Map<String, SpanRecord> bySpanId) {
-    Map<String, Integer> out = new HashMap<>();
+  private static Map<SpanKey, Integer> fanOut(
+      List<SpanRecord> spans, Map<SpanKey, SpanRecord> bySpanId) {
+    Map<SpanKey, Integer> out = new HashMap<>();
     for (SpanRecord s : spans) {
       if (s.parentSpanId().isEmpty()) {
         continue;
       }
-      SpanRecord client = bySpanId.get(s.traceId() + s.parentSpanId());
+      SpanKey parent = SpanKey.parentOf(s);
+      SpanRecord client = bySpanId.get(parent);
       if (client != null
           && "Client".equals(client.kind())
           && !client.clockDomain().equals(s.clockDomain())
           && ("Server".equals(s.kind()) || EngineAdapters.forRequest(s) != null)) {
-        out.merge(s.traceId() + s.parentSpanId(), 1, Integer::sum);
+        out.merge(parent, 1, Integer::sum);
       }
     }
     return out;
@@ -185,10 +186,10 @@ public final class ClockSkewEstimator {
    * null.
    */
   private static SpanRecord coveringAncestor(
-      SpanRecord client, long durationNs, Map<String, SpanRecord> bySpanId) {
+      SpanRecord client, long durationNs, Map<SpanKey, SpanRecord> bySpanId) {
     SpanRecord up = client;
     for (int depth = 0; depth < 32 && !up.parentSpanId().isEmpty(); depth++) {
-      up = bySpanId.get(up.traceId() + up.parentSpanId());
+      up = bySpanId.get(SpanKey.parentOf(up));
       if (up == null || !up.clockDomain().equals(client.clockDomain())) {
         return null;
       }

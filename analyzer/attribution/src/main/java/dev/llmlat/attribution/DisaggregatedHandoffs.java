@@ -34,9 +34,7 @@ final class DisaggregatedHandoffs {
   private DisaggregatedHandoffs() {}
 
   static void addEvidence(
-      List<SpanRecord> spans,
-      Map<String, SpanRecord> bySpanId,
-      Map<String, Map<String, ClockSkewEstimator.Edge>> edges) {
+      List<SpanRecord> spans, Map<String, Map<String, ClockSkewEstimator.Edge>> edges) {
     Map<String, SpanRecord> sent = new HashMap<>();
     Map<String, SpanRecord> received = new HashMap<>();
     Map<String, SpanRecord> prefillCalls = new HashMap<>();

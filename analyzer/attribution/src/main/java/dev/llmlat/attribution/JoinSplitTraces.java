@@ -38,14 +38,14 @@ final class JoinSplitTraces {
     // request spans that carry a key, and spans a request may hang under (SGLang's "Bootstrap Room"
     // span)
     Map<String, List<Half>> byKey = new LinkedHashMap<>();
-    Map<String, SpanRecord> keyedParents = new HashMap<>();
+    Map<SpanKey, SpanRecord> keyedParents = new HashMap<>();
     for (SpanRecord s : spans) {
       if (!hasKey(s)) {
         continue;
       }
       EngineAdapter adapter = EngineAdapters.forRequest(s);
       if (adapter == null) {
-        keyedParents.put(s.traceId() + s.spanId(), s);
+        keyedParents.put(SpanKey.of(s), s);
       } else {
         add(byKey, s, adapter, adapter.joinKey(s));
       }
@@ -53,9 +53,7 @@ final class JoinSplitTraces {
     if (!keyedParents.isEmpty()) {
       for (SpanRecord s : spans) {
         SpanRecord parent =
-            s.parentSpanId().isEmpty() || hasKey(s)
-                ? null
-                : keyedParents.get(s.traceId() + s.parentSpanId());
+            s.parentSpanId().isEmpty() || hasKey(s) ? null : keyedParents.get(SpanKey.parentOf(s));
         EngineAdapter adapter = parent == null ? null : EngineAdapters.forRequest(s);
         if (adapter != null) {
           add(byKey, s, adapter, adapter.joinKey(parent));

@@ -15,10 +15,13 @@ final class ReplicaInstances {
   private ReplicaInstances() {}
 
   static List<SpanRecord> assign(List<SpanRecord> spans) {
-    Map<String, SpanRecord> clients = new HashMap<>();
+    if (spans.stream().noneMatch(ReplicaInstances::unplaced)) {
+      return spans; // every span names its host or instance: nothing to tell apart
+    }
+    Map<SpanKey, SpanRecord> clients = new HashMap<>();
     for (SpanRecord s : spans) {
       if ("Client".equals(s.kind())) {
-        clients.put(s.traceId() + s.spanId(), s);
+        clients.put(SpanKey.of(s), s);
       }
     }
     if (clients.isEmpty()) {
@@ -27,10 +30,10 @@ final class ReplicaInstances {
     // (trace, service) -> the address its engine spans were called at
     Map<String, String> called = new HashMap<>();
     for (SpanRecord s : spans) {
-      if (!s.host().isEmpty() || !s.instance().isEmpty() || s.parentSpanId().isEmpty()) {
+      if (!unplaced(s) || s.parentSpanId().isEmpty()) {
         continue;
       }
-      SpanRecord client = clients.get(s.traceId() + s.parentSpanId());
+      SpanRecord client = clients.get(SpanKey.parentOf(s));
       if (client == null || client.service().equals(s.service())) {
         continue;
       }
@@ -57,6 +60,11 @@ final class ReplicaInstances {
       out.add(instance == null ? s : s.withInstance(instance));
     }
     return out;
+  }
+
+  /** A span whose resource names neither its host nor its process instance. */
+  private static boolean unplaced(SpanRecord s) {
+    return s.host().isEmpty() && s.instance().isEmpty();
   }
 
   /** {@code host:port} the client called (stable semantic conventions, else the older names). */

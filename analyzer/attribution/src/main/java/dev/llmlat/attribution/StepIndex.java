@@ -101,32 +101,114 @@ final class StepIndex {
         prompt.put(r.traceId(), tokens);
       }
     }
-    List<List<Step>> sources =
-        List.of(engineSteps(index), tgiBatches(index), perRequestSteps(index), gpuSteps(index));
+    // every instance a step can be placed on: once each has steps, the later sources have nothing
+    // to give
+    java.util.Set<String> instances = new java.util.HashSet<>(instanceOf.values());
+    sides.values().forEach(rs -> rs.forEach(r -> instances.add(r.engineInstance())));
+    Scan scan = Scan.of(index);
     Map<String, Sorted> byInstance = new HashMap<>();
-    for (List<Step> source : sources) {
-      Map<String, List<Step>> found = new HashMap<>();
-      for (Step s : source) {
-        String instance =
-            s.served().stream()
-                .map(t -> instanceAt(t, s.startNs(), instanceOf, sides))
-                .filter(java.util.Objects::nonNull)
-                .findFirst()
-                .orElse(null);
-        if (instance != null && !byInstance.containsKey(instance)) {
-          found.computeIfAbsent(instance, k -> new ArrayList<>()).add(s);
-        }
-      }
-      found.forEach(
-          (instance, steps) -> {
-            steps.sort(Comparator.comparingLong(Step::startNs));
-            byInstance.put(
-                instance,
-                new Sorted(
-                    steps, steps.stream().mapToLong(x -> x.endNs() - x.startNs()).max().orElse(0)));
-          });
+    // each source in turn gives the instances no earlier one has: a step is made only for those
+    Placement placement =
+        (served, startNs) -> {
+          for (String t : served) {
+            String instance = instanceAt(t, startNs, instanceOf, sides);
+            if (instance != null) {
+              return byInstance.containsKey(instance) ? null : instance;
+            }
+          }
+          return null;
+        };
+    put(byInstance, engineSteps(index, scan, placement));
+    if (!byInstance.keySet().containsAll(instances)) {
+      put(byInstance, tgiBatches(scan, placement));
+    }
+    if (!byInstance.keySet().containsAll(instances)) {
+      put(byInstance, perRequestSteps(scan, placement));
+    }
+    if (!byInstance.keySet().containsAll(instances)) {
+      put(byInstance, gpuSteps(index, placement));
     }
     return new StepIndex(byInstance, prompt);
+  }
+
+  private static void put(Map<String, Sorted> byInstance, Map<String, List<Step>> found) {
+    found.forEach(
+        (instance, steps) -> {
+          steps.sort(Comparator.comparingLong(Step::startNs));
+          byInstance.put(
+              instance,
+              new Sorted(
+                  steps, steps.stream().mapToLong(x -> x.endNs() - x.startNs()).max().orElse(0)));
+        });
+  }
+
+  /**
+   * The instance a step that served {@code served} and started at {@code startNs} is indexed under,
+   * or null when none wants it.
+   */
+  @FunctionalInterface
+  private interface Placement {
+    String instanceFor(List<String> served, long startNs);
+
+    /**
+     * Adds the step {@code make} builds under its instance, when it has one the source is to give.
+     */
+    default void add(
+        Map<String, List<Step>> found,
+        List<String> served,
+        long startNs,
+        java.util.function.Supplier<Step> make) {
+      String instance = instanceFor(served, startNs);
+      if (instance != null) {
+        found.computeIfAbsent(instance, k -> new ArrayList<>()).add(make.get());
+      }
+    }
+  }
+
+  /**
+   * What the sources read from every span of the loaded traces, found in one pass over them (in the
+   * traces' order): the scheduler SDK's prefill chunks by step, TGI's batch spans and vLLM's and
+   * SGLang's per-request step copies.
+   */
+  private record Scan(
+      Map<String, Map<String, Long>> chunks,
+      List<SpanRecord> batches,
+      List<List<SpanRecord>> batchTraces,
+      Map<String, List<SpanRecord>> copiesByTime) {
+    static Scan of(RequestView.Index index) {
+      Map<String, Map<String, Long>> chunks = new HashMap<>();
+      List<SpanRecord> batches = new ArrayList<>();
+      List<List<SpanRecord>> batchTraces = new ArrayList<>();
+      Map<String, List<SpanRecord>> byTime = new LinkedHashMap<>();
+      for (List<SpanRecord> trace : index.byTrace.values()) {
+        for (SpanRecord s : trace) {
+          String name = s.name();
+          if ("prefill".equals(name)) {
+            String step =
+                LayerNames.GPU.equals(s.layer()) ? "" : s.attr(LlmlatAttributes.STEP_SPAN_ID);
+            if (!step.isEmpty()) {
+              chunks
+                  .computeIfAbsent(step, k -> new LinkedHashMap<>())
+                  .merge(s.traceId(), s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0), Long::sum);
+            }
+          } else if ("batch".equals(name)) {
+            if (!s.links().isEmpty() && !LayerNames.GPU.equals(s.layer())) {
+              batches.add(s);
+              batchTraces.add(trace);
+            }
+          } else if (PER_REQUEST_STEPS.contains(name)) {
+            byTime
+                .computeIfAbsent(
+                    name.equals("vllm_step_execution")
+                        ? "v" + s.startNs() + "/" + s.endNs()
+                        : "s" + s.startNs() + "/" + s.endNs(),
+                    k -> new ArrayList<>())
+                .add(s);
+          }
+        }
+      }
+      return new Scan(chunks, batches, batchTraces, byTime);
+    }
   }
 
   /**
@@ -143,69 +225,67 @@ final class StepIndex {
   }
 
   /** The scheduler SDK's step spans; its prefill chunks name their step and their tokens. */
-  private static List<Step> engineSteps(RequestView.Index index) {
-    Map<String, Map<String, Long>> chunks = new HashMap<>();
-    for (List<SpanRecord> trace : index.byTrace.values()) {
-      for (SpanRecord s : trace) {
-        String step = s.attr(LlmlatAttributes.STEP_SPAN_ID);
-        if ("prefill".equals(s.name()) && !step.isEmpty() && !LayerNames.GPU.equals(s.layer())) {
-          chunks
-              .computeIfAbsent(step, k -> new LinkedHashMap<>())
-              .merge(s.traceId(), s.longAttr(LlmlatAttributes.PREFILL_TOKENS, 0), Long::sum);
-        }
-      }
-    }
-    List<Step> out = new ArrayList<>();
+  private static Map<String, List<Step>> engineSteps(
+      RequestView.Index index, Scan scan, Placement placement) {
+    Map<String, List<Step>> out = new HashMap<>();
     for (SpanRecord s : index.engineSteps) {
       List<String> served = index.served(s);
-      String kind = s.attr(LlmlatAttributes.STEP_KIND);
-      Map<String, Long> prefill = chunks.getOrDefault(s.spanId(), Map.of());
-      if (prefill.isEmpty() && "prefill".equals(kind)) {
-        prefill = allOf(served);
-      }
-      int batch = (int) s.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, served.size());
-      int decodes =
-          (int)
-              s.longAttr(LlmlatAttributes.STEP_DECODE_TOKENS, Math.max(0, batch - prefill.size()));
-      out.add(
-          new Step(
-              s.startNs(),
-              s.endNs(),
-              prefill,
-              decodes,
-              batch,
-              served,
-              SchedulerState.of(s),
-              "engine step"));
+      placement.add(
+          out,
+          served,
+          s.startNs(),
+          () -> {
+            String kind = s.attr(LlmlatAttributes.STEP_KIND);
+            Map<String, Long> prefill = scan.chunks().getOrDefault(s.spanId(), Map.of());
+            if (prefill.isEmpty() && "prefill".equals(kind)) {
+              prefill = allOf(served);
+            }
+            int batch = (int) s.longAttr(LlmlatAttributes.STEP_BATCH_SIZE, served.size());
+            int decodes =
+                (int)
+                    s.longAttr(
+                        LlmlatAttributes.STEP_DECODE_TOKENS, Math.max(0, batch - prefill.size()));
+            return new Step(
+                s.startNs(),
+                s.endNs(),
+                prefill,
+                decodes,
+                batch,
+                served,
+                SchedulerState.of(s),
+                "engine step");
+          });
     }
     return out;
   }
 
   /** TGI's batch spans (traces of their own), linked to the requests they ran. */
-  private static List<Step> tgiBatches(RequestView.Index index) {
-    List<Step> out = new ArrayList<>();
-    for (List<SpanRecord> trace : index.byTrace.values()) {
-      for (SpanRecord s : trace) {
-        if (!"batch".equals(s.name()) || s.links().isEmpty() || LayerNames.GPU.equals(s.layer())) {
-          continue;
-        }
-        List<String> served =
-            s.links().stream()
-                .map(SpanRecord.Link::traceId)
-                .filter(t -> !t.startsWith("0000000000000000"))
-                .distinct()
-                .toList();
-        // the queue (backends/v3/src/queue.rs) opens a new batch's span, the backend the decode
-        // batches'
-        boolean prefill =
-            s.attr("code.namespace").endsWith("::queue")
-                || s.attr("code.filepath").endsWith("queue.rs")
-                || trace.stream()
-                    .anyMatch(
-                        c -> c.parentSpanId().equals(s.spanId()) && "prefill".equals(c.name()));
-        int batch = (int) s.longAttr("batch_size", served.size());
-        out.add(
-            new Step(
+  private static Map<String, List<Step>> tgiBatches(Scan scan, Placement placement) {
+    Map<String, List<Step>> out = new HashMap<>();
+    for (int i = 0; i < scan.batches().size(); i++) {
+      SpanRecord s = scan.batches().get(i);
+      List<SpanRecord> trace = scan.batchTraces().get(i);
+      List<String> served =
+          s.links().stream()
+              .map(SpanRecord.Link::traceId)
+              .filter(t -> !t.startsWith("0000000000000000"))
+              .distinct()
+              .toList();
+      placement.add(
+          out,
+          served,
+          s.startNs(),
+          () -> {
+            // the queue (backends/v3/src/queue.rs) opens a new batch's span, the backend the decode
+            // batches'
+            boolean prefill =
+                s.attr("code.namespace").endsWith("::queue")
+                    || s.attr("code.filepath").endsWith("queue.rs")
+                    || trace.stream()
+                        .anyMatch(
+                            c -> c.parentSpanId().equals(s.spanId()) && "prefill".equals(c.name()));
+            int batch = (int) s.longAttr("batch_size", served.size());
+            return new Step(
                 s.startNs(),
                 s.endNs(),
                 prefill ? allOf(served) : Map.of(),
@@ -213,30 +293,16 @@ final class StepIndex {
                 batch,
                 served,
                 SchedulerState.of(s),
-                "batch"));
-      }
+                "batch");
+          });
     }
     return out;
   }
 
   /** vLLM's and SGLang's per-request copies of a step, merged by their times into one step. */
-  private static List<Step> perRequestSteps(RequestView.Index index) {
-    Map<String, List<SpanRecord>> byTime = new LinkedHashMap<>();
-    for (List<SpanRecord> trace : index.byTrace.values()) {
-      for (SpanRecord s : trace) {
-        if (PER_REQUEST_STEPS.contains(s.name())) {
-          byTime
-              .computeIfAbsent(
-                  s.name().equals("vllm_step_execution")
-                      ? "v" + s.startNs() + "/" + s.endNs()
-                      : "s" + s.startNs() + "/" + s.endNs(),
-                  k -> new ArrayList<>())
-              .add(s);
-        }
-      }
-    }
-    List<Step> out = new ArrayList<>();
-    for (List<SpanRecord> copies : byTime.values()) {
+  private static Map<String, List<Step>> perRequestSteps(Scan scan, Placement placement) {
+    Map<String, List<Step>> out = new HashMap<>();
+    for (List<SpanRecord> copies : scan.copiesByTime().values()) {
       Map<String, Long> prefill = new LinkedHashMap<>();
       List<String> served = new ArrayList<>();
       int decodes = 0;
@@ -256,22 +322,28 @@ final class StepIndex {
         }
       }
       SpanRecord first = copies.get(0);
-      int batch =
-          (int) first.longAttr("num_prefill_requests", -1) >= 0
-              ? (int)
-                  (first.longAttr("num_prefill_requests", 0)
-                      + first.longAttr("num_decode_requests", 0))
-              : served.size();
-      out.add(
-          new Step(
-              first.startNs(),
-              first.endNs(),
-              prefill,
-              decodes,
-              Math.max(batch, served.size()),
-              served,
-              SchedulerState.of(first),
-              first.name()));
+      int decoded = decodes;
+      placement.add(
+          out,
+          served,
+          first.startNs(),
+          () -> {
+            int batch =
+                (int) first.longAttr("num_prefill_requests", -1) >= 0
+                    ? (int)
+                        (first.longAttr("num_prefill_requests", 0)
+                            + first.longAttr("num_decode_requests", 0))
+                    : served.size();
+            return new Step(
+                first.startNs(),
+                first.endNs(),
+                prefill,
+                decoded,
+                Math.max(batch, served.size()),
+                served,
+                SchedulerState.of(first),
+                first.name());
+          });
     }
     return out;
   }
@@ -280,22 +352,26 @@ final class StepIndex {
    * GPU step ranges (NVTX {@code prefill <id>} / {@code decode <ids>}): the kind names what each
    * served.
    */
-  private static List<Step> gpuSteps(RequestView.Index index) {
-    List<Step> out = new ArrayList<>();
+  private static Map<String, List<Step>> gpuSteps(RequestView.Index index, Placement placement) {
+    Map<String, List<Step>> out = new HashMap<>();
     for (SpanRecord g : index.gpuSteps) {
       List<String> served = index.served(g);
-      String kind = g.attr(LlmlatAttributes.STEP_KIND);
-      boolean decode = "decode".equals(kind);
-      out.add(
-          new Step(
-              g.startNs(),
-              g.endNs(),
-              decode ? Map.of() : allOf(served),
-              decode ? served.size() : 0,
-              served.size(),
-              served,
-              SchedulerState.of(g),
-              "gpu step"));
+      placement.add(
+          out,
+          served,
+          g.startNs(),
+          () -> {
+            boolean decode = "decode".equals(g.attr(LlmlatAttributes.STEP_KIND));
+            return new Step(
+                g.startNs(),
+                g.endNs(),
+                decode ? Map.of() : allOf(served),
+                decode ? served.size() : 0,
+                served.size(),
+                served,
+                SchedulerState.of(g),
+                "gpu step");
+          });
     }
     return out;
   }

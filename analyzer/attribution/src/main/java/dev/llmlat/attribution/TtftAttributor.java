@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * Splits a request's TTFT into contiguous components that sum exactly to it. The timeline from the
@@ -364,21 +363,26 @@ final class TtftAttributor {
       labels.add(new Labeled(TtftComponent.GATEWAY_TO_CLIENT, client.name(), serverTEnd, tEnd));
     }
 
-    // Sweep the elementary pieces of [t0, tEnd).
-    TreeSet<Long> cuts = new TreeSet<>();
-    cuts.add(t0);
-    cuts.add(tEnd);
+    // Sweep the elementary pieces of [t0, tEnd): between the cut points in ascending order, each
+    // once (a sorted array: no boxed set per request).
+    long[] cuts = new long[2 + 2 * labels.size()];
+    int n = 0;
+    cuts[n++] = t0;
+    cuts[n++] = tEnd;
     for (Labeled l : labels) {
       if (l.end() > l.start()) {
-        cuts.add(clamp(l.start(), t0, tEnd));
-        cuts.add(clamp(l.end(), t0, tEnd));
+        cuts[n++] = clamp(l.start(), t0, tEnd);
+        cuts[n++] = clamp(l.end(), t0, tEnd);
       }
     }
+    java.util.Arrays.sort(cuts, 0, n);
     Map<String, Long> raw = new LinkedHashMap<>(); // by label and instance
     List<Attribution.Segment> path = new ArrayList<>();
-    Long previous = null;
-    for (long cut : cuts) {
-      if (previous != null && cut > previous) {
+    boolean started = false;
+    long previous = 0;
+    for (int i = 0; i < n; i++) {
+      long cut = cuts[i];
+      if (started && cut > previous) {
         Labeled best = null;
         for (Labeled l : labels) {
           if (l.start() <= previous
@@ -406,6 +410,7 @@ final class TtftAttributor {
         }
       }
       previous = cut;
+      started = true;
     }
 
     Map<String, Long> components = new LinkedHashMap<>();

@@ -10,8 +10,16 @@ import dev.llmlat.semconv.LlmlatAttributes;
 import dev.llmlat.semconv.LlmlatSpanNames;
 import dev.llmlat.store.ClickHouseStore;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Aligns the layers' clocks and attributes requests' TTFT and inter-token gaps, reading spans from
@@ -92,10 +100,7 @@ public final class Analyzer {
    * its row is written.
    */
   public Summary analyze(
-      long fromNs,
-      long toNs,
-      boolean onlyNew,
-      java.util.function.Consumer<? super Attribution> onWritten) {
+      long fromNs, long toNs, boolean onlyNew, Consumer<? super Attribution> onWritten) {
     // requests of every engine convention, and gateway requests whose engine no adapter knows
     // PREWHERE on the span name and kind first: the attribute maps are read only for those rows
     String sql =
@@ -121,27 +126,143 @@ public final class Analyzer {
             Long.parseLong(rows.get(rows.size() - 1).get(1)) + 2 * STEP_WINDOW_NS);
     long before = Math.min(STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
     long after = Math.min(2 * STEP_WINDOW_NS, longest + SKEW_SLACK_NS);
-    int written = 0;
+    List<Chunk> chunks = new ArrayList<>();
     for (int i = 0; i < rows.size(); i += chunk) {
       List<List<String>> part = rows.subList(i, Math.min(rows.size(), i + chunk));
-      java.util.Set<String> ids =
-          new java.util.HashSet<>(part.stream().map(r -> r.get(0)).toList());
       long first = Long.parseLong(part.get(0).get(1));
       long last = Long.parseLong(part.get(part.size() - 1).get(1));
-      // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
-      // each span name, so the engine reads just that range.
-      List<SpanRecord> spans =
-          reader.where(TraceReader.IN_WINDOW, TraceReader.window(first - before, last + after));
-      spans.addAll(
-          reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
-      List<Attribution> result =
-          TraceAttribution.attribute(
-              TraceAttribution.alignClocks(spans), ids::contains, tenantKey, queueBreakdown);
-      AttributionWriter.write(store, result, VERSION);
-      result.forEach(onWritten);
-      written += result.size();
+      chunks.add(new Chunk(part, first - before, last + after));
     }
+    int written =
+        chunks.size() == 1
+            ? analyzeAlone(chunks.get(0), onWritten)
+            : analyzePipelined(chunks, onWritten);
     return new Summary(rows.size(), written, fromNs, toNs);
+  }
+
+  /** The requests of one chunk (trace id, arrival) and the window their spans are read from. */
+  private record Chunk(List<List<String>> requests, long fromNs, long toNs) {}
+
+  /** One chunk: read, attribute, write, in turn. */
+  private int analyzeAlone(Chunk c, Consumer<? super Attribution> onWritten) {
+    List<Attribution> result = attribute(c, read(c));
+    AttributionWriter.write(store, result, VERSION);
+    result.forEach(onWritten);
+    return result.size();
+  }
+
+  /**
+   * Several chunks, the store's part beside the attribution's: while this thread attributes chunk k
+   * (and encodes its rows), a thread of the store reads chunk k+1 (and aligns its clocks) and
+   * inserts chunk k-1's rows (the store runs them one after the other, in its own native threads).
+   * At most three chunks are held at once. Results, rows and {@code onWritten}'s calls (on this
+   * thread, in chunk order, each after its chunk's rows are written) are those of reading,
+   * attributing and writing each chunk in turn.
+   */
+  private int analyzePipelined(List<Chunk> chunks, Consumer<? super Attribution> onWritten) {
+    ExecutorService io =
+        Executors.newSingleThreadExecutor(
+            r -> Thread.ofPlatform().daemon().name("llmlat-analyze-store").unstarted(r));
+    Future<TraceAttribution.Aligned> next = io.submit(() -> read(chunks.get(0)));
+    Future<?> writing = null;
+    List<Attribution> pending = List.of();
+    int written = 0;
+    try {
+      for (int k = 0; k < chunks.size(); k++) {
+        Chunk c = chunks.get(k);
+        TraceAttribution.Aligned spans = await(next);
+        if (k + 1 < chunks.size()) {
+          Chunk following = chunks.get(k + 1);
+          next = io.submit(() -> read(following));
+        }
+        List<Attribution> result = attribute(c, spans);
+        if (writing != null) {
+          Future<?> w = writing;
+          writing = null;
+          await(w);
+          pending.forEach(onWritten);
+        }
+        byte[] rows = AttributionWriter.rows(result, VERSION); // encoded here, inserted there
+        writing = io.submit(() -> AttributionWriter.insert(store, rows));
+        pending = result;
+        written += result.size();
+      }
+      Future<?> w = writing;
+      writing = null;
+      await(w);
+      pending.forEach(onWritten);
+      return written;
+    } catch (RuntimeException | Error e) {
+      // what was handed to the store still reaches it, and is handed on, as when each chunk is
+      // written before the next is read
+      if (writing != null) {
+        try {
+          await(writing);
+          pending.forEach(onWritten);
+        } catch (RuntimeException | Error w) {
+          e.addSuppressed(w);
+        }
+      }
+      throw e;
+    } finally {
+      next.cancel(false);
+      io.shutdown();
+      awaitTermination(io);
+    }
+  }
+
+  /** The chunk's spans, clock-aligned. */
+  private TraceAttribution.Aligned read(Chunk c) {
+    // One time-range read instead of a lookup by 20k ids: the table is ordered by time within
+    // each span name, so the engine reads just that range.
+    List<SpanRecord> spans =
+        reader.where(TraceReader.IN_WINDOW, TraceReader.window(c.fromNs(), c.toNs()));
+    spans.addAll(
+        reader.collectives(spans)); // tensor-parallel steps are matched across ranks by them
+    return TraceAttribution.alignClocks(spans);
+  }
+
+  private List<Attribution> attribute(Chunk c, TraceAttribution.Aligned spans) {
+    Set<String> ids = new HashSet<>(c.requests().stream().map(r -> r.get(0)).toList());
+    return TraceAttribution.attribute(spans, ids::contains, tenantKey, queueBreakdown);
+  }
+
+  /** The task's result; its failure rethrown as it was thrown. */
+  private static <T> T await(Future<T> task) {
+    try {
+      return task.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while analyzing", e);
+    }
+  }
+
+  /**
+   * Waits for the store's thread to finish the statement it runs (the store is not left busy behind
+   * the caller).
+   */
+  private static void awaitTermination(ExecutorService io) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (io.awaitTermination(1, TimeUnit.MINUTES)) {
+          break;
+        }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** The longest span that starts in [fromNs, toNs] (0 when none). */
@@ -253,7 +374,7 @@ public final class Analyzer {
    */
   private List<SpanRecord> withOtherHalves(List<SpanRecord> trace, String id) {
     List<SpanRecord> out = new ArrayList<>(trace);
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     trace.forEach(s -> seen.add(s.traceId() + s.spanId()));
     for (SpanRecord r : TraceAttribution.requests(trace)) {
       for (dev.llmlat.attribution.engines.EngineAdapter a : EngineAdapters.all()) {
@@ -288,14 +409,14 @@ public final class Analyzer {
    * and taken as such they would move the estimate away from what {@link #analyze} finds.
    */
   private TraceAttribution.Aligned withOtherRequestsSteps(
-      TraceAttribution.Aligned aligned, java.util.Set<String> read, long t) {
+      TraceAttribution.Aligned aligned, Set<String> read, long t) {
     String names =
         TraceAttribution.PER_REQUEST_STEP_NAMES.stream()
             .sorted()
             .map(n -> "'" + n + "'") // constants, not input
             .collect(java.util.stream.Collectors.joining(","));
     List<SpanRecord> spans = new ArrayList<>(aligned.spans());
-    java.util.Set<String> seen = new java.util.HashSet<>(read);
+    Set<String> seen = new HashSet<>(read);
     aligned.spans().forEach(s -> seen.add(s.traceId() + s.spanId()));
     for (SpanRecord s :
         reader.where(

@@ -76,8 +76,23 @@ public final class AttributionWriter {
   private AttributionWriter() {}
 
   public static void write(ClickHouseStore store, List<Attribution> attributions, String version) {
+    insert(store, rows(attributions, version));
+  }
+
+  /** Inserts rows that {@link #rows} encoded (nothing when there are none). */
+  static void insert(ClickHouseStore store, byte[] rows) {
+    if (rows.length > 0) {
+      store.insertRowBinary(TABLE, COLUMNS, rows, null);
+    }
+  }
+
+  /**
+   * The attributions as RowBinary rows of {@link #COLUMNS}, analyzed now (empty when there are
+   * none).
+   */
+  static byte[] rows(List<Attribution> attributions, String version) {
     if (attributions.isEmpty()) {
-      return;
+      return new byte[0];
     }
     long now = System.currentTimeMillis();
     // rows encoded in slices on all cores (a chunk holds tens of thousands), then joined in order
@@ -96,7 +111,7 @@ public final class AttributionWriter {
             .toList();
     RowBinaryWriter out = new RowBinaryWriter(parts.stream().mapToInt(RowBinaryWriter::size).sum());
     parts.forEach(out::append);
-    store.insertRowBinary(TABLE, COLUMNS, out.toByteArray(), null);
+    return out.toByteArray();
   }
 
   private static RowBinaryWriter encode(List<Attribution> attributions, String version, long now) {

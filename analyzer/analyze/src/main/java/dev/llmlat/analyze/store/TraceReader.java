@@ -113,11 +113,19 @@ public final class TraceReader {
    * several ranks ran (tensor parallelism) is matched across its copies by them.
    */
   List<SpanRecord> collectives(List<SpanRecord> spans) {
-    Map<String, SpanRecord> steps = new HashMap<>();
+    List<SpanRecord> gpuSteps = new ArrayList<>();
     for (SpanRecord s : spans) {
       if (dev.llmlat.attribution.TraceAttribution.isGpuStep(s)) {
-        steps.put(s.spanId(), s);
+        gpuSteps.add(s);
       }
+    }
+    if (!anyOverlapByName(gpuSteps)) {
+      return new ArrayList<>(); // copies share their name: without two of a name overlapping there
+      // are none (one GPU's steps)
+    }
+    Map<String, SpanRecord> steps = new HashMap<>();
+    for (SpanRecord s : gpuSteps) {
+      steps.put(s.spanId(), s);
     }
     List<SpanRecord> out = new ArrayList<>();
     List<String> ids = copiesOnSeveralRanks(steps.values());
@@ -224,6 +232,40 @@ public final class TraceReader {
       }
     }
     return ids;
+  }
+
+  /**
+   * Whether two steps of one name may overlap as {@link #copiesOnSeveralRanks} sees it (in start
+   * order, one starts before an earlier one ends), whatever the order of steps that start together:
+   * a cheap test that reads no step's served traces, which are dear to read, and is true whenever
+   * that method finds any.
+   */
+  private static boolean anyOverlapByName(List<SpanRecord> steps) {
+    Map<String, List<SpanRecord>> byName = new HashMap<>();
+    for (SpanRecord s : steps) {
+      byName.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(s);
+    }
+    for (List<SpanRecord> named : byName.values()) {
+      named.sort(java.util.Comparator.comparingLong(SpanRecord::startNs));
+      long reach = Long.MIN_VALUE; // the latest end of the steps that started earlier
+      for (int i = 0; i < named.size(); ) {
+        long start = named.get(i).startNs();
+        if (start < reach) {
+          return true;
+        }
+        long ends = Long.MIN_VALUE;
+        int from = i;
+        for (; i < named.size() && named.get(i).startNs() == start; i++) {
+          ends = Math.max(ends, named.get(i).endNs());
+        }
+        if (i - from > 1 && ends > start) {
+          return true; // started together, one lasting: in one of their orders the other starts
+          // before it ends
+        }
+        reach = Math.max(reach, ends);
+      }
+    }
+    return false;
   }
 
   /** An {@code Array(String)} parameter's value ({@code ['id','id']}); each id checked first. */

@@ -27,11 +27,11 @@ public sealed interface SpanCondition {
   SpanCondition NEVER = new Any(List.of());
 
   static SpanCondition name(String... names) {
-    return new NameIn(new TreeSet<>(List.of(names)));
+    return new NameIn(Set.copyOf(new TreeSet<>(List.of(names))));
   }
 
   static SpanCondition nameMatches(String regex) {
-    return new NameMatches(Pattern.compile(regex));
+    return new NameMatches(Pattern.compile(regex), new java.util.concurrent.ConcurrentHashMap<>());
   }
 
   static SpanCondition scope(String scope) {
@@ -78,6 +78,9 @@ public sealed interface SpanCondition {
     return new Not(c);
   }
 
+  /**
+   * @param names a hashed set (every span is tested against it); the SQL lists them sorted
+   */
   record NameIn(Set<String> names) implements SpanCondition {
     @Override
     public boolean test(SpanRecord span) {
@@ -89,15 +92,31 @@ public sealed interface SpanCondition {
       return names.size() == 1
           ? "SpanName = " + literal(names.iterator().next())
           : names.stream()
+              .sorted()
               .map(SpanCondition::literal)
               .collect(Collectors.joining(", ", "SpanName IN (", ")"));
     }
   }
 
-  record NameMatches(Pattern regex) implements SpanCondition {
+  /**
+   * @param matched the answer for each name seen, up to {@link #REMEMBERED} names: span names are
+   *     few and every span is tested, so most tests are a lookup instead of a match
+   */
+  record NameMatches(Pattern regex, java.util.Map<String, Boolean> matched)
+      implements SpanCondition {
+    static final int REMEMBERED = 4096;
+
     @Override
     public boolean test(SpanRecord span) {
-      return regex.matcher(span.name()).matches();
+      Boolean known = matched.get(span.name());
+      if (known != null) {
+        return known;
+      }
+      boolean m = regex.matcher(span.name()).matches();
+      if (matched.size() < REMEMBERED) {
+        matched.put(span.name(), m);
+      }
+      return m;
     }
 
     @Override
