@@ -152,24 +152,34 @@ class BackpressureIT {
       assertThat(total).isEqualTo(events.stream().mapToLong(BackpressureIT::duration).sum());
     }
 
-    Span.Event longest =
-        events.stream().max(Comparator.comparingLong(BackpressureIT::duration)).orElseThrow();
-    long slack = (long) (RELATIVE_SLACK * read.pauseNanos());
-    assertThat(duration(longest))
-        .as("the longest backpressure, ns (the client's pause: %d ns)", read.pauseNanos())
-        .isBetween(read.pauseNanos() - slack, read.pauseNanos() + slack);
-    // same host clock: the gateway was held up when the client resumed reading
-    assertThat(longest.getTimeUnixNano())
-        .as("began before the client resumed")
-        .isLessThan(read.resumedEpochNanos());
-    assertThat(longest.getTimeUnixNano() + duration(longest))
-        .as("ended after the client resumed")
-        .isGreaterThanOrEqualTo(read.resumedEpochNanos());
-    assertThat(total).isGreaterThanOrEqualTo(duration(longest));
+    checkLongestIsThePause(events, total, read.pauseNanos(), read.resumedEpochNanos());
     assertThat(events)
         .as("what was full (HTTP/1.1: only the socket holds writes back)")
         .extracting(BackpressureIT::cause)
         .allMatch(cause -> java.util.Objects.equals(cause, expectedCause()));
+  }
+
+  /**
+   * The longest of {@code events} is the client's pause of {@code pauseNanos}, within {@link
+   * #RELATIVE_SLACK}, and spans the moment it resumed ({@code resumedEpochNanos}: the same host
+   * clock); the span's {@code total} holds it. Returns it.
+   */
+  static Span.Event checkLongestIsThePause(
+      List<Span.Event> events, long total, long pauseNanos, long resumedEpochNanos) {
+    Span.Event longest =
+        events.stream().max(Comparator.comparingLong(BackpressureIT::duration)).orElseThrow();
+    long slack = (long) (RELATIVE_SLACK * pauseNanos);
+    assertThat(duration(longest))
+        .as("the longest backpressure, ns (the client's pause: %d ns)", pauseNanos)
+        .isBetween(pauseNanos - slack, pauseNanos + slack);
+    assertThat(longest.getTimeUnixNano())
+        .as("began before the client resumed")
+        .isLessThan(resumedEpochNanos);
+    assertThat(longest.getTimeUnixNano() + duration(longest))
+        .as("ended after the client resumed")
+        .isGreaterThanOrEqualTo(resumedEpochNanos);
+    assertThat(total).isGreaterThanOrEqualTo(duration(longest));
+    return longest;
   }
 
   @Test
@@ -320,7 +330,8 @@ class BackpressureIT {
     return head.toString(StandardCharsets.US_ASCII);
   }
 
-  private static byte[] lastBytes(byte[] tail, byte[] read, int n, int keep) {
+  /** The last {@code keep} bytes of {@code tail} followed by {@code read}'s first {@code n}. */
+  static byte[] lastBytes(byte[] tail, byte[] read, int n, int keep) {
     byte[] joined = new byte[Math.min(keep, tail.length + n)];
     int fromRead = Math.min(n, joined.length);
     int fromTail = joined.length - fromRead;
@@ -329,7 +340,8 @@ class BackpressureIT {
     return joined;
   }
 
-  private static int indexOf(byte[] haystack, byte[] needle) {
+  /** Where {@code needle} first occurs in {@code haystack}; -1 if it does not. */
+  static int indexOf(byte[] haystack, byte[] needle) {
     outer:
     for (int i = 0; i + needle.length <= haystack.length; i++) {
       for (int j = 0; j < needle.length; j++) {

@@ -222,13 +222,9 @@ final class H2cStreamClient {
     }
 
     private void keepTail(ByteBuf content) {
-      int n = content.readableBytes();
-      byte[] joined = new byte[Math.min(256, tail.length + n)];
-      int fromContent = Math.min(n, joined.length);
-      int fromTail = joined.length - fromContent;
-      System.arraycopy(tail, tail.length - fromTail, joined, 0, fromTail);
-      content.getBytes(content.readerIndex() + n - fromContent, joined, fromTail, fromContent);
-      tail = joined;
+      byte[] read = new byte[content.readableBytes()];
+      content.getBytes(content.readerIndex(), read);
+      tail = BackpressureIT.lastBytes(tail, read, read.length, 256);
     }
 
     private void finish() {
@@ -242,7 +238,7 @@ final class H2cStreamClient {
       done.complete(
           new Read(
               status,
-              indexOf(tail, DONE) >= 0,
+              BackpressureIT.indexOf(tail, DONE) >= 0,
               pauseNanos,
               pausedEpochNanos,
               resumedEpochNanos,
@@ -261,18 +257,5 @@ final class H2cStreamClient {
       done.completeExceptionally(cause);
       ctx.close();
     }
-  }
-
-  private static int indexOf(byte[] haystack, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= haystack.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (haystack[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return i;
-    }
-    return -1;
   }
 }
