@@ -44,7 +44,7 @@ public final class Jetty12GatewayInstrumentationModule extends InstrumentationMo
 
   @Override
   public List<String> getAdditionalHelperClassNames() {
-    return GatewayHelpers.withCommon("JettyGatewayStream");
+    return GatewayHelpers.withCommon("JettyGatewayStream", "JettyGatewayStream$TimedSend");
   }
 
   @Override

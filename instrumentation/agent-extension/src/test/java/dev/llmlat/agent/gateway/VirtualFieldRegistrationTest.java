@@ -61,6 +61,15 @@ class VirtualFieldRegistrationTest {
         .containsExactly("org.eclipse.jetty.client.Connection");
   }
 
+  @Test
+  void grpcFieldIsOnItsStreamsTransportState() throws Exception {
+    List<Map.Entry<String, String>> fields =
+        check(new GrpcGatewayInstrumentationModule(), getClass().getClassLoader(), Set.of());
+    assertThat(fields)
+        .extracting(Map.Entry::getKey)
+        .containsExactly("io.grpc.internal.AbstractStream$TransportState");
+  }
+
   /**
    * The module's fields, each owner loaded through {@code loader} (but {@code absentHere}) and each
    * value known.

@@ -76,6 +76,12 @@ public final class FakeEngine implements AutoCloseable {
     return new FakeEngine(chunks, 0, 0, null, contentBytes);
   }
 
+  /** As {@link #withLargeEvents(int, int)}, {@code gapMillis} apart. */
+  public static FakeEngine withLargeEvents(int chunks, int contentBytes, long gapMillis)
+      throws IOException {
+    return new FakeEngine(chunks, 0, gapMillis, null, contentBytes);
+  }
+
   private FakeEngine(
       int chunks, long prefillMillis, long gapMillis, SSLContext tls, int contentBytes)
       throws IOException {

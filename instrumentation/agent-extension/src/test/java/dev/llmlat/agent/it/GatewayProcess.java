@@ -33,7 +33,10 @@ public final class GatewayProcess implements AutoCloseable {
           "/org/apache/tomcat/",
           "/io/vertx/",
           "/com/fasterxml/jackson/core/jackson-core/",
-          "/org/apache/httpcomponents/");
+          "/org/apache/httpcomponents/",
+          "/io/grpc/",
+          "/io/perfmark/",
+          "/com/google/guava/");
 
   private final Process process;
   private final Path log;

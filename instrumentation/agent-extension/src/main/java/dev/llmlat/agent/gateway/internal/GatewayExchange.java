@@ -61,7 +61,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     CHUNKED
   }
 
+  /** Null for an RPC stack's exchange ({@link #forMessages}). */
   private final OpenAiEndpoint endpoint;
+
   private final OpenAiRequestScanner scanner;
   private final SseEventCounter events = new SseEventCounter();
 
@@ -115,6 +117,15 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   /**
+   * For RPC stacks (gRPC): no OpenAI body to scan, and each response message the gateway sends is
+   * one chunk ({@link #onMessageSent}); the SERVER span is taken from the current context now or
+   * never, as {@link #inCurrentSpan}.
+   */
+  public static GatewayExchange forMessages(Function<String, String> requestHeaders) {
+    return new GatewayExchange(null, requestHeaders, TenantConfig.current(), false);
+  }
+
+  /**
    * For stacks whose later hooks run on threads shared by many requests (Netty's event loops, a
    * servlet's async writer), where the current span may be another request's: the SERVER span is
    * taken from the current context now or never ({@link #hasSpan()} tells).
@@ -138,7 +149,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
       Span current = LocalRootSpan.current();
       if (current.getSpanContext().isValid()) {
         span = current;
-        current.setAttribute(OPERATION, endpoint.operationName());
+        if (endpoint != null) {
+          current.setAttribute(OPERATION, endpoint.operationName());
+        }
         applyRequestAttributes();
       }
     }
@@ -315,6 +328,16 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
     chunks += sent;
     // Set on every chunk (cheap): some stacks end the span before the response stream is closed.
     span.setAttribute(CHUNKS, chunks);
+  }
+
+  /**
+   * One response message (an RPC stack's) was handed to the transport at {@code sendingAt} ({@link
+   * #sendingAt()}): one chunk; the first is the first token the client saw.
+   */
+  public synchronized void onMessageSent(long sendingAt) {
+    mode = ResponseMode.CHUNKED;
+    pendingBytes = true;
+    onResponseSent(sendingAt);
   }
 
   /**

@@ -11,7 +11,10 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Wraps Jetty 12's per-request {@link HttpStream}, the layer every handler style (core handlers,
  * servlets, websockets aside) reads request content from and sends response content through, so a
- * {@code send} is the moment bytes go to the network.
+ * {@code send} is the moment bytes go to the network. A send completes (its callback) once Jetty
+ * has written its bytes: at once when the socket (or on HTTP/2 the flow-control window) took them,
+ * later when it had to wait for the client to take earlier ones; a send that took {@link
+ * GatewayExchange#BLOCKED_WRITE_NANOS} or longer to complete is backpressure.
  */
 public final class JettyGatewayStream extends HttpStream.Wrapper {
   private final GatewayExchange exchange;
@@ -31,6 +34,7 @@ public final class JettyGatewayStream extends HttpStream.Wrapper {
       return;
     }
     GatewayExchange exchange = new GatewayExchange(endpoint, request.getHeaders()::get);
+    exchange.backpressureObserved(); // every send's completion is timed
     request.addHttpStreamWrapper(stream -> new JettyGatewayStream(stream, exchange));
   }
 
@@ -63,7 +67,30 @@ public final class JettyGatewayStream extends HttpStream.Wrapper {
       exchange.onResponseBytes(content);
     }
     long sendingAt = exchange.sendingAt();
-    super.send(request, response, last, content, callback);
+    super.send(request, response, last, content, new TimedSend(callback, exchange));
     exchange.onResponseSent(sendingAt);
+  }
+
+  /** The send's own callback, told how long the send took to complete. */
+  private static final class TimedSend extends Callback.Nested {
+    private final GatewayExchange exchange;
+    private final long startNanoTime = System.nanoTime();
+
+    TimedSend(Callback callback, GatewayExchange exchange) {
+      super(callback);
+      this.exchange = exchange;
+    }
+
+    @Override
+    public void succeeded() {
+      exchange.onBlockingWriteReturned(startNanoTime);
+      super.succeeded();
+    }
+
+    @Override
+    public void failed(Throwable failure) {
+      exchange.onBlockingWriteReturned(startNanoTime);
+      super.failed(failure);
+    }
   }
 }
