@@ -274,7 +274,7 @@ class GatewayAgentIT {
                     || e.getName().equals(UpstreamFirstChunk.EVENT));
   }
 
-  private static Span only(List<Span> spans, Span.SpanKind kind) {
+  static Span only(List<Span> spans, Span.SpanKind kind) {
     List<Span> ofKind = spans.stream().filter(s -> s.getKind() == kind).toList();
     assertThat(ofKind).as("%s spans in %s", kind, spans).hasSize(1);
     return ofKind.get(0);

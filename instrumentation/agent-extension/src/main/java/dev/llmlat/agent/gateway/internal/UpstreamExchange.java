@@ -99,6 +99,13 @@ public final class UpstreamExchange {
     return !recorded;
   }
 
+  /** A response message arrived (an RPC client's): the first is the first chunk. */
+  public void onMessage() {
+    if (!recorded) {
+      record();
+    }
+  }
+
   public void onBytes(byte[] bytes, int offset, int length) {
     if (recorded || length <= 0) {
       return;
