@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * When the gateway could not write to its client (the client read slowly), from its SERVER span:
- * the blocks its backpressure events record (start, start + duration), merged where they overlap
- * and in time order, and the span's count and total, which cover every block while the events are
- * only the first 32.
+ * the blocks its backpressure events record (start, start + duration, what was full), merged where
+ * they overlap and in time order, and the span's count and total, which cover every block while the
+ * events are only the first 32.
  *
  * @param events the backpressure events on the span
  * @param undated those of them without a usable duration (not in {@code blocks})
@@ -20,8 +20,12 @@ import java.util.List;
 record GatewayBackpressure(
     List<Block> blocks, int events, int undated, long recordedNs, long count, long totalNs) {
 
-  /** Writes blocked from {@code startNs} until {@code endNs}. */
-  record Block(long startNs, long endNs) {}
+  /** Writes blocked from {@code startNs} until {@code endNs}, {@code cause} being full. */
+  record Block(long startNs, long endNs, GatewayBlockCause cause) {
+    Block(long startNs, long endNs) {
+      this(startNs, endNs, GatewayBlockCause.UNKNOWN);
+    }
+  }
 
   static final GatewayBackpressure NONE = new GatewayBackpressure(List.of(), 0, 0, 0, -1, -1);
 
@@ -46,7 +50,12 @@ record GatewayBackpressure(
         continue;
       }
       recorded += duration;
-      raw.add(new Block(ev.timeNs(), ev.timeNs() + duration));
+      raw.add(
+          new Block(
+              ev.timeNs(),
+              ev.timeNs() + duration,
+              GatewayBlockCause.of(
+                  ev.attributes().get(LlmlatAttributes.GATEWAY_BACKPRESSURE_CAUSE))));
     }
     long count = server.longAttr(LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT, -1);
     long total = server.longAttr(LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS, -1);
@@ -58,7 +67,11 @@ record GatewayBackpressure(
     for (Block b : raw) {
       Block last = merged.isEmpty() ? null : merged.get(merged.size() - 1);
       if (last != null && b.startNs() <= last.endNs()) {
-        merged.set(merged.size() - 1, new Block(last.startNs(), Math.max(last.endNs(), b.endNs())));
+        // overlapping blocks are one; the first one's cause stands, unless it named none
+        GatewayBlockCause cause =
+            last.cause() == GatewayBlockCause.UNKNOWN ? b.cause() : last.cause();
+        merged.set(
+            merged.size() - 1, new Block(last.startNs(), Math.max(last.endNs(), b.endNs()), cause));
       } else {
         merged.add(b);
       }
@@ -82,6 +95,26 @@ record GatewayBackpressure(
     return totalNs > recordedNs ? totalNs - recordedNs : -1;
   }
 
+  /**
+   * The cause of the block that ends at or runs through {@code timeNs} (a token it held went out as
+   * it ended), {@link GatewayBlockCause#UNKNOWN} when none does.
+   */
+  GatewayBlockCause causeAt(long timeNs) {
+    int lo = 0;
+    int hi = blocks.size();
+    while (lo < hi) { // the last block starting before timeNs
+      int mid = (lo + hi) >>> 1;
+      if (blocks.get(mid).startNs() < timeNs) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo > 0 && blocks.get(lo - 1).endNs() >= timeNs
+        ? blocks.get(lo - 1).cause()
+        : GatewayBlockCause.UNKNOWN;
+  }
+
   /** The end of the last placed block, -1 when none is placed. */
   long placedUntilNs() {
     return blocks.isEmpty() ? -1 : blocks.get(blocks.size() - 1).endNs();
@@ -93,7 +126,9 @@ record GatewayBackpressure(
       return this;
     }
     List<Block> moved =
-        blocks.stream().map(b -> new Block(b.startNs() + offsetNs, b.endNs() + offsetNs)).toList();
+        blocks.stream()
+            .map(b -> new Block(b.startNs() + offsetNs, b.endNs() + offsetNs, b.cause()))
+            .toList();
     return new GatewayBackpressure(moved, events, undated, recordedNs, count, totalNs);
   }
 

@@ -63,7 +63,7 @@ final class ItlAnalyzer {
         long excess = gap - median;
         cause =
             waited > 0 && 2 * waited >= excess
-                ? backpressure(waited)
+                ? backpressure(waited, blocks.causeAt(delivered[i]))
                 : cause(v, index, produced[i - 1], produced[i], ready - delivered[i - 1], excess);
         if (blocks.truncated() && delivered[i] > blocks.placedUntilNs()) {
           cause += unplaced(blocks);
@@ -74,10 +74,8 @@ final class ItlAnalyzer {
     return gaps;
   }
 
-  static String backpressure(long waitedNs) {
-    return String.format(
-        "the gateway could not write to its client (the client read slowly), %.1f ms",
-        waitedNs / 1e6);
+  static String backpressure(long waitedNs, GatewayBlockCause cause) {
+    return String.format("%s, %.1f ms", cause.text(), waitedNs / 1e6);
   }
 
   private static String unplaced(GatewayBackpressure blocks) {

@@ -23,13 +23,6 @@ import java.util.Map;
  * then of the CPU share.
  */
 final class TtftAttributor {
-  /**
-   * The span text of a stretch of {@code gateway_out} in which the gateway could not write to its
-   * client.
-   */
-  static final String BLOCKED_ON_CLIENT =
-      "the gateway could not write to its client (the client read slowly)";
-
   private record Labeled(
       String label, String span, long start, long end, int priority, String instance) {
     Labeled(TtftComponent c, String span, long start, long end, String instance) {
@@ -350,7 +343,7 @@ final class TtftAttributor {
           labels.add(
               new Labeled(
                   TtftComponent.GATEWAY_OUT.id(),
-                  BLOCKED_ON_CLIENT,
+                  b.cause().text(),
                   Math.max(from, b.startNs()),
                   Math.min(serverTEnd, b.endNs()),
                   TtftComponent.GATEWAY_OUT.precedence() + 1,

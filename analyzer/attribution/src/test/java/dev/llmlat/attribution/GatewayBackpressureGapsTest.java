@@ -28,6 +28,12 @@ class GatewayBackpressureGapsTest {
    * duration ms) blocks.
    */
   static List<SpanRecord> request(Map<String, Object> serverAttrs, double[]... blocks) {
+    return request(serverAttrs, null, blocks);
+  }
+
+  /** As {@link #request(Map, double[]...)}, each block saying {@code cause} was full (or none). */
+  static List<SpanRecord> request(
+      Map<String, Object> serverAttrs, String cause, double[]... blocks) {
     List<SpanRecord> s = TtftAttributorTest.oneRequest();
     Spans.B server =
         span(T, id(1), "POST /v1/chat/completions", 0, 1000)
@@ -36,12 +42,17 @@ class GatewayBackpressureGapsTest {
             .event("gen_ai.first_chunk", 300);
     serverAttrs.forEach(server::attr);
     for (double[] b : blocks) {
+      String duration = String.valueOf(Math.round(b[1] * MS));
       server.event(
           LlmlatAttributes.EVENT_GATEWAY_BACKPRESSURE,
           b[0],
-          Map.of(
-              LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS,
-              String.valueOf(Math.round(b[1] * MS))));
+          cause == null
+              ? Map.of(LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS, duration)
+              : Map.of(
+                  LlmlatAttributes.GATEWAY_BACKPRESSURE_DURATION_NS,
+                  duration,
+                  LlmlatAttributes.GATEWAY_BACKPRESSURE_CAUSE,
+                  cause));
     }
     s.set(0, server.build());
     s.set(
@@ -100,6 +111,40 @@ class GatewayBackpressureGapsTest {
         .containsExactlyElementsOf(ms(0, 0, 35, 0, 0, 0, 0, 0, 0, 0));
     assertThat(a.itl().stream().filter(g -> !g.cause().isEmpty()).count()).isEqualTo(2);
     assertThat(a.notes()).noneMatch(n -> n.contains("could not write"));
+  }
+
+  @Test
+  void aGapNamesWhatWasFullWhereTheGatewaySaysIt() {
+    // the same block as above, as an HTTP/2 gateway records it: the stream's window was full
+    Map<String, Object> attrs =
+        Map.of(
+            LlmlatAttributes.GATEWAY_BACKPRESSURE_COUNT,
+            1,
+            LlmlatAttributes.GATEWAY_BACKPRESSURE_TOTAL_NS,
+            40 * MS);
+    assertThat(
+            attribute(request(attrs, "http2_stream_window", new double[] {325, 40}))
+                .itl()
+                .get(2)
+                .cause())
+        .isEqualTo(
+            "the gateway could not write to its client (the request's HTTP/2 stream window was"
+                + " full: the client read slowly), 35.0 ms");
+    assertThat(attribute(request(attrs, "socket", new double[] {325, 40})).itl().get(2).cause())
+        .isEqualTo(
+            "the gateway could not write to its client (its socket to the client was full: the"
+                + " client read slowly), 35.0 ms");
+    assertThat(
+            attribute(request(attrs, "http2_connection_window", new double[] {325, 40}))
+                .itl()
+                .get(2)
+                .cause())
+        .isEqualTo(
+            "the gateway could not write to its client (the HTTP/2 connection's window was full:"
+                + " the client read its streams slowly), 35.0 ms");
+    // a value this analyzer does not know reads as unknown
+    assertThat(attribute(request(attrs, "quic", new double[] {325, 40})).itl().get(2).cause())
+        .isEqualTo("the gateway could not write to its client (the client read slowly), 35.0 ms");
   }
 
   @Test

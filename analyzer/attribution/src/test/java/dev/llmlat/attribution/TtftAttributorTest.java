@@ -337,7 +337,11 @@ class TtftAttributorTest {
         new SpanRecord.Event(
             Spans.BASE + 296 * MS,
             "llmlat.gateway.backpressure",
-            java.util.Map.of("llmlat.gateway.backpressure.duration_ns", Long.toString(3 * MS))));
+            java.util.Map.of(
+                "llmlat.gateway.backpressure.duration_ns",
+                Long.toString(3 * MS),
+                "llmlat.gateway.backpressure.cause",
+                "http2_stream_window")));
     s.set(
         0,
         new SpanRecord(
@@ -363,7 +367,10 @@ class TtftAttributorTest {
         .extracting(p -> p.span(), p -> (p.endNs() - p.startNs()) / MS)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(server.name(), 2L),
-            org.assertj.core.groups.Tuple.tuple(TtftAttributor.BLOCKED_ON_CLIENT, 3L),
+            org.assertj.core.groups.Tuple.tuple(
+                "the gateway could not write to its client (the request's HTTP/2 stream window"
+                    + " was full: the client read slowly)",
+                3L),
             org.assertj.core.groups.Tuple.tuple(server.name(), 1L));
   }
 

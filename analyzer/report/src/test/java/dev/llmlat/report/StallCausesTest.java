@@ -23,6 +23,9 @@ class StallCausesTest {
         List.of(
             "the gateway could not write to its client (the client read slowly), 35.0 ms",
             "the gateway could not write to its client (the client read slowly), 120.4 ms",
+            "the gateway could not write to its client (the request's HTTP/2 stream window was full: the client read slowly), 41.0 ms",
+            "the gateway could not write to its client (the request's HTTP/2 stream window was full: the client read slowly), 8.2 ms",
+            "the gateway could not write to its client (its socket to the client was full: the client read slowly), 77.7 ms",
             "slow step (60.0 ms); only the first 32 of the gateway's 40 blocks writing to its client were recorded, 60.0 ms of blocking after them is not placed",
             "slow step (12.5 ms)",
             "stalled by prefill of request 4bf9 (812 tokens)",
@@ -52,8 +55,10 @@ class StallCausesTest {
           .containsExactly(
               List.of("preempted", "2"),
               List.of("slow step", "2"),
+              List.of("the gateway could not write to its client (HTTP/2 stream window full)", "2"),
               List.of("the gateway could not write to its client (slow reader)", "2"),
-              List.of("stalled by another request's prefill", "1"));
+              List.of("stalled by another request's prefill", "1"),
+              List.of("the gateway could not write to its client (socket full)", "1"));
     }
   }
 }
