@@ -28,8 +28,10 @@ import org.junit.jupiter.api.TestInstance;
  * third wait for the stream before them (the pool wait, within max(20 ms, 15 %) of the engine's own
  * log), the first connection is new and the later ones pooled (the engine saw them all on one
  * connection), the pool's size is 1. On Apache HttpClient 5 and Jetty 12's HttpClient behind a JDK
- * server, Spring Cloud Gateway WebFlux (Reactor Netty) as its users run it, and Vert.x's reverse
- * proxy on Vert.x 4.5 and 5 ({@code PoolOptions.http1MaxSize} 1).
+ * server, Spring Cloud Gateway WebFlux (Reactor Netty) as its users run it, Spring Cloud Gateway
+ * Server MVC on Jetty (Spring's Jetty request factory, its client capped at one connection per
+ * destination), and Vert.x's reverse proxy on Vert.x 4.5 and 5 ({@code PoolOptions.http1MaxSize}
+ * 1).
  *
  * <p>The JDK {@code HttpClient} has no such pool: it opens a connection for every request that
  * finds no idle one, and {@code jdk.httpclient.connectionPoolSize=1} only keeps one idle
@@ -47,6 +49,7 @@ class UpstreamConnectionIT {
   private static final int CONCURRENT = 3;
   private static final int CHUNKS = 8;
   private static final String SCG = "scg-webflux-boot40";
+  private static final String SCG_MVC_JETTY = "scg-webmvc-jetty-boot40";
   private static final String VERTX5 = "vertx5-web-proxy";
   private static final String VERTX_INSTRUMENTATION = "-Dotel.instrumentation.vertx.enabled=true";
   private static final String NETTY_INSTRUMENTATION = "-Dotel.instrumentation.netty.enabled=true";
@@ -128,6 +131,18 @@ class UpstreamConnectionIT {
     Call first = calls.get(0);
     assertThat(first.at(LlmlatAttributes.EVENT_UPSTREAM_CONNECTED))
         .isLessThanOrEqualTo(first.at(LlmlatAttributes.EVENT_UPSTREAM_ACQUIRED));
+  }
+
+  @Test
+  void springCloudGatewayServerMvcPoolWait() throws Exception {
+    // Server MVC on Jetty proxies through Spring's Jetty request factory: Jetty's client, capped
+    GatewayProcess scg =
+        startJar(
+            SCG_MVC_JETTY,
+            List.of(engine.baseUrl(), "llmlat.gateway.jetty-client.max-connections=1"));
+    List<Call> calls =
+        checks.checkPoolOfOne(scg, CONCURRENT, Carrier.CLIENT, UpstreamConnection.JETTY_CLIENT_12);
+    assertConnectWithinTheWait(calls.get(0));
   }
 
   @Test
