@@ -356,6 +356,11 @@ class BackpressureIT {
 
   /** The trace's SERVER span, once exported. */
   private Span serverSpan(String traceId) {
+    return serverSpan(broker, gateway, traceId);
+  }
+
+  /** The SERVER span of {@code gateway}'s trace {@code traceId}, once exported: exactly one. */
+  static Span serverSpan(TestBroker broker, GatewayProcess gateway, String traceId) {
     List<SpanTopic.Record> records;
     try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
       records =
@@ -372,7 +377,7 @@ class BackpressureIT {
     return servers.get(0);
   }
 
-  private static boolean isServer(Span span) {
+  static boolean isServer(Span span) {
     return span.getKind() == Span.SpanKind.SPAN_KIND_SERVER;
   }
 

@@ -14,7 +14,6 @@ import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -262,28 +261,7 @@ class GrpcBackpressureIT {
     }
   }
 
-  /** The trace's SERVER span, once exported. */
   private Span serverSpan(String traceId) {
-    List<SpanTopic.Record> records;
-    try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
-      records =
-          topic.trace(
-              traceId,
-              spans -> spans.stream().anyMatch(GrpcBackpressureIT::isServer),
-              Duration.ofSeconds(30));
-    }
-    List<Span> servers =
-        records.stream()
-            .flatMap(r -> r.spans().stream())
-            .filter(GrpcBackpressureIT::isServer)
-            .toList();
-    assertThat(servers)
-        .as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log())
-        .hasSize(1);
-    return servers.get(0);
-  }
-
-  private static boolean isServer(Span span) {
-    return span.getKind() == Span.SpanKind.SPAN_KIND_SERVER;
+    return BackpressureIT.serverSpan(broker, gateway, traceId);
   }
 }

@@ -134,7 +134,7 @@ class Http2BackpressureIT {
     String traceId = BackpressureIT.hex(16);
     H2cStreamClient.Read read = read(traceId, LARGE_STREAM_WINDOW, 0);
     List<Span> spans = serverAndClientSpans(broker, gateway, traceId);
-    Span server = spans.stream().filter(Http2BackpressureIT::isServer).findFirst().orElseThrow();
+    Span server = spans.stream().filter(BackpressureIT::isServer).findFirst().orElseThrow();
     Map<String, AnyValue> attrs = GatewayAgentIT.attributes(server.getAttributesList());
     System.out.printf(
         "%s h2c: SERVER span %s, network.protocol.version %s, attributes %s%n",
@@ -184,40 +184,19 @@ class Http2BackpressureIT {
           topic.trace(
               traceId,
               spans ->
-                  spans.stream().anyMatch(Http2BackpressureIT::isServer)
+                  spans.stream().anyMatch(BackpressureIT::isServer)
                       && spans.stream()
                           .anyMatch(s -> s.getKind() == Span.SpanKind.SPAN_KIND_CLIENT),
               Duration.ofSeconds(30));
     }
     List<Span> spans = records.stream().flatMap(r -> r.spans().stream()).toList();
-    assertThat(spans.stream().filter(Http2BackpressureIT::isServer))
+    assertThat(spans.stream().filter(BackpressureIT::isServer))
         .as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log())
         .hasSize(1);
     return spans;
   }
 
-  /** The trace's SERVER span, once exported. */
   private Span serverSpan(String traceId) {
-    List<SpanTopic.Record> records;
-    try (SpanTopic topic = new SpanTopic(broker.bootstrapServers())) {
-      records =
-          topic.trace(
-              traceId,
-              spans -> spans.stream().anyMatch(Http2BackpressureIT::isServer),
-              Duration.ofSeconds(30));
-    }
-    List<Span> servers =
-        records.stream()
-            .flatMap(r -> r.spans().stream())
-            .filter(Http2BackpressureIT::isServer)
-            .toList();
-    assertThat(servers)
-        .as("SERVER spans of trace %s; gateway log:\n%s", traceId, gateway.log())
-        .hasSize(1);
-    return servers.get(0);
-  }
-
-  private static boolean isServer(Span span) {
-    return span.getKind() == Span.SpanKind.SPAN_KIND_SERVER;
+    return BackpressureIT.serverSpan(broker, gateway, traceId);
   }
 }
