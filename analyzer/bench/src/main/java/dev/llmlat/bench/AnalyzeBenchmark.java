@@ -106,6 +106,10 @@ public final class AnalyzeBenchmark {
           ratios[round - 1] = ratio;
         }
       }
+      // what the last round wrote, to compare analyzer versions by (they must write the same rows)
+      out.printf(
+          "rows written by the last round: %s%n",
+          AttributionRowsHash.of(store, 0, Long.MAX_VALUE / 2));
       double rate = Quantiles.median(rates);
       Bootstrap.Interval interval = Bootstrap.of(ratios, Quantiles::median);
       out.printf(

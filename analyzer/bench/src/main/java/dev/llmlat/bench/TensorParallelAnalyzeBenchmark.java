@@ -117,6 +117,12 @@ final class TensorParallelAnalyzeBenchmark {
           single.waits(store),
           ranks,
           tp.waits(store));
+      out.printf(
+          Locale.ROOT,
+          "rows written: single %s; TP-%d %s%n",
+          AttributionRowsHash.of(store, single.fromNs, single.toNs),
+          ranks,
+          AttributionRowsHash.of(store, tp.fromNs, tp.toNs));
       Bootstrap.Interval interval = Bootstrap.of(ratios, Quantiles::median);
       out.printf(
           Locale.ROOT,
