@@ -2,7 +2,6 @@ package dev.llmlat.store;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -81,14 +80,19 @@ public final class RowBinaryReader {
 
   /**
    * Map(String, String) and Map(LowCardinality(String), String); keys as {@link #repeatedString()}.
+   * Immutable, and compact (see {@link CompactStringMap}): it iterates as a {@code HashMap} would.
    */
   public Map<String, String> stringMap() {
     int n = (int) varUInt();
-    Map<String, String> map = new HashMap<>(n * 2);
-    for (int i = 0; i < n; i++) {
-      map.put(repeatedString(), string());
+    if (n == 0) {
+      return CompactStringMap.EMPTY;
     }
-    return map;
+    String[] pairs = new String[2 * n];
+    for (int i = 0; i < n; i++) {
+      pairs[2 * i] = repeatedString();
+      pairs[2 * i + 1] = string();
+    }
+    return CompactStringMap.of(pairs, n);
   }
 
   /** The length prefix of an Array(...); the caller reads the elements. */

@@ -314,27 +314,42 @@ public final class TraceReader {
     long start = in.int64();
     long duration = in.int64();
     Map<String, String> attributes = in.stringMap();
-    long[] times = new long[in.arrayLength()];
-    for (int i = 0; i < times.length; i++) {
-      times[i] = in.int64();
+    // most spans have no events and no links: those read as the shared empty list (which, as an
+    // ArrayList does, answers a lookup of null)
+    List<SpanRecord.Event> events = java.util.Collections.emptyList();
+    int eventCount = in.arrayLength();
+    if (eventCount > 0) {
+      long[] times = new long[eventCount];
+      for (int i = 0; i < times.length; i++) {
+        times[i] = in.int64();
+      }
+      String[] names = new String[in.arrayLength()];
+      for (int i = 0; i < names.length; i++) {
+        names[i] = in.repeatedString();
+      }
+      events = new ArrayList<>(times.length);
+      int eventAttrs = in.arrayLength();
+      for (int i = 0; i < eventAttrs; i++) {
+        events.add(new SpanRecord.Event(times[i], names[i], in.stringMap()));
+      }
+    } else {
+      in.arrayLength(); // the names and attributes arrays, as empty
+      in.arrayLength();
     }
-    String[] names = new String[in.arrayLength()];
-    for (int i = 0; i < names.length; i++) {
-      names[i] = in.repeatedString();
-    }
-    List<SpanRecord.Event> events = new ArrayList<>(times.length);
-    int eventAttrs = in.arrayLength();
-    for (int i = 0; i < eventAttrs; i++) {
-      events.add(new SpanRecord.Event(times[i], names[i], in.stringMap()));
-    }
-    String[] linkTraces = new String[in.arrayLength()];
-    for (int i = 0; i < linkTraces.length; i++) {
-      linkTraces[i] = in.string();
-    }
-    List<SpanRecord.Link> links = new ArrayList<>(linkTraces.length);
-    int linkSpans = in.arrayLength();
-    for (int i = 0; i < linkSpans; i++) {
-      links.add(new SpanRecord.Link(linkTraces[i], in.string()));
+    List<SpanRecord.Link> links = java.util.Collections.emptyList();
+    int linkCount = in.arrayLength();
+    if (linkCount > 0) {
+      String[] linkTraces = new String[linkCount];
+      for (int i = 0; i < linkTraces.length; i++) {
+        linkTraces[i] = in.string();
+      }
+      links = new ArrayList<>(linkTraces.length);
+      int linkSpans = in.arrayLength();
+      for (int i = 0; i < linkSpans; i++) {
+        links.add(new SpanRecord.Link(linkTraces[i], in.string()));
+      }
+    } else {
+      in.arrayLength(); // the span ids, as empty
     }
     return new SpanRecord(
         traceId,
