@@ -79,6 +79,85 @@ public final class RowBinaryReader {
   }
 
   /**
+   * Where in the data each distinct value {@link #sharedString} read lies (offset, length), its
+   * string beside.
+   */
+  private int[] sharedAt = new int[0];
+
+  private int[] sharedLength = new int[0];
+
+  private String[] shared = new String[0];
+  private int sharedCount;
+
+  /**
+   * A string of a column whose values repeat within one read though there are many of them (trace
+   * ids, which every span of a trace carries; span ids, which children name as parent): equal
+   * values come back as one String object, so the read holds one copy and hashes it once. Unlike
+   * {@link #repeatedString} nothing is interned and every value is kept, for the reader's life (the
+   * values stay in its data: the table holds where they lie).
+   */
+  public String sharedString() {
+    int n = (int) varUInt();
+    if (n == 0) {
+      return "";
+    }
+    if (2 * (sharedCount + 1) > shared.length) {
+      growShared();
+    }
+    int h = hash(pos, n);
+    int mask = shared.length - 1;
+    for (int slot = h & mask; ; slot = (slot + 1) & mask) {
+      String s = shared[slot];
+      if (s == null) {
+        s = new String(data, pos, n, StandardCharsets.UTF_8);
+        shared[slot] = s;
+        sharedAt[slot] = pos;
+        sharedLength[slot] = n;
+        sharedCount++;
+        pos += n;
+        return s;
+      }
+      int at = sharedAt[slot];
+      if (sharedLength[slot] == n && Arrays.equals(data, at, at + n, data, pos, pos + n)) {
+        pos += n;
+        return s;
+      }
+    }
+  }
+
+  private int hash(int from, int n) {
+    int h = 1;
+    for (int i = from, end = from + n; i < end; i++) {
+      h = 31 * h + data[i];
+    }
+    h *= 0x9E3779B9; // hex ids differ in few bits: spread them over the table
+    return h ^ (h >>> 16);
+  }
+
+  private void growShared() {
+    String[] oldStrings = shared;
+    int[] oldAt = sharedAt;
+    int[] oldLength = sharedLength;
+    int capacity = Math.max(1024, oldStrings.length * 2);
+    shared = new String[capacity];
+    sharedAt = new int[capacity];
+    sharedLength = new int[capacity];
+    int mask = capacity - 1;
+    for (int i = 0; i < oldStrings.length; i++) {
+      if (oldStrings[i] != null) {
+        int at = oldAt[i];
+        int slot = hash(at, oldLength[i]) & mask;
+        while (shared[slot] != null) {
+          slot = (slot + 1) & mask;
+        }
+        shared[slot] = oldStrings[i];
+        sharedAt[slot] = at;
+        sharedLength[slot] = oldLength[i];
+      }
+    }
+  }
+
+  /**
    * Map(String, String) and Map(LowCardinality(String), String); keys as {@link #repeatedString()}.
    * Immutable, and compact (see {@link CompactStringMap}): it iterates as a {@code HashMap} would.
    */

@@ -301,9 +301,10 @@ public final class TraceReader {
   }
 
   private static SpanRecord parse(RowBinaryReader in) {
-    String traceId = in.string();
-    String spanId = in.string();
-    String parent = in.string();
+    // ids as shared strings: a trace's spans hold one copy of its id, a child its parent's
+    String traceId = in.sharedString();
+    String spanId = in.sharedString();
+    String parent = in.sharedString();
     String name = in.repeatedString();
     String kind = in.repeatedString();
     String service = in.repeatedString();
@@ -341,12 +342,12 @@ public final class TraceReader {
     if (linkCount > 0) {
       String[] linkTraces = new String[linkCount];
       for (int i = 0; i < linkTraces.length; i++) {
-        linkTraces[i] = in.string();
+        linkTraces[i] = in.sharedString();
       }
       links = new ArrayList<>(linkTraces.length);
       int linkSpans = in.arrayLength();
       for (int i = 0; i < linkSpans; i++) {
-        links.add(new SpanRecord.Link(linkTraces[i], in.string()));
+        links.add(new SpanRecord.Link(linkTraces[i], in.sharedString()));
       }
     } else {
       in.arrayLength(); // the span ids, as empty
