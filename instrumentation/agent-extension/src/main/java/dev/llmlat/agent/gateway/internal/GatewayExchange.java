@@ -386,8 +386,9 @@ public final class GatewayExchange implements OpenAiRequestScanner.Listener {
   }
 
   /**
-   * A blocking write to the client that began at {@code startNanoTime} ({@link System#nanoTime})
-   * returned: one that took {@link #BLOCKED_WRITE_NANOS} or longer is backpressure.
+   * A write to the client that began at {@code startNanoTime} ({@link System#nanoTime}) is done: a
+   * blocking write returned, a send's callback ran (Jetty), a call that turned not ready is ready
+   * again (gRPC). One that took {@link #BLOCKED_WRITE_NANOS} or longer is backpressure.
    */
   void onBlockingWriteReturned(long startNanoTime) {
     long took = System.nanoTime() - startNanoTime;

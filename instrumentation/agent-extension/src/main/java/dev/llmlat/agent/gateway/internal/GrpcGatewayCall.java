@@ -18,10 +18,8 @@ final class GrpcGatewayCall<ReqT, RespT>
     extends ForwardingServerCall.SimpleForwardingServerCall<ReqT, RespT> {
   private final GatewayExchange exchange;
 
-  /** When the call last turned not ready ({@link System#nanoTime}, and epoch ns); 0: ready. */
+  /** When the call last turned not ready ({@link System#nanoTime}); 0: ready. */
   private long blockedAtNanoTime;
-
-  private long blockedAtEpochNanos;
 
   GrpcGatewayCall(ServerCall<ReqT, RespT> call, GatewayExchange exchange) {
     super(call);
@@ -47,7 +45,6 @@ final class GrpcGatewayCall<ReqT, RespT>
   private synchronized void blocked() {
     if (blockedAtNanoTime == 0) {
       blockedAtNanoTime = System.nanoTime();
-      blockedAtEpochNanos = GatewayExchange.epochNanos();
     }
   }
 
@@ -57,10 +54,7 @@ final class GrpcGatewayCall<ReqT, RespT>
    */
   synchronized void unblocked() {
     if (blockedAtNanoTime != 0) {
-      long took = System.nanoTime() - blockedAtNanoTime;
-      if (took >= GatewayExchange.BLOCKED_WRITE_NANOS) {
-        exchange.onBackpressure(blockedAtEpochNanos, took);
-      }
+      exchange.onBlockingWriteReturned(blockedAtNanoTime);
       blockedAtNanoTime = 0;
     }
   }
